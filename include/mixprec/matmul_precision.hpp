@@ -1,0 +1,93 @@
+// mixprec/matmul_precision.hpp — torch.set_float32_matmul_precision for mixprec's GEMM.
+//
+//   mixprec::set_float32_matmul_precision("highest" | "high" | "medium");
+//   mixprec::get_float32_matmul_precision();   // "highest" (the default), "high" or "medium"
+//
+// The setting is PROCESS-WIDE (one atomic, as PyTorch's global), not per thread: a
+// thread pool running a GEMM sees the caller's setting. gemm() reads it once per call,
+// for float (and only float) A and B:
+//   highest  float products: inputs used as they are;
+//   high     inputs rounded to tf32 (10 stored mantissa bits) before the products, by
+//            default to nearest with ties away from zero like NVIDIA's cvt.rna.tf32.f32;
+//            set_float32_matmul_high_mode() selects nearest-even or the "bf16x3" split
+//            (a = a_hi + a_lo with both parts bfloat16; a*b ~ a_hi*b_hi + a_hi*b_lo + a_lo*b_hi);
+//   medium   inputs rounded to bfloat16 (nearest-even) before the products.
+// Accumulation stays in the GEMM's accumulate type (float by default) in every mode.
+#ifndef MIXPREC_MATMUL_PRECISION_HPP
+#define MIXPREC_MATMUL_PRECISION_HPP
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace mixprec {
+
+/// The three precisions of torch.set_float32_matmul_precision.
+enum class matmul_precision : unsigned char { highest, high, medium };
+
+/// How "high" treats float inputs.
+enum class matmul_high_mode : unsigned char {
+  tf32_nearest_away,  ///< round to tf32, ties away from zero (NVIDIA hardware; the default)
+  tf32_nearest_even,  ///< round to tf32, ties to even
+  bf16x3              ///< split into bfloat16 high + low parts, three bf16 products
+};
+
+namespace detail {
+inline std::atomic<unsigned char>& matmul_precision_state() noexcept {
+  static std::atomic<unsigned char> s{static_cast<unsigned char>(matmul_precision::highest)};
+  return s;
+}
+inline std::atomic<unsigned char>& matmul_high_mode_state() noexcept {
+  static std::atomic<unsigned char> s{static_cast<unsigned char>(matmul_high_mode::tf32_nearest_away)};
+  return s;
+}
+}  // namespace detail
+
+/// The name PyTorch uses for p.
+constexpr std::string_view to_string(matmul_precision p) noexcept {
+  return p == matmul_precision::highest ? "highest" : p == matmul_precision::high ? "high" : "medium";
+}
+
+/// Parses "highest", "high" or "medium" (exactly, as PyTorch). Throws std::invalid_argument
+/// naming the bad string otherwise.
+inline matmul_precision parse_matmul_precision(std::string_view name) {
+  if (name == "highest") return matmul_precision::highest;
+  if (name == "high") return matmul_precision::high;
+  if (name == "medium") return matmul_precision::medium;
+  throw std::invalid_argument("mixprec: unknown float32 matmul precision '" + std::string(name) +
+                              "' (expected \"highest\", \"high\" or \"medium\")");
+}
+
+/// Sets the process-wide float32 matmul precision.
+inline void set_float32_matmul_precision(matmul_precision p) noexcept {
+  detail::matmul_precision_state().store(static_cast<unsigned char>(p), std::memory_order_relaxed);
+}
+/// Sets it by PyTorch's name; an unknown name throws std::invalid_argument and changes nothing.
+inline void set_float32_matmul_precision(std::string_view name) {
+  set_float32_matmul_precision(parse_matmul_precision(name));
+}
+inline void set_float32_matmul_precision(const char* name) {
+  set_float32_matmul_precision(parse_matmul_precision(name ? std::string_view(name) : std::string_view()));
+}
+
+/// The current setting as the enum.
+inline matmul_precision float32_matmul_precision() noexcept {
+  return static_cast<matmul_precision>(detail::matmul_precision_state().load(std::memory_order_relaxed));
+}
+/// The current setting as PyTorch's getter reports it: "highest", "high" or "medium".
+inline std::string_view get_float32_matmul_precision() noexcept {
+  return to_string(float32_matmul_precision());
+}
+
+/// Selects how "high" rounds float inputs (process-wide; default tf32_nearest_away).
+inline void set_float32_matmul_high_mode(matmul_high_mode m) noexcept {
+  detail::matmul_high_mode_state().store(static_cast<unsigned char>(m), std::memory_order_relaxed);
+}
+inline matmul_high_mode float32_matmul_high_mode() noexcept {
+  return static_cast<matmul_high_mode>(detail::matmul_high_mode_state().load(std::memory_order_relaxed));
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_MATMUL_PRECISION_HPP
