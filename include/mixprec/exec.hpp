@@ -287,15 +287,21 @@ void for_each_range(Policy p, std::size_t n, F&& f) {
   }
 }
 
+template <class F>
+struct index_body {
+  F f;
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const {
+    for (std::size_t i = begin; i < end; ++i) f(i);
+  }
+};
+
 }  // namespace detail
 
 /// f(i) for every i in [0, n) under policy p (any order; on the device f must be __host__ __device__).
 template <class Policy, class F>
 void for_each_index(Policy p, std::size_t n, F f) {
   static_assert(exec::is_execution_policy<Policy>::value, "mixprec::for_each_index: not an execution policy");
-  detail::for_each_range(p, n, [f] MIXPREC_HD(std::size_t begin, std::size_t end) {
-    for (std::size_t i = begin; i < end; ++i) f(i);
-  });
+  detail::for_each_range(p, n, detail::index_body<F>{f});
 }
 
 }  // namespace mixprec

@@ -1,0 +1,90 @@
+// mixprec/kernels/convert.hpp — bulk conversion between any two floating types.
+//
+//   mixprec::convert(policy, src, dst, rounding = nearest_even, overflow = ieee, seed = 0, offset = 0);
+//
+// src and dst: mixprec::span (std::span in C++20), or any contiguous container (std::vector,
+// std::array, ...) of float, double or a mixprec type; src.size() == dst.size() (else
+// std::invalid_argument, nothing written). dst[i] = round_to<D>(src[i], mode, policy): one
+// rounding from the exact value, exactly as the scalar round_to. With rounding::stochastic the
+// random bits of element i are counter_rng(seed)(offset + i), so the result does not depend on
+// the policy, the thread count or the device.
+//
+// Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16
+// and double -> half in nearest-even with overflow::ieee; bit-identical to the portable path.
+// Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
+#ifndef MIXPREC_KERNELS_CONVERT_HPP
+#define MIXPREC_KERNELS_CONVERT_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "../detail/simd_convert.hpp"
+#include "../detail/spans.hpp"
+#include "../exec.hpp"
+#include "../random.hpp"
+#include "../round_to.hpp"
+
+namespace mixprec {
+namespace detail {
+
+/// One element of a conversion.
+template <class D, class S>
+MIXPREC_HD constexpr D convert_element(S x, rounding mode, overflow policy, counter_rng rng,
+                                       std::uint64_t counter) noexcept {
+  return round_to<D>(x, mode, policy, mode == rounding::stochastic ? rng(counter) : 0u);
+}
+
+template <class S, class D>
+struct convert_body {
+  const S* src;
+  D* dst;
+  rounding mode;
+  overflow policy;
+  counter_rng rng;
+  std::uint64_t offset;
+
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+#if !defined(__CUDA_ARCH__)
+    if (mode == rounding::nearest_even && policy == overflow::ieee && simd_convert(src + begin, dst + begin, end - begin)) {
+      return;
+    }
+#endif
+    for (std::size_t i = begin; i < end; ++i) {
+      dst[i] = convert_element<D>(src[i], mode, policy, rng, offset + i);
+    }
+  }
+};
+
+template <class T>
+struct is_convertible_float
+    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                                       is_mixprec_float<T>::value> {};
+
+}  // namespace detail
+
+/// dst[i] = round_to<D>(src[i], mode, policy) for every i (see the top of this header).
+template <class Policy, class Src, class Dst>
+void convert(Policy policy, Src&& src, Dst&& dst, rounding mode = rounding::nearest_even,
+             overflow ovf = overflow::ieee, std::uint64_t seed = 0, std::uint64_t offset = 0) {
+  static_assert(exec::is_execution_policy<Policy>::value, "mixprec::convert: the first argument is an execution policy");
+  const auto s = detail::as_span(src);
+  const auto d = detail::as_span(dst);
+  using S = std::remove_const_t<typename decltype(s)::element_type>;
+  using D = typename decltype(d)::element_type;
+  static_assert(!std::is_const<D>::value, "mixprec::convert: the destination is const");
+  static_assert(detail::is_convertible_float<S>::value && detail::is_convertible_float<D>::value,
+                "mixprec::convert: float, double or mixprec types only");
+  if (s.size() != d.size()) {
+    throw std::invalid_argument("mixprec::convert: source has " + std::to_string(s.size()) +
+                                " elements, destination " + std::to_string(d.size()));
+  }
+  detail::for_each_range(policy, s.size(),
+                         detail::convert_body<S, D>{s.data(), d.data(), mode, ovf, counter_rng(seed), offset});
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_CONVERT_HPP

@@ -1,0 +1,253 @@
+// mixprec/kernels/reduce.hpp — amax, sum, dot (fixed summation order), axpy, scale.
+//
+//   amax(policy, x)            max |x[i]| as float (double for double x); NaN if any x[i] is NaN
+//                              (as torch.amax); 0 for an empty x.
+//   sum<Acc = float>(policy, x)          sum of x[i] in Acc
+//   dot<Acc = float>(policy, x, y)       sum of x[i]*y[i] in Acc, each step one fused multiply-add
+//   axpy(policy, alpha, x, y)  y[i] = round_Y(fma(alpha, x[i], y[i])) computed in float (double if
+//                              x or y is double), rounded once to y's type (nearest even)
+//   scale(policy, alpha, x)    x[i] = round_X(alpha * x[i]) computed likewise
+//
+// Summation order (sum, dot), the same under every policy and thread count, host or device:
+//   1. the input is cut into blocks of reduce_block (4096) consecutive elements;
+//   2. within a block, element i goes to lane i % 16; each of the 16 lanes accumulates its
+//      elements in order, starting from 0 (dot: lane = fma(x, y, lane));
+//   3. the 16 lanes are combined pairwise: l[j] += l[j + 8] (j < 8), then l[j] += l[j + 4],
+//      then l[j] += l[j + 2], then l[0] + l[1];
+//   4. the block results are added in block order, starting from the first.
+// Inputs are widened to Acc exactly before use (float -> double, half -> float, ...).
+// Arguments: mixprec::span or any contiguous container; x and y of equal size (else
+// std::invalid_argument). Under exec::cuda the data must be device memory; the functions that
+// return a value synchronize the stream.
+#ifndef MIXPREC_KERNELS_REDUCE_HPP
+#define MIXPREC_KERNELS_REDUCE_HPP
+
+#include <cmath>
+#include <limits>
+#include <cstddef>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../detail/bits.hpp"
+#include "../detail/spans.hpp"
+#include "../exec.hpp"
+#include "../round_to.hpp"
+
+namespace mixprec {
+
+/// Elements per reduction block (see the summation order above).
+constexpr std::size_t reduce_block = 4096;
+/// Lanes per block.
+constexpr std::size_t reduce_lanes = 16;
+
+namespace detail {
+
+/// The type a kernel computes in for inputs of type T: double for double, else float.
+template <class... T>
+using compute_type_t =
+    std::conditional_t<(std::is_same<std::remove_cv_t<T>, double>::value || ...), double, float>;
+
+/// x widened exactly to A.
+template <class A, class T>
+MIXPREC_HD constexpr A widen(T x) noexcept {
+  return static_cast<A>(x);
+}
+
+template <class A>
+MIXPREC_HD inline A fused(A a, A b, A c) noexcept {
+#if defined(__CUDA_ARCH__)
+  return fma(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+/// Step 3 of the order: the pairwise combination of 16 lanes.
+template <class A>
+MIXPREC_HD constexpr A combine_lanes(A* l) noexcept {
+  for (std::size_t w = reduce_lanes / 2; w >= 2; w /= 2) {
+    for (std::size_t j = 0; j < w; ++j) l[j] = l[j] + l[j + w];
+  }
+  return l[0] + l[1];
+}
+
+template <class A, class T>
+struct sum_block {
+  const T* x;
+  MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
+    A l[reduce_lanes] = {};
+    std::size_t i = begin;
+    for (; i + reduce_lanes <= end; i += reduce_lanes) {
+      for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
+    }
+    for (std::size_t j = 0; i < end; ++i, ++j) l[j] = l[j] + widen<A>(x[i]);
+    return combine_lanes(l);
+  }
+};
+
+template <class A, class T, class U>
+struct dot_block {
+  const T* x;
+  const U* y;
+  MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
+    A l[reduce_lanes] = {};
+    std::size_t i = begin;
+    for (; i + reduce_lanes <= end; i += reduce_lanes) {
+      for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
+    }
+    for (std::size_t j = 0; i < end; ++i, ++j) l[j] = fused(widen<A>(x[i]), widen<A>(y[i]), l[j]);
+    return combine_lanes(l);
+  }
+};
+
+/// NaN-propagating maximum of |x| over a block.
+template <class A, class T>
+struct amax_block {
+  const T* x;
+  MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
+    A m = A(0);
+    bool nan = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      const A v = widen<A>(x[i]);
+      const A a = v < A(0) ? -v : v;
+      nan = nan || (v != v);
+      m = a > m ? a : m;
+    }
+    return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
+  }
+};
+
+template <class A>
+struct add_op {
+  MIXPREC_HD A operator()(A a, A b) const noexcept { return a + b; }
+};
+template <class A>
+struct max_nan_op {
+  MIXPREC_HD A operator()(A a, A b) const noexcept { return (a != a) ? a : (b != b) ? b : (a > b ? a : b); }
+};
+
+template <class A, class Block>
+struct store_partial {
+  Block block;
+  A* partials;
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    partials[begin / reduce_block] = block(begin, end);
+  }
+};
+
+/// Step 4: per-block partials in parallel, then combined in block order.
+template <class A, class Policy, class Block, class Combine>
+A reduce_blocks(Policy policy, std::size_t n, Block block, Combine combine, A init) {
+  if (n == 0) return init;
+  const std::size_t nblocks = (n + reduce_block - 1) / reduce_block;
+  std::vector<A> partials(nblocks);
+#if defined(__CUDACC__)
+  if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
+    A* dev = nullptr;
+    cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&dev), nblocks * sizeof(A), policy.stream), "cudaMallocAsync");
+    for_each_block(policy, n, reduce_block, store_partial<A, Block>{block, dev});
+    cuda_check(cudaMemcpyAsync(partials.data(), dev, nblocks * sizeof(A), cudaMemcpyDeviceToHost, policy.stream),
+               "cudaMemcpyAsync");
+    cuda_check(cudaFreeAsync(dev, policy.stream), "cudaFreeAsync");
+    cuda_check(cudaStreamSynchronize(policy.stream), "cudaStreamSynchronize");
+  } else
+#endif
+  {
+    for_each_block(policy, n, reduce_block, store_partial<A, Block>{block, partials.data()});
+  }
+  A r = partials[0];
+  for (std::size_t b = 1; b < nblocks; ++b) r = combine(r, partials[b]);
+  return r;
+}
+
+template <class X, class Y>
+void require_same_size(const char* what, const X& x, const Y& y) {
+  if (x.size() != y.size()) {
+    throw std::invalid_argument(std::string("mixprec::") + what + ": sizes differ (" + std::to_string(x.size()) +
+                                " and " + std::to_string(y.size()) + ")");
+  }
+}
+
+template <class A, class T, class Y>
+struct axpy_body {
+  A alpha;
+  const T* x;
+  Y* y;
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) {
+      y[i] = round_to<Y>(fused(alpha, widen<A>(x[i]), widen<A>(y[i])), rounding::nearest_even, overflow::ieee, 0u);
+    }
+  }
+};
+
+template <class A, class T>
+struct scale_body {
+  A alpha;
+  T* x;
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) {
+      x[i] = round_to<T>(alpha * widen<A>(x[i]), rounding::nearest_even, overflow::ieee, 0u);
+    }
+  }
+};
+
+}  // namespace detail
+
+/// max |x[i]| (NaN if any element is NaN; 0 when empty).
+template <class Policy, class X>
+auto amax(Policy policy, X&& x) {
+  const auto s = detail::as_span(x);
+  using T = std::remove_const_t<typename decltype(s)::element_type>;
+  using A = detail::compute_type_t<T>;
+  return detail::reduce_blocks<A>(policy, s.size(), detail::amax_block<A, T>{s.data()}, detail::max_nan_op<A>{}, A(0));
+}
+
+/// The sum of x in Acc, in the documented order.
+template <class Acc = float, class Policy, class X>
+Acc sum(Policy policy, X&& x) {
+  const auto s = detail::as_span(x);
+  using T = std::remove_const_t<typename decltype(s)::element_type>;
+  return detail::reduce_blocks<Acc>(policy, s.size(), detail::sum_block<Acc, T>{s.data()}, detail::add_op<Acc>{}, Acc(0));
+}
+
+/// The dot product of x and y in Acc, in the documented order (fused multiply-adds).
+template <class Acc = float, class Policy, class X, class Y>
+Acc dot(Policy policy, X&& x, Y&& y) {
+  const auto sx = detail::as_span(x);
+  const auto sy = detail::as_span(y);
+  detail::require_same_size("dot", sx, sy);
+  using T = std::remove_const_t<typename decltype(sx)::element_type>;
+  using U = std::remove_const_t<typename decltype(sy)::element_type>;
+  return detail::reduce_blocks<Acc>(policy, sx.size(), detail::dot_block<Acc, T, U>{sx.data(), sy.data()},
+                                    detail::add_op<Acc>{}, Acc(0));
+}
+
+/// y = alpha * x + y (one fused multiply-add in float, or double when x or y is double; then one
+/// rounding to y's type).
+template <class Policy, class X, class Y>
+void axpy(Policy policy, double alpha, X&& x, Y&& y) {
+  const auto sx = detail::as_span(x);
+  const auto sy = detail::as_span(y);
+  detail::require_same_size("axpy", sx, sy);
+  using T = std::remove_const_t<typename decltype(sx)::element_type>;
+  using V = typename decltype(sy)::element_type;
+  static_assert(!std::is_const<V>::value, "mixprec::axpy: y is const");
+  using A = detail::compute_type_t<T, V>;
+  detail::for_each_range(policy, sx.size(), detail::axpy_body<A, T, V>{static_cast<A>(alpha), sx.data(), sy.data()});
+}
+
+/// x = alpha * x (in float, or double for double x; one rounding to x's type).
+template <class Policy, class X>
+void scale(Policy policy, double alpha, X&& x) {
+  const auto sx = detail::as_span(x);
+  using T = typename decltype(sx)::element_type;
+  static_assert(!std::is_const<T>::value, "mixprec::scale: x is const");
+  using A = detail::compute_type_t<T>;
+  detail::for_each_range(policy, sx.size(), detail::scale_body<A, T>{static_cast<A>(alpha), sx.data()});
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_REDUCE_HPP

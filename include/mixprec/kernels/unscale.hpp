@@ -1,0 +1,272 @@
+// mixprec/kernels/unscale.hpp — the fused unscale + non-finite check of PyTorch's
+// _amp_foreach_non_finite_check_and_unscale_, and the loss-scale update of _amp_update_scale_.
+//
+//   bool found = unscale_and_check(policy, grads..., inv_scale);
+//
+// grads: one or more gradients, each a mixprec::span or a contiguous container of float, double
+// or a mixprec type, updated in place; inv_scale: a float, last. Per element, in one pass:
+//   v = (float)x            (double for double gradients)
+//   found |= !isfinite(v)   the check is on the SCALED value, before the multiply
+//   x = round_T(inv_scale == 1 ? v : v * inv_scale)   (nearest even; exact when inv_scale is 1)
+// Every element is processed even after a non-finite one (as PyTorch). Returns whether any
+// element was inf or NaN.
+//
+// Under exec::cuda (nvcc only) the flag stays on the device: the call returns a device_flag
+// whose data() is a device float (0 or 1) that update_scale() can read on the device; get() (or
+// conversion to bool) copies it to the host, synchronizing the stream. The inv_scale may also be
+// given as a device pointer (const float*), as PyTorch keeps it on the device.
+//
+//   update_scale(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval)
+//
+// PyTorch's _amp_update_scale_ on one (scale, tracker) pair, __host__ __device__: if found_inf
+// is nonzero, scale = (float)((double)scale * backoff_factor) and tracker = 0; else tracker + 1,
+// and when that reaches growth_interval, scale = (float)((double)scale * growth_factor) if the
+// result is finite (else unchanged) and tracker = 0. The policy overload
+// update_scale(policy, float* scale, std::int32_t* tracker, const float* found_inf, ...) runs it
+// where the data lives (one device thread under exec::cuda: no host synchronisation). It is the
+// state machine of dynamic_loss_scale with loss_scale_config::pytorch(), which
+// tests/test_unscale.cpp checks step by step.
+#ifndef MIXPREC_KERNELS_UNSCALE_HPP
+#define MIXPREC_KERNELS_UNSCALE_HPP
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+
+#include "../detail/spans.hpp"
+#include "../exec.hpp"
+#include "../round_to.hpp"
+
+#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64)) && \
+    defined(__AVX512F__)
+#include "../detail/x86.hpp"
+#define MIXPREC_UNSCALE_AVX512 1
+#endif
+
+namespace mixprec {
+namespace detail {
+
+/// The unscale pass over one block of one gradient; returns whether a non-finite value was seen.
+template <class T>
+struct unscale_block {
+  T* x;
+  float inv_scale;
+
+  MIXPREC_HD bool operator()(std::size_t begin, std::size_t end) const noexcept {
+    using A = std::conditional_t<std::is_same<T, double>::value, double, float>;
+#if defined(MIXPREC_UNSCALE_AVX512)
+    if constexpr (std::is_same<T, float>::value) {
+      return avx512(begin, end);
+    }
+#endif
+    const A inv = static_cast<A>(inv_scale);
+    const bool one = inv_scale == 1.0f;
+    bool found = false;
+    for (std::size_t i = begin; i < end; ++i) {
+      const A v = static_cast<A>(x[i]);
+      found = found || !(v - v == v - v);  // v - v is NaN exactly when v is inf or NaN
+      x[i] = round_to<T>(one ? v : v * inv, rounding::nearest_even, overflow::ieee, 0u);
+    }
+    return found;
+  }
+
+#if defined(MIXPREC_UNSCALE_AVX512)
+  bool avx512(std::size_t begin, std::size_t end) const noexcept {
+    float* p = reinterpret_cast<float*>(x);
+    const __m512 inv = _mm512_set1_ps(inv_scale);
+    const bool one = inv_scale == 1.0f;
+    const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
+    __mmask16 bad = 0;
+    std::size_t i = begin;
+    for (; i + 16 <= end; i += 16) {
+      const __m512 v = _mm512_loadu_ps(p + i);
+      bad = static_cast<__mmask16>(
+          bad | _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), exp_mask), exp_mask));
+      if (!one) _mm512_storeu_ps(p + i, _mm512_mul_ps(v, inv));
+    }
+    if (i < end) {
+      const __mmask16 m = static_cast<__mmask16>((1u << (end - i)) - 1u);
+      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);
+      bad = static_cast<__mmask16>(
+          bad | _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(_mm512_castps_si512(v), exp_mask), exp_mask));
+      if (!one) _mm512_mask_storeu_ps(p + i, m, _mm512_mul_ps(v, inv));
+    }
+    return bad != 0;
+  }
+#endif
+};
+
+template <class C>
+auto as_grad_span(C&& c) {
+  auto s = as_span(c);
+  using T = typename decltype(s)::element_type;
+  static_assert(!std::is_const<T>::value, "mixprec::unscale_and_check: gradients are updated in place (not const)");
+  static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value || is_mixprec_float<T>::value,
+                "mixprec::unscale_and_check: gradients of float, double or a mixprec type");
+  return s;
+}
+
+template <class T>
+bool unscale_one(exec::sequenced_policy p, span<T> g, float inv_scale) {
+  bool found = false;
+  for_each_block(p, g.size(), elementwise_grain,
+                 [&](std::size_t b, std::size_t e) { found = unscale_block<T>{g.data(), inv_scale}(b, e) || found; });
+  return found;
+}
+
+template <class T>
+bool unscale_one(exec::parallel_policy p, span<T> g, float inv_scale) {
+  std::atomic<bool> found{false};
+  for_each_block(p, g.size(), elementwise_grain, [&](std::size_t b, std::size_t e) {
+    if (unscale_block<T>{g.data(), inv_scale}(b, e)) found.store(true, std::memory_order_relaxed);
+  });
+  return found.load();
+}
+
+template <class Policy, class Tuple, std::size_t... I>
+bool unscale_all(Policy p, Tuple& grads, float inv_scale, std::index_sequence<I...>) {
+  bool found = false;
+  // Every gradient is processed (no short-circuit).
+  ((found = unscale_one(p, as_grad_span(std::get<I>(grads)), inv_scale) || found), ...);
+  return found;
+}
+
+#if defined(__CUDACC__)
+template <class T>
+struct unscale_device_body {
+  T* x;
+  float inv_value;
+  const float* inv_ptr;  // when not null: the device inv_scale
+  float* found_inf;
+  __device__ void operator()(std::size_t begin, std::size_t end) const noexcept {
+    if (unscale_block<T>{x, inv_ptr != nullptr ? *inv_ptr : inv_value}(begin, end)) *found_inf = 1.0f;
+  }
+};
+#endif
+
+}  // namespace detail
+
+/// Unscales every gradient in place and reports whether any element was inf/NaN (see the top).
+/// Arguments: the policy, one or more gradients, then inv_scale.
+template <class Policy, class... Args, std::enable_if_t<exec::is_host_policy<Policy>::value, int> = 0>
+bool unscale_and_check(Policy policy, Args&&... args) {
+  static_assert(sizeof...(Args) >= 2, "mixprec::unscale_and_check(policy, grads..., inv_scale)");
+  auto all = std::forward_as_tuple(args...);
+  constexpr std::size_t last = sizeof...(Args) - 1;
+  using Inv = std::remove_cv_t<std::remove_reference_t<std::tuple_element_t<last, decltype(all)>>>;
+  static_assert(std::is_same<Inv, float>::value, "mixprec::unscale_and_check: the last argument is inv_scale (a float)");
+  const float inv = std::get<last>(all);
+  return detail::unscale_all(policy, all, inv, std::make_index_sequence<last>{});
+}
+
+/// PyTorch's loss-scale update on one (scale, growth_tracker) pair (see the top).
+MIXPREC_HD inline void update_scale(float& scale, std::int32_t& growth_tracker, float found_inf, double growth_factor,
+                                    double backoff_factor, std::int32_t growth_interval) noexcept {
+  if (found_inf != 0.0f) {
+    scale = static_cast<float>(static_cast<double>(scale) * backoff_factor);
+    growth_tracker = 0;
+    return;
+  }
+  const std::int32_t successful = growth_tracker + 1;
+  if (successful == growth_interval) {
+    const float grown = static_cast<float>(static_cast<double>(scale) * growth_factor);
+    if (grown - grown == grown - grown) scale = grown;  // finite
+    growth_tracker = 0;
+  } else {
+    growth_tracker = successful;
+  }
+}
+
+/// The same on data the policy can reach (host pointers for seq/par).
+template <class Policy, std::enable_if_t<exec::is_host_policy<Policy>::value, int> = 0>
+void update_scale(Policy, float* scale, std::int32_t* growth_tracker, const float* found_inf, double growth_factor,
+                  double backoff_factor, std::int32_t growth_interval) noexcept {
+  update_scale(*scale, *growth_tracker, *found_inf, growth_factor, backoff_factor, growth_interval);
+}
+
+#if defined(__CUDACC__)
+/// A found_inf flag that lives on the device (see the top of the header).
+class device_flag {
+ public:
+  explicit device_flag(cudaStream_t stream) : stream_(stream) {
+    detail::cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&p_), sizeof(float), stream_), "cudaMallocAsync");
+    detail::cuda_check(cudaMemsetAsync(p_, 0, sizeof(float), stream_), "cudaMemsetAsync");
+  }
+  device_flag(const device_flag&) = delete;
+  device_flag& operator=(const device_flag&) = delete;
+  device_flag(device_flag&& o) noexcept : p_(o.p_), stream_(o.stream_) { o.p_ = nullptr; }
+  device_flag& operator=(device_flag&&) = delete;
+  ~device_flag() {
+    if (p_ != nullptr) cudaFreeAsync(p_, stream_);
+  }
+  /// The device float (0 or 1).
+  float* data() const noexcept { return p_; }
+  /// Copies the flag to the host (synchronizes the stream).
+  bool get() const {
+    float h = 0.0f;
+    detail::cuda_check(cudaMemcpyAsync(&h, p_, sizeof(float), cudaMemcpyDeviceToHost, stream_), "cudaMemcpyAsync");
+    detail::cuda_check(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+    return h != 0.0f;
+  }
+  explicit operator bool() const { return get(); }
+
+ private:
+  float* p_ = nullptr;
+  cudaStream_t stream_;
+};
+
+namespace detail {
+template <class Tuple, std::size_t... I>
+void unscale_all_device(exec::cuda_policy p, Tuple& grads, float inv_value, const float* inv_ptr, float* flag,
+                        std::index_sequence<I...>) {
+  (
+      [&] {
+        auto g = as_grad_span(std::get<I>(grads));
+        using T = typename decltype(g)::element_type;
+        for_each_block(p, g.size(), 1, unscale_device_body<T>{g.data(), inv_value, inv_ptr, flag});
+      }(),
+      ...);
+}
+
+__global__ inline void update_scale_kernel(float* scale, std::int32_t* tracker, const float* found_inf, double growth,
+                                           double backoff, std::int32_t interval) {
+  update_scale(*scale, *tracker, *found_inf, growth, backoff, interval);
+}
+}  // namespace detail
+
+/// Device version: gradients in device memory; inv_scale a float or a device const float*.
+template <class... Args>
+device_flag unscale_and_check(exec::cuda_policy policy, Args&&... args) {
+  static_assert(sizeof...(Args) >= 2, "mixprec::unscale_and_check(policy, grads..., inv_scale)");
+  auto all = std::forward_as_tuple(args...);
+  constexpr std::size_t last = sizeof...(Args) - 1;
+  using Inv = std::remove_cv_t<std::remove_reference_t<std::tuple_element_t<last, decltype(all)>>>;
+  device_flag flag(policy.stream);
+  float inv_value = 1.0f;
+  const float* inv_ptr = nullptr;
+  if constexpr (std::is_same<Inv, float>::value) {
+    inv_value = std::get<last>(all);
+  } else {
+    static_assert(std::is_convertible<Inv, const float*>::value,
+                  "mixprec::unscale_and_check: inv_scale is a float or a device const float*");
+    inv_ptr = std::get<last>(all);
+  }
+  detail::unscale_all_device(policy, all, inv_value, inv_ptr, flag.data(), std::make_index_sequence<last>{});
+  return flag;
+}
+
+/// update_scale on device data, in one device thread (no host synchronisation).
+inline void update_scale(exec::cuda_policy policy, float* scale, std::int32_t* growth_tracker, const float* found_inf,
+                         double growth_factor, double backoff_factor, std::int32_t growth_interval) {
+  detail::update_scale_kernel<<<1, 1, 0, policy.stream>>>(scale, growth_tracker, found_inf, growth_factor,
+                                                          backoff_factor, growth_interval);
+  detail::cuda_check(cudaGetLastError(), "kernel launch");
+}
+#endif
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_UNSCALE_HPP
