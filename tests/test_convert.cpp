@@ -1,0 +1,183 @@
+// kernels/convert.hpp: the bulk conversion equals the scalar round_to (itself checked
+// exhaustively against independent references) element by element, under every policy and
+// thread count, on awkward sizes and unaligned spans; stochastic rounding is reproducible;
+// the x86 fast paths equal the portable path (all halves/bfloat16s here, all 2^32 floats in
+// tests/exhaustive/test_convert_fast_paths.cpp).
+#include <doctest/doctest.h>
+
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "kernel_test_util.hpp"
+
+using namespace mixprec;
+using ktest::bits_of;
+
+namespace {
+
+template <class D, class S>
+std::vector<D> scalar_reference(const std::vector<S>& src, std::size_t first, rounding mode, overflow ovf,
+                                std::uint64_t seed, std::uint64_t offset) {
+  std::vector<D> out;
+  const counter_rng rng(seed);
+  for (std::size_t i = first; i < src.size(); ++i) {
+    const std::uint32_t r = rng(offset + (i - first));
+    out.push_back(mode == rounding::stochastic ? round_to<D>(src[i], r, ovf) : round_to<D>(src[i], mode, ovf));
+  }
+  return out;
+}
+
+template <class D, class S>
+void check_pair(const std::vector<S>& all, rounding mode, overflow ovf) {
+  for (std::size_t n : ktest::awkward_sizes()) {
+    // first = 1: an unaligned start.
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}}) {
+      if (first + n > all.size()) continue;
+      const std::vector<S> src(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(first + n));
+      const std::vector<D> want = scalar_reference<D>(src, first, mode, ovf, 42, 1000);
+      const span<const S> in(src.data() + first, n);
+      std::vector<D> got_seq(n), got_par1(n), got_par2(n), got_par3(n);
+      convert(exec::seq, in, got_seq, mode, ovf, 42, 1000);
+      convert(exec::par(1), in, got_par1, mode, ovf, 42, 1000);
+      convert(exec::par(2), in, got_par2, mode, ovf, 42, 1000);
+      convert(exec::par(3), in, got_par3, mode, ovf, 42, 1000);
+      INFO("n = " << n << ", first = " << first << ", mode = " << static_cast<int>(mode));
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < n; ++i) {
+        if (bits_of(got_seq[i]) != bits_of(want[i])) {
+          if (bad++ < 3) {
+            MESSAGE("element " << i << ": src bits " << std::hex << bits_of(src[first + i]) << " got "
+                               << bits_of(got_seq[i]) << " want " << bits_of(want[i]));
+          }
+        }
+      }
+      CHECK(bad == 0);
+      CHECK(ktest::same_bits(got_seq, got_par1));
+      CHECK(ktest::same_bits(got_seq, got_par2));
+      CHECK(ktest::same_bits(got_seq, got_par3));
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: the fast-path pairs in nearest-even equal round_to") {
+  const auto f = ktest::mixed_floats(40001, 1);
+  const auto d = ktest::mixed_doubles(40001, 2);
+  check_pair<half>(f, rounding::nearest_even, overflow::ieee);
+  check_pair<bfloat16>(f, rounding::nearest_even, overflow::ieee);
+  check_pair<half>(d, rounding::nearest_even, overflow::ieee);
+  std::vector<half> h(f.size());
+  std::vector<bfloat16> b(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    h[i] = half::from_bits(static_cast<std::uint16_t>(bits_of(f[i]) >> 7));
+    b[i] = bfloat16::from_bits(static_cast<std::uint16_t>(bits_of(f[i]) >> 11));
+  }
+  check_pair<float>(h, rounding::nearest_even, overflow::ieee);
+  check_pair<float>(b, rounding::nearest_even, overflow::ieee);
+  check_pair<double>(h, rounding::nearest_even, overflow::ieee);
+}
+
+TEST_CASE("convert: other pairs, modes and overflow policies equal round_to") {
+  const auto f = ktest::mixed_floats(40001, 3);
+  const auto d = ktest::mixed_doubles(40001, 4);
+  for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                        rounding::downward, rounding::to_odd, rounding::stochastic}) {
+    for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+      check_pair<half>(f, mode, ovf);
+      check_pair<bfloat16>(d, mode, ovf);
+      check_pair<float8_e4m3fn>(f, mode, ovf);
+      check_pair<float8_e5m2>(d, mode, ovf);
+      check_pair<tf32>(f, mode, ovf);
+      check_pair<float>(d, mode, ovf);
+    }
+  }
+  // Between two mixprec types, and mixprec -> wider.
+  std::vector<half> h(f.size());
+  convert(exec::seq, f, h);
+  check_pair<bfloat16>(h, rounding::nearest_even, overflow::ieee);
+  check_pair<float8_e4m3fn>(h, rounding::toward_zero, overflow::saturate);
+  check_pair<float6_e2m3fn>(h, rounding::nearest_even, overflow::ieee);
+}
+
+TEST_CASE("convert: stochastic rounding is reproducible and keyed by offset + index") {
+  const auto f = ktest::mixed_floats(5000, 5, false);
+  std::vector<bfloat16> a(f.size()), b(f.size()), c(f.size() - 100);
+  convert(exec::seq, f, a, rounding::stochastic, overflow::ieee, 9, 0);
+  convert(exec::par(2), f, b, rounding::stochastic, overflow::ieee, 9, 0);
+  CHECK(ktest::same_bits(a, b));
+  // The tail of the array converted alone with offset 100 gives the same bits.
+  convert(exec::par(3), span<const float>(f.data() + 100, f.size() - 100), c, rounding::stochastic, overflow::ieee, 9,
+          100);
+  CHECK(ktest::same_bits(std::vector<bfloat16>(a.begin() + 100, a.end()), c));
+  // Another seed changes some results (a value strictly between two bfloat16s rounds
+  // either way with probability proportional to its distance).
+  convert(exec::seq, f, b, rounding::stochastic, overflow::ieee, 10, 0);
+  CHECK_FALSE(ktest::same_bits(a, b));
+}
+
+TEST_CASE("convert: NaN, infinities, signed zeros and overflow") {
+  const float inf = std::numeric_limits<float>::infinity();
+  const std::vector<float> src = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 65520.0f, 65519.0f,
+                                  -1e30f, 1e-30f, 5.9604645e-08f, 2.9802322e-08f, 2.9802326e-08f};
+  std::vector<half> h(src.size());
+  convert(exec::par, src, h);
+  CHECK(h[0].bits() == 0x0000);
+  CHECK(h[1].bits() == 0x8000);
+  CHECK(h[2].bits() == 0x7c00);
+  CHECK(h[3].bits() == 0xfc00);
+  CHECK(isnan(h[4]));
+  CHECK(h[5].bits() == 0x7c00);   // 65520 is the tie between 65504 and 2^16: even -> inf
+  CHECK(h[6].bits() == 0x7bff);   // 65519 -> 65504
+  CHECK(h[7].bits() == 0xfc00);
+  CHECK(h[8].bits() == 0x0000);
+  CHECK(h[9].bits() == 0x0001);   // 2^-24
+  CHECK(h[10].bits() == 0x0000);  // 2^-25: the tie with 0 goes to even 0
+  CHECK(h[11].bits() == 0x0001);  // just above the tie
+  std::vector<half> s(src.size());
+  convert(exec::seq, src, s, rounding::nearest_even, overflow::saturate);
+  CHECK(s[2].bits() == 0x7bff);  // saturate clamps +inf too
+  CHECK(s[7].bits() == 0xfbff);
+  std::vector<float8_e4m3fn> e(src.size());
+  convert(exec::seq, src, e);
+  CHECK(isnan(e[2]));  // e4m3fn has no infinity: ieee policy gives NaN
+}
+
+TEST_CASE("convert: size mismatch is rejected and nothing is written") {
+  std::vector<float> src(10, 1.0f);
+  std::vector<half> dst(9, half(2.0f));
+  CHECK_THROWS_AS(convert(exec::seq, src, dst), std::invalid_argument);
+  for (const half& x : dst) CHECK(x.bits() == half(2.0f).bits());
+  std::vector<half> empty;
+  CHECK_NOTHROW(convert(exec::par, std::vector<float>{}, empty));
+}
+
+TEST_CASE("convert: the x86 fast paths (when compiled in) equal the portable path on all 16-bit inputs") {
+  MESSAGE("fast paths compiled in: " << std::string(detail::simd_convert_paths()));
+  std::vector<half> h(65536);
+  std::vector<bfloat16> b(65536);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    h[i] = half::from_bits(static_cast<std::uint16_t>(i));
+    b[i] = bfloat16::from_bits(static_cast<std::uint16_t>(i));
+  }
+  std::vector<float> fh(65536), fb(65536);
+  convert(exec::seq, h, fh);
+  convert(exec::seq, b, fb);
+  std::size_t bad = 0;
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    bad += bits_of(fh[i]) != bits_of(static_cast<float>(h[i]));
+    bad += bits_of(fb[i]) != bits_of(static_cast<float>(b[i]));
+  }
+  CHECK(bad == 0);
+  // And back: every half/bfloat16 value (as a float) converts back to itself (NaN: quieted).
+  std::vector<half> h2(65536);
+  std::vector<bfloat16> b2(65536);
+  convert(exec::seq, fh, h2);
+  convert(exec::seq, fb, b2);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    bad += h2[i].bits() != round_to<half>(fh[i]).bits();
+    bad += b2[i].bits() != round_to<bfloat16>(fb[i]).bits();
+  }
+  CHECK(bad == 0);
+}

@@ -1,0 +1,116 @@
+// kernels/unscale.hpp: unscale_and_check against the per-element rule of PyTorch's
+// _amp_foreach_non_finite_check_and_unscale_ (spec/amp.md), for several gradient types at
+// once, under every policy; update_scale against dynamic_loss_scale's PyTorch preset.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "kernel_test_util.hpp"
+
+using namespace mixprec;
+using ktest::bits_of;
+
+namespace {
+
+template <class T>
+std::vector<T> reference(const std::vector<T>& g, float inv, bool& found) {
+  using A = std::conditional_t<std::is_same<T, double>::value, double, float>;
+  std::vector<T> out(g.size());
+  for (std::size_t i = 0; i < g.size(); ++i) {
+    const A v = static_cast<A>(g[i]);
+    if (!std::isfinite(v)) found = true;
+    const A r = inv == 1.0f ? v : v * static_cast<A>(inv);
+    if constexpr (std::is_same<T, A>::value) {
+      out[i] = r;
+    } else {
+      out[i] = T(r);  // nearest even
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("unscale_and_check: several gradient types, every policy, awkward sizes") {
+  for (std::size_t n : ktest::awkward_sizes()) {
+    for (float inv : {1.0f, 0.5f, 1.0f / 65536.0f, 3.0f, 1.0f / 3.0f}) {
+      for (bool with_inf : {false, true}) {
+        auto f = ktest::mixed_floats(n, 31 + n, false);
+        if (with_inf && n > 0) f[n / 2] = std::numeric_limits<float>::infinity();
+        std::vector<half> h(n);
+        std::vector<bfloat16> b(n);
+        convert(exec::seq, ktest::mixed_floats(n, 32 + n, false), h);
+        convert(exec::seq, ktest::mixed_floats(n, 33 + n, false), b);
+        std::vector<double> d(n);
+        for (std::size_t i = 0; i < n; ++i) d[i] = 1e3 * static_cast<double>(f[i]);
+        bool want = false;
+        const auto rf = reference(f, inv, want);
+        const auto rh = reference(h, inv, want);
+        const auto rb = reference(b, inv, want);
+        const auto rd = reference(d, inv, want);
+        CHECK(want == (with_inf && n > 0));
+        for (int p = 0; p < 3; ++p) {
+          auto f2 = f;
+          auto h2 = h;
+          auto b2 = b;
+          auto d2 = d;
+          const bool got = p == 0   ? unscale_and_check(exec::seq, f2, h2, b2, d2, inv)
+                           : p == 1 ? unscale_and_check(exec::par(2), f2, h2, span<bfloat16>(b2), d2, inv)
+                                    : unscale_and_check(exec::par(3), f2, h2, b2, d2, inv);
+          INFO("n = " << n << " inv = " << inv << " policy " << p);
+          CHECK(got == want);
+          CHECK(ktest::same_bits(f2, rf));
+          CHECK(ktest::same_bits(h2, rh));
+          CHECK(ktest::same_bits(b2, rb));
+          CHECK(ktest::same_bits(d2, rd));
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("unscale_and_check: the check is on the scaled value; every element is processed") {
+  // A half gradient of 65504 with inv_scale 2 overflows when unscaled, but the scaled value is
+  // finite: not flagged (PyTorch's order), and the stored result is inf.
+  std::vector<half> h = {half(65504.0f), half(1.0f)};
+  CHECK_FALSE(unscale_and_check(exec::seq, h, 2.0f));
+  CHECK(isinf(h[0]));
+  CHECK(static_cast<float>(h[1]) == 2.0f);
+  // NaN first, then values that are still unscaled.
+  std::vector<float> f = {std::numeric_limits<float>::quiet_NaN(), 4.0f, -std::numeric_limits<float>::infinity()};
+  CHECK(unscale_and_check(exec::par, f, 0.25f));
+  CHECK(std::isnan(f[0]));
+  CHECK(f[1] == 1.0f);
+  CHECK(f[2] == -std::numeric_limits<float>::infinity());
+  // inv_scale = inf (scale 0, PyTorch issue 99640): 0 * inf = NaN is not flagged.
+  std::vector<float> z = {0.0f};
+  CHECK_FALSE(unscale_and_check(exec::seq, z, std::numeric_limits<float>::infinity()));
+  CHECK(std::isnan(z[0]));
+}
+
+TEST_CASE("update_scale: PyTorch's state machine, equal to dynamic_loss_scale's pytorch preset") {
+  loss_scale_config cfg = loss_scale_config::pytorch();
+  cfg.growth_interval = 3;
+  dynamic_loss_scale ref(cfg);
+  float scale = 65536.0f;
+  std::int32_t tracker = 0;
+  std::mt19937 g(5);
+  for (int step = 0; step < 2000; ++step) {
+    const bool inf = (g() % 4) == 0 || (step > 1500 && step < 1700);  // a long run of overflows: the scale reaches 0
+    const float found = inf ? 1.0f : 0.0f;
+    update_scale(exec::seq, &scale, &tracker, &found, cfg.growth_factor, cfg.backoff_factor,
+                 static_cast<std::int32_t>(cfg.growth_interval));
+    ref.update(inf);
+    REQUIRE(bits_of(scale) == bits_of(ref.scale()));
+    REQUIRE(tracker == ref.growth_tracker());
+  }
+  CHECK(scale == 0.0f);
+  // Growth that would overflow to inf keeps the scale.
+  float big = 3e38f;
+  std::int32_t t = 0;
+  update_scale(big, t, 0.0f, 2.0, 0.5, 1);
+  CHECK(big == 3e38f);
+  CHECK(t == 0);
+}
