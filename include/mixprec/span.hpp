@@ -44,7 +44,7 @@ class span {
   using reference = T&;
   using iterator = T*;
 
-  MIXPREC_HD constexpr span() noexcept = default;
+  constexpr span() noexcept = default;
   MIXPREC_HD constexpr span(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
   template <std::size_t N>
   MIXPREC_HD constexpr span(T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT

@@ -58,7 +58,7 @@ MIXPREC_HD constexpr A widen(T x) noexcept {
 template <class A>
 MIXPREC_HD inline A fused(A a, A b, A c) noexcept {
 #if defined(__CUDA_ARCH__)
-  return fma(a, b, c);
+  return ::fma(a, b, c);
 #else
   return std::fma(a, b, c);
 #endif

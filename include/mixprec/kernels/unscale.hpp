@@ -231,7 +231,8 @@ void unscale_all_device(exec::cuda_policy p, Tuple& grads, float inv_value, cons
       ...);
 }
 
-__global__ inline void update_scale_kernel(float* scale, std::int32_t* tracker, const float* found_inf, double growth,
+template <int = 0>
+__global__ void update_scale_kernel(float* scale, std::int32_t* tracker, const float* found_inf, double growth,
                                            double backoff, std::int32_t interval) {
   update_scale(*scale, *tracker, *found_inf, growth, backoff, interval);
 }
@@ -261,7 +262,7 @@ device_flag unscale_and_check(exec::cuda_policy policy, Args&&... args) {
 /// update_scale on device data, in one device thread (no host synchronisation).
 inline void update_scale(exec::cuda_policy policy, float* scale, std::int32_t* growth_tracker, const float* found_inf,
                          double growth_factor, double backoff_factor, std::int32_t growth_interval) {
-  detail::update_scale_kernel<<<1, 1, 0, policy.stream>>>(scale, growth_tracker, found_inf, growth_factor,
+  detail::update_scale_kernel<><<<1, 1, 0, policy.stream>>>(scale, growth_tracker, found_inf, growth_factor,
                                                           backoff_factor, growth_interval);
   detail::cuda_check(cudaGetLastError(), "kernel launch");
 }
