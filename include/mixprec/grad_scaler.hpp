@@ -53,6 +53,8 @@
 #include <vector>
 
 #include "detail/json.hpp"
+#include "kernels/reduce.hpp"
+#include "kernels/unscale.hpp"
 #include "loss_scale.hpp"
 #include "types.hpp"
 
@@ -468,21 +470,13 @@ class grad_scaler {
 
   template <class T>
   static bool unscale_span(T* p, std::size_t n, float inv, bool check_after) {
-    bool found = false;
-    for (std::size_t i = 0; i < n; ++i) {
-      if constexpr (std::is_same<T, double>::value) {
-        const double v = p[i];
-        if (!std::isfinite(v)) found = true;
-        const double r = inv == 1.0f ? v : v * static_cast<double>(inv);
-        p[i] = r;
-        if (check_after && !std::isfinite(r)) found = true;
-      } else {
-        const float v = static_cast<float>(p[i]);
-        if (!std::isfinite(v)) found = true;
-        const float r = inv == 1.0f ? v : v * inv;
-        p[i] = T(r);
-        if (check_after && !std::isfinite(static_cast<float>(p[i]))) found = true;
-      }
+    // The fused kernel (kernels/unscale.hpp): check on the scaled value, multiply unless inv == 1.
+    const span<T> g(p, n);
+    bool found = unscale_and_check(exec::par, g, inv);
+    // check_after_unscale: also flag a non-finite unscaled value (amax is inf or NaN then).
+    if (check_after && n != 0) {
+      const auto m = amax(exec::par, g);
+      if (!(m - m == m - m)) found = true;
     }
     return found;
   }

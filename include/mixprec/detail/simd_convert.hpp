@@ -3,10 +3,12 @@
 // Chosen at compile time from the target macros (-mavx512f, -mf16c, -march=native, ...):
 //   float  -> half       AVX-512F vcvtps2ph (zmm), else F16C (ymm)
 //   half   -> float      AVX-512F vcvtph2ps (zmm), else F16C (ymm)
-//   float  -> bfloat16   AVX-512F/BW integer nearest-even: (u + 0x7fff + lsb) >> 16, NaN quieted
-//                        with sign and leading payload kept. vcvtneps2bf16 (AVX-512-BF16) is NOT
-//                        used: it flushes subnormal inputs to zero, and the integer form is exact
-//                        for every input at the same speed (the conversion is memory bound).
+//   float  -> bfloat16   AVX-512-BF16 vcvtneps2bf16 (nearest even; NaN quieted with sign and
+//                        leading payload kept, as mixprec does) — except that the instruction
+//                        flushes subnormal inputs to zero: lanes holding a float subnormal are
+//                        redone with the integer form (u + 0x7fff + lsb) >> 16 and blended in
+//                        (a float subnormal rounds to a bfloat16 subnormal or to the smallest
+//                        normal). Without AVX-512-BF16 the integer form does every lane.
 //   bfloat16 -> float    AVX-512F shift, signalling NaNs quieted (as the scalar path does)
 //   double -> half       AVX-512F/VL: double -> float rounded to ODD (truncate, then OR the sticky
 //                        bit into the last place when inexact), then float -> half nearest-even;
@@ -23,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "../types.hpp"
 
@@ -120,9 +123,14 @@ inline __m256i float_bits_to_bf16(__m512i u) noexcept {
 }
 inline __m512 bf16_to_float(__m256i b) noexcept {
   const __m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16);
-  const __mmask16 nan =
+#if defined(__AVX512DQ__)
+  const __mmask16 snan = _mm512_fpclass_ps_mask(_mm512_castsi512_ps(u), 0x80);  // 0x80: signalling NaN
+#else
+  const __mmask16 snan =
       _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-  return _mm512_castsi512_ps(_mm512_mask_or_epi32(u, nan, u, _mm512_set1_epi32(0x00400000)));
+#endif
+  if (snan == 0) return _mm512_castsi512_ps(u);
+  return _mm512_castsi512_ps(_mm512_mask_or_epi32(u, snan, u, _mm512_set1_epi32(0x00400000)));
 }
 inline __m128i double_to_half(__m512d x) noexcept {
   const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -133,12 +141,36 @@ inline __m128i double_to_half(__m512d x) noexcept {
 }
 }  // namespace simd512
 
+#if defined(__AVX512BF16__)
+namespace simd512 {
+/// vcvtneps2bf16, with the subnormal inputs it flushes to zero redone by the integer form.
+inline __m256i float_to_bf16_hw(__m512 x) noexcept {
+  const __m512i u = _mm512_castps_si512(x);
+  const __m256bh r = _mm512_cvtneps_pbh(x);
+  __m256i out;
+  std::memcpy(&out, &r, sizeof out);
+#if defined(__AVX512DQ__)
+  const __mmask16 sub = _mm512_fpclass_ps_mask(x, 0x20);  // 0x20: denormal
+#else
+  const __mmask16 sub = static_cast<__mmask16>(_mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
+                                               _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff)));
+#endif
+  if (sub != 0) out = _mm256_mask_blend_epi16(sub, out, float_bits_to_bf16(u));
+  return out;
+}
+}  // namespace simd512
+#endif
+
 inline bool simd_convert(const float* s, bfloat16* d, std::size_t n) noexcept {
   auto* out = reinterpret_cast<std::uint16_t*>(d);
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
+#if defined(__AVX512BF16__)
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), simd512::float_to_bf16_hw(_mm512_loadu_ps(s + i)));
+#else
     const __m512i u = _mm512_castps_si512(_mm512_loadu_ps(s + i));
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), simd512::float_bits_to_bf16(u));
+#endif
   }
   if (i < n) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
@@ -151,6 +183,16 @@ inline bool simd_convert(const float* s, bfloat16* d, std::size_t n) noexcept {
 inline bool simd_convert(const bfloat16* s, float* d, std::size_t n) noexcept {
   const auto* in = reinterpret_cast<const std::uint16_t*>(s);
   std::size_t i = 0;
+  // 32 at a time, quieting signalling NaNs in the 16-bit domain (a branch skips the blend when
+  // there are none, the common case), then widening both halves.
+  for (; i + 32 <= n; i += 32) {
+    __m512i b = _mm512_loadu_si512(in + i);
+    const __mmask32 snan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(b, _mm512_set1_epi16(0x7fff)),
+                                                   _mm512_set1_epi16(static_cast<short>(0x7f80)));
+    if (snan != 0) b = _mm512_mask_blend_epi16(snan, b, _mm512_or_si512(b, _mm512_set1_epi16(0x0040)));
+    _mm512_storeu_si512(d + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(b)), 16));
+    _mm512_storeu_si512(d + i + 16, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(b, 1)), 16));
+  }
   for (; i + 16 <= n; i += 16) {
     _mm512_storeu_ps(d + i, simd512::bf16_to_float(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
   }

@@ -1,0 +1,320 @@
+// SPDX-License-Identifier: MIT
+// bench/bench_kernels.cpp — the bulk kernels against their data-movement limit, in one run.
+//
+//   convert/<pair>/<impl>/<bytes>   bulk conversion of an array whose INPUT is <bytes> long
+//     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half)
+//     impl   mixprec      mixprec::convert(exec::seq, ...)  (exact; x86 fast paths when built
+//                         with -march=native)
+//            copy         the plain narrowing / widening copy of the same element sizes
+//                         (uint32 -> uint16, uint16 -> uint32, uint64 -> uint16): the
+//                         data-movement limit the targets are stated against
+//            intrinsic    the raw instruction loop: vcvtps2ph / vcvtph2ps (F16C, AVX-512),
+//                         vcvtneps2bf16 (AVX-512-BF16: flushes subnormal inputs, NOT exact),
+//                         shift for b2f (keeps signalling NaNs), vcvtpd2ps + vcvtps2ph for
+//                         d2h (double rounding, NOT exact)
+//            scalar       a loop of mixprec::round_to / static_cast (per-element code)
+//     bytes  4096 (L1), 262144 (L2), 268435456 (DRAM)
+//   unscale/<impl>/268435456     256 MiB of float gradients, in place
+//            mixprec      unscale_and_check(exec::seq, g, inv)   (one fused pass)
+//            mul          a plain in-place x *= s loop (the data-movement limit)
+//            naive        x *= s, then a second pass testing isfinite (two passes)
+// Counters: bytes_per_second counts input + output bytes; "vs_copy" (set by
+// scripts/bench_ratios.py from the JSON output) is computed after the run.
+//
+// Reproduce: see bench/README.md ("Bulk kernels").
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include <mixprec/mixprec.hpp>
+#include <mixprec/kernels.hpp>
+
+#if defined(__x86_64__) && (defined(__AVX512F__) || defined(__F16C__))
+#include <mixprec/detail/x86.hpp>
+#endif
+
+namespace {
+
+using namespace mixprec;
+
+const std::size_t kSizes[] = {4096, 262144, 268435456};
+
+std::vector<float> normal_floats(std::size_t n) {
+  std::mt19937 g(42);
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(g);
+  return v;
+}
+
+template <class T>
+void touch(std::vector<T>& v) {
+  benchmark::DoNotOptimize(v.data());
+  benchmark::ClobberMemory();
+}
+
+// --- peers -----------------------------------------------------------------------------------
+// The copies are written with the widest truncating/extending moves this build has
+// (vpmovdw / vpmovzxwd / vpmovqw), so that they really are the data-movement limit.
+void copy_narrow32(const std::uint32_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtepi32_epi16(_mm512_loadu_si512(in + i)));
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+void copy_widen16(const std::uint16_t* __restrict in, std::uint32_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_si512(out + i, _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
+  }
+#endif
+  for (; i < n; ++i) out[i] = in[i];
+}
+void copy_narrow64(const std::uint64_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 8 <= n; i += 8) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i)));
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+
+#if defined(__AVX512F__)
+void intr_f2h(const float* in, std::uint16_t* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i),
+                        _mm512_cvtps_ph(_mm512_loadu_ps(in + i), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+}
+void intr_h2f(const std::uint16_t* in, float* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm512_storeu_ps(out + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
+  }
+}
+void intr_b2f(const std::uint16_t* in, float* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))), 16);
+    _mm512_storeu_si512(out + i, u);
+  }
+}
+void intr_d2h(const double* in, std::uint16_t* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m256 f = _mm512_cvtpd_ps(_mm512_loadu_pd(in + i));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm256_cvtps_ph(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  }
+}
+#endif
+#if defined(__AVX512BF16__) && defined(__AVX512VL__)
+void intr_f2b(const float* in, std::uint16_t* out, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256bh b = _mm512_cvtneps_pbh(_mm512_loadu_ps(in + i));
+    std::memcpy(out + i, &b, 32);
+  }
+}
+#endif
+
+// --- benchmarks ------------------------------------------------------------------------------
+template <class S, class D, class Fn>
+void run_pair(benchmark::State& state, std::size_t in_bytes, const std::vector<S>& src, Fn fn) {
+  const std::size_t n = in_bytes / sizeof(S);
+  std::vector<D> dst(n);
+  for (auto _ : state) {
+    fn(src.data(), dst.data(), n);
+    touch(dst);
+  }
+  state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations()) *
+                          static_cast<std::int64_t>(n * (sizeof(S) + sizeof(D))));
+}
+
+template <class S>
+std::vector<S> source(std::size_t n) {
+  const auto f = normal_floats(n);
+  std::vector<S> v(n);
+  convert(exec::seq, f, v);
+  return v;
+}
+
+void register_convert() {
+  for (std::size_t bytes : kSizes) {
+    const std::string b = "/" + std::to_string(bytes);
+    // f2h
+    {
+      auto* src = new std::vector<float>(normal_floats(bytes / 4));
+      auto* bits = reinterpret_cast<const std::vector<std::uint32_t>*>(src);
+      benchmark::RegisterBenchmark(("convert/f2h/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, half>(s, bytes, *src, [](const float* i, half* o, std::size_t n) {
+          convert(exec::seq, span<const float>(i, n), span<half>(o, n));
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/f2h/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
+      });
+#if defined(__AVX512F__)
+      benchmark::RegisterBenchmark(("convert/f2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2h);
+      });
+#endif
+      benchmark::RegisterBenchmark(("convert/f2h/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, half>(s, bytes, *src, [](const float* i, half* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = half(i[k]);
+        });
+      });
+      // f2b
+      benchmark::RegisterBenchmark(("convert/f2b/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, bfloat16>(s, bytes, *src, [](const float* i, bfloat16* o, std::size_t n) {
+          convert(exec::seq, span<const float>(i, n), span<bfloat16>(o, n));
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/f2b/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
+      });
+#if defined(__AVX512BF16__) && defined(__AVX512VL__)
+      benchmark::RegisterBenchmark(("convert/f2b/intrinsic" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2b);
+      });
+#endif
+      benchmark::RegisterBenchmark(("convert/f2b/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<float, bfloat16>(s, bytes, *src, [](const float* i, bfloat16* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = bfloat16(i[k]);
+        });
+      });
+    }
+    // h2f, b2f: inputs of `bytes` bytes of 16-bit values
+    {
+      auto* h = new std::vector<half>(source<half>(bytes / 2));
+      auto* bf = new std::vector<bfloat16>(source<bfloat16>(bytes / 2));
+      auto* hb = reinterpret_cast<const std::vector<std::uint16_t>*>(h);
+      auto* bb = reinterpret_cast<const std::vector<std::uint16_t>*>(bf);
+      benchmark::RegisterBenchmark(("convert/h2f/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<half, float>(s, bytes, *h, [](const half* i, float* o, std::size_t n) {
+          convert(exec::seq, span<const half>(i, n), span<float>(o, n));
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/h2f/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, copy_widen16);
+      });
+#if defined(__AVX512F__)
+      benchmark::RegisterBenchmark(("convert/h2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint16_t, float>(s, bytes, *hb, intr_h2f);
+      });
+#endif
+      benchmark::RegisterBenchmark(("convert/h2f/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<half, float>(s, bytes, *h, [](const half* i, float* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = static_cast<float>(i[k]);
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/b2f/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<bfloat16, float>(s, bytes, *bf, [](const bfloat16* i, float* o, std::size_t n) {
+          convert(exec::seq, span<const bfloat16>(i, n), span<float>(o, n));
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/b2f/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, copy_widen16);
+      });
+#if defined(__AVX512F__)
+      benchmark::RegisterBenchmark(("convert/b2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint16_t, float>(s, bytes, *bb, intr_b2f);
+      });
+#endif
+      benchmark::RegisterBenchmark(("convert/b2f/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<bfloat16, float>(s, bytes, *bf, [](const bfloat16* i, float* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = static_cast<float>(i[k]);
+        });
+      });
+    }
+    // d2h
+    {
+      const auto f = normal_floats(bytes / 8);
+      auto* d = new std::vector<double>(f.begin(), f.end());
+      for (std::size_t k = 0; k < d->size(); ++k) (*d)[k] *= 1.0 + 1e-9 * static_cast<double>(k % 1000);
+      auto* db = reinterpret_cast<const std::vector<std::uint64_t>*>(d);
+      benchmark::RegisterBenchmark(("convert/d2h/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
+          convert(exec::seq, span<const double>(i, n), span<half>(o, n));
+        });
+      });
+      benchmark::RegisterBenchmark(("convert/d2h/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
+      });
+#if defined(__AVX512F__)
+      benchmark::RegisterBenchmark(("convert/d2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, std::uint16_t>(s, bytes, *d, intr_d2h);
+      });
+#endif
+      benchmark::RegisterBenchmark(("convert/d2h/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = half(i[k]);
+        });
+      });
+    }
+  }
+}
+
+void register_unscale() {
+  const std::size_t bytes = 268435456;
+  const std::size_t n = bytes / 4;
+  auto* g = new std::vector<float>(normal_floats(n));
+  auto per_iter = [=](benchmark::State& s) {
+    s.SetBytesProcessed(static_cast<std::int64_t>(s.iterations()) * static_cast<std::int64_t>(2 * bytes));
+  };
+  // Alternate the factor so the data stay in range: 2^-1 then 2^1.
+  benchmark::RegisterBenchmark("unscale/mixprec/268435456", [=](benchmark::State& s) {
+    float inv = 0.5f;
+    for (auto _ : s) {
+      bool found = unscale_and_check(exec::seq, *g, inv);
+      benchmark::DoNotOptimize(found);
+      inv = 1.0f / inv;
+    }
+    per_iter(s);
+  });
+  benchmark::RegisterBenchmark("unscale/mul/268435456", [=](benchmark::State& s) {
+    float inv = 0.5f;
+    for (auto _ : s) {
+      float* p = g->data();
+      for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
+      touch(*g);
+      inv = 1.0f / inv;
+    }
+    per_iter(s);
+  });
+  benchmark::RegisterBenchmark("unscale/naive/268435456", [=](benchmark::State& s) {
+    float inv = 0.5f;
+    for (auto _ : s) {
+      float* p = g->data();
+      for (std::size_t i = 0; i < n; ++i) p[i] *= inv;
+      bool found = false;
+      for (std::size_t i = 0; i < n; ++i) found |= !std::isfinite(p[i]);
+      benchmark::DoNotOptimize(found);
+      inv = 1.0f / inv;
+    }
+    per_iter(s);
+  });
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  register_convert();
+  register_unscale();
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::AddCustomContext("mixprec fast paths", detail::simd_convert_paths());
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}
