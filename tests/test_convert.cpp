@@ -5,6 +5,7 @@
 // tests/exhaustive/test_convert_fast_paths.cpp).
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -180,4 +181,27 @@ TEST_CASE("convert: the x86 fast paths (when compiled in) equal the portable pat
     bad += b2[i].bits() != round_to<bfloat16>(fb[i]).bits();
   }
   CHECK(bad == 0);
+}
+
+TEST_CASE("convert: double -> half on every midpoint between halves and its neighbours") {
+  // Every tie of half (as an exact double) and the doubles one ulp either side: where a double
+  // rounding through float would go wrong (the fast path rounds to odd first to avoid it).
+  std::vector<double> src;
+  for (std::uint32_t b = 0; b < 0x7c00; ++b) {
+    const double lo = static_cast<double>(half::from_bits(static_cast<std::uint16_t>(b)));
+    const double hi = b + 1 == 0x7c00 ? 65536.0 : static_cast<double>(half::from_bits(static_cast<std::uint16_t>(b + 1)));
+    const double mid = (lo + hi) / 2;  // exact in double
+    for (double v : {mid, std::nextafter(mid, 0.0), std::nextafter(mid, 1e300), lo + (hi - lo) * 0.25}) {
+      src.push_back(v);
+      src.push_back(-v);
+    }
+  }
+  std::vector<half> got(src.size());
+  convert(exec::par, src, got);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < src.size(); ++i) bad += got[i].bits() != round_to<half>(src[i]).bits();
+  CHECK(bad == 0);
+  // And against the direct definition on a few: the tie 65520 goes to +inf, just below to 65504.
+  CHECK(round_to<half>(65520.0).bits() == 0x7c00);
+  CHECK(round_to<half>(std::nextafter(65520.0, 0.0)).bits() == 0x7bff);
 }
