@@ -42,7 +42,7 @@ enum class dtype_kind : unsigned char { undefined, boolean, integer, floating };
 class dtype {
  public:
   /// The undefined dtype ("undefined").
-  MIXPREC_HD constexpr dtype() noexcept = default;
+  constexpr dtype() noexcept = default;
 
   /// The dtype of T: float, double, a mixprec type, bool or an integer type.
   template <class T>

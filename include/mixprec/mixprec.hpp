@@ -11,6 +11,9 @@
 //   math.hpp                            <cmath>-style functions and ulp
 //   loss_scale.hpp, grad_scaler.hpp     loss scaling: presets, GradScaler, JSON state dicts
 //   fp8_scaling.hpp, mx.hpp             FP8 delayed/current scaling, MX block quantization
+//   dtype.hpp, cast_result.hpp          types as run-time values, run-time-typed conversions
+//   autocast_ops.hpp, autocast.hpp      autocast: PyTorch's op tables, thread-local scopes
+//   precision_policy.hpp                jmp / Keras / Apex precision policies
 //
 // Optional integrations, included on request only: std_format.hpp (std::formatter, where
 // <format> exists) and fmt.hpp (fmt::formatter, needs {fmt}).
@@ -38,5 +41,10 @@
 #include "grad_scaler.hpp"
 #include "fp8_scaling.hpp"
 #include "mx.hpp"
+#include "dtype.hpp"
+#include "cast_result.hpp"
+#include "autocast_ops.hpp"
+#include "autocast.hpp"
+#include "precision_policy.hpp"
 
 #endif  // MIXPREC_MIXPREC_HPP
