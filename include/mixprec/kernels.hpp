@@ -8,5 +8,7 @@
 #include "kernels/convert.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/unscale.hpp"
+#include "kernels/softmax.hpp"
+#include "kernels/optim.hpp"
 
 #endif  // MIXPREC_KERNELS_HPP

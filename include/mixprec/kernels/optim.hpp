@@ -1,0 +1,461 @@
+// mixprec/kernels/optim.hpp — optimizer steps (SGD, Adam, AdamW) as one fused pass per parameter
+// tensor, reproducing PyTorch's single-tensor implementations operation by operation, including
+// the rounding of every intermediate tensor to its dtype.
+//
+//   sgd_step(policy, params, grads, momentum_buffer, step, sgd_options[, update_rounding[, model_copy]])
+//   adam_step(policy, params, grads, exp_avg, exp_avg_sq, step, adam_options[, update_rounding[, model_copy]])
+//   adamw_step(...the same as adam_step...)
+//
+// Types: W (params), G (grads), S (optimizer state), M (model_copy) are float, double or any
+// mixprec type. Typical uses: float master weights with a half/bfloat16 model copy written in the
+// same pass (W = G = S = float, M = half), and "regular" low-precision training where W = G = S =
+// half or bfloat16. `step` is the 1-based step count (PyTorch's state['step'] after its
+// increment). Under exec::cuda every span is device memory. grads may be span<const G> or span<G>.
+//
+// Semantics (torch/optim/adam.py and sgd.py, _single_tensor_*: non-capturable, non-amsgrad,
+// non-maximize, non-differentiable). Every PyTorch tensor operation below computes in C = float
+// (double when W, G or S is double) from its operands' exact values and rounds its result, nearest
+// even, to the dtype of the tensor it writes; the next operation reads that rounded value. This
+// is what PyTorch does for float tensors (everything in float) and for half/bfloat16 tensors
+// ("opmath": each op in float, result rounded to half/bfloat16). Python scalars are computed in
+// double from the float option values, as Python computes them, and then converted:
+//   to C (float) for: mul/div by a scalar, lerp's weight, addcmul/addcdiv's value;
+//   to the op's dtype D first, then to C, for: add's alpha and a scalar added with add_
+//   (PyTorch converts those to the tensor's dtype; D = float or double: no change).
+// The exact operation of each PyTorch CPU kernel (AVX2/AVX-512 builds; matched bit for bit, see
+// tests/golden/gen_optim.py) is:
+//   a.add(b, alpha=s)       fma(b, s, a)
+//   a.mul(s), a.div(s)      a * s, a / s
+//   a.lerp(b, w)            |w| < 0.5: fma(w, b - a, a); else fma(w - 1, b - a, b)
+//   a.addcmul(b, c, value)  fma(value * b, c, a)
+//   a.addcdiv(b, c, value)  a + (value * b) / c
+//   a.sqrt()                correctly rounded (see "Differences" below)
+// Adam, AdamW (g: the gradient; p: the parameter; m, v: exp_avg, exp_avg_sq; b1, b2, lr, eps, wd
+// from adam_options, as doubles):
+//   Adam with wd != 0:  g = g.add(p, alpha=wd)                 (dtype Gd = promote(G, W))
+//   AdamW with wd != 0: p = p.mul(1 - lr * wd)                 (dtype W, nearest even)
+//   m = m.lerp(g, 1 - b1)                                      (S)
+//   v = v.mul(b2); v = v.addcmul(g, g, value=1 - b2)           (S, S)
+//   bc1 = 1 - b1^step; bc2 = 1 - b2^step (std::pow, as Python's **); step_size = lr / bc1
+//   d = v.sqrt(); d = d.div(pow(bc2, 0.5)); d = d.add(eps)     (S, S, S; eps converted to S)
+//   p = p.addcdiv(m, d, value=-step_size)                      (W, rounded with update_rounding)
+// SGD (momentum mu, dampening tau, nesterov):
+//   wd != 0:            g = g.add(p, alpha=wd)                 (Gd)
+//   mu != 0, step == 1: buf = g (rounded to S; buf's old contents are not read: PyTorch creates
+//                       the buffer as a copy of the gradient)
+//   mu != 0, step > 1:  buf = buf.mul(mu); buf = buf.add(g, alpha=1 - tau)     (S, S; alpha in
+//                       promote(Gd, S))
+//   mu != 0:            g = nesterov ? g.add(buf, alpha=mu) (promote(Gd, S)) : buf
+//   p = p.add(g, alpha=-lr)                                    (W, rounded with update_rounding)
+//   (mu == 0: momentum_buffer is not touched and may be empty.)
+// promote(X, Y) is X when X == Y, else double if either is double, else float (PyTorch's type
+// promotion for these dtypes; for mixed G != W the weight-decayed gradient is given that type
+// even when wd == 0, which only changes which dtype add's alpha is rounded to).
+//
+// Rounding of the update: the final write of params (and only that one) rounds the value computed
+// in C to W with update_rounding.mode; rounding::stochastic takes its 32 random bits for element
+// i from counter_rng(seed) at counter offset + i, so the result is the same on host and device
+// and for any thread count (give each tensor and each step its own offset or seed). With W == C
+// (float master weights) the final value is already a float and the mode has no effect. Other
+// writes (state, the AdamW decay, intermediate tensors) round to nearest even, as PyTorch.
+// model_copy (optional: empty to skip): model_copy[i] = round_to<M>(params[i]) (nearest even)
+// after the update, in the same pass.
+//
+// Consequences reproduced on purpose: with half states, eps = 1e-8 converts to half 0, and
+// v = (1 - b2) g^2 underflows to 0 for |g| below about 2^-9 (v's smallest subnormal is 2^-24), so
+// d = 0 and m / d makes the parameter +-inf (NaN where m is 0 too): "regular" fp16 Adam fails.
+//
+// Differences from PyTorch (documented, found by tests/golden/gen_optim.py):
+//   * float32 sqrt: PyTorch's CPU kernel calls MKL's vsSqrt (VML_HA), which is not correctly
+//     rounded (1 ulp off for about 16% of random inputs on our Zen 4); PyTorch's CUDA kernel, its
+//     half/bfloat16 CPU path and mixprec round correctly. The float32 goldens are generated with
+//     the correctly rounded sqrt.
+//   * half/bfloat16 add with alpha: PyTorch's vectorized loop computes fma(b, alpha, a) in float
+//     and rounds once (matched), but the scalar tail of each contiguous chunk (the last n % 64
+//     elements of a small tensor) computes in c10::Half arithmetic, rounding alpha * b to half
+//     first. That tail depends on tensor length and thread chunking; mixprec follows the
+//     vectorized loop everywhere. (Affects SGD and Adam's coupled weight decay on half/bfloat16.)
+//   * PyTorch keeps step in a float32 tensor: beyond 2^24 steps its count stops increasing.
+//   * CPU builds without AVX2 (ATen's DEFAULT capability) do not fuse the multiply-adds above.
+// NaN payloads are not specified.
+//
+// Errors (std::invalid_argument, thrown on the host before anything is written): spans of
+// different sizes (model_copy: empty or the same size; SGD's momentum_buffer: the same size when
+// momentum != 0), step < 1, and option values PyTorch's constructors reject (lr < 0, eps < 0,
+// betas outside [0, 1), weight_decay < 0, momentum < 0, nesterov without momentum or with
+// dampening).
+//
+// Every operation is one IEEE operation written explicitly (detail/ieee_ops.hpp), so results are
+// the same bits under exec::seq, exec::par(n) and exec::cuda (without --use_fast_math).
+#ifndef MIXPREC_KERNELS_OPTIM_HPP
+#define MIXPREC_KERNELS_OPTIM_HPP
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "../basic_float.hpp"
+#include "../config.hpp"
+#include "../detail/ieee_ops.hpp"
+#include "../exec.hpp"
+#include "../random.hpp"
+#include "../round_to.hpp"
+#include "../rounding.hpp"
+#include "../span.hpp"
+
+namespace mixprec {
+
+/// torch.optim.SGD's hyperparameters.
+struct sgd_options {
+  float lr = 0.01f;
+  float momentum = 0.0f;
+  float dampening = 0.0f;
+  float weight_decay = 0.0f;
+  bool nesterov = false;
+};
+
+/// torch.optim.Adam's / AdamW's hyperparameters (AdamW's PyTorch default weight_decay is 1e-2;
+/// here the struct's value, 0, is the default for both).
+struct adam_options {
+  float lr = 1e-3f;
+  float beta1 = 0.9f;
+  float beta2 = 0.999f;
+  float eps = 1e-8f;
+  float weight_decay = 0.0f;
+};
+
+/// How the final write of the parameters rounds (see the top of this header).
+struct update_rounding {
+  rounding mode = rounding::nearest_even;
+  std::uint64_t seed = 0;
+  std::uint64_t offset = 0;
+};
+
+namespace detail {
+namespace optim_impl {
+
+template <class T>
+constexpr bool is_double = std::is_same<std::remove_cv_t<T>, double>::value;
+
+/// The compute type: double when any of T is double, else float.
+template <class... T>
+using opmath_t = std::conditional_t<(is_double<T> || ...), double, float>;
+
+/// PyTorch's promotion for the dtypes here.
+template <class X, class Y>
+using promote_t = std::conditional_t<std::is_same<X, Y>::value, X, opmath_t<X, Y>>;
+
+using ieee::div_rn;
+using ieee::fma_rn;
+using ieee::mul_rn;
+using ieee::sqrt_rn;
+
+/// A Python scalar (a double) as an op computing in C sees it when it first converts the scalar
+/// to dtype D (add's alpha, add_(scalar)): through float to D, as c10::Scalar::to<Half> does.
+template <class C, class D>
+C scalar_as(double x) {
+  if constexpr (is_double<D>) {
+    return static_cast<C>(x);
+  } else if constexpr (std::is_same<D, float>::value) {
+    return static_cast<C>(static_cast<float>(x));
+  } else {
+    return static_cast<C>(round_to<D>(static_cast<float>(x)));
+  }
+}
+
+/// x rounded to T, nearest even.
+template <class T, class C>
+MIXPREC_HD inline T to(C x) noexcept {
+  if constexpr (std::is_same<T, C>::value) {
+    return x;
+  } else if constexpr (std::is_same<T, float>::value || is_double<T>) {
+    return static_cast<T>(x);
+  } else {
+    return round_to<T>(x, rounding::nearest_even, overflow::ieee, 0u);
+  }
+}
+
+/// x rounded to T and read back in C (the value an op's result tensor holds).
+template <class T, class C>
+MIXPREC_HD inline C held(C x) noexcept {
+  return static_cast<C>(to<T>(x));
+}
+
+/// The final write: x rounded to W with the update's mode.
+template <class W, class C>
+struct final_rounding {
+  rounding mode;
+  counter_rng rng;
+  std::uint64_t offset;
+  MIXPREC_HD W operator()(C x, std::size_t i) const noexcept {
+    if constexpr (std::is_same<W, C>::value) {
+      return x;  // already exact in W
+    } else {
+      if (mode == rounding::nearest_even) return to<W>(x);
+      const std::uint32_t bits = mode == rounding::stochastic ? rng(offset + i) : 0u;
+      return round_to<W>(x, mode, overflow::ieee, bits);
+    }
+  }
+};
+
+/// lerp's float weight w and w - 1, and which branch it takes.
+template <class C>
+struct lerp_weight {
+  C w;
+  C w_minus_1;
+  bool small;
+};
+template <class C>
+lerp_weight<C> make_lerp_weight(double weight) {
+  const C w = static_cast<C>(weight);
+  return {w, w - C(1), (w < C(0) ? -w : w) < C(0.5)};
+}
+
+template <class C>
+MIXPREC_HD inline C lerp(C a, C b, const lerp_weight<C>& w) noexcept {
+  const C d = b - a;
+  return w.small ? fma_rn(w.w, d, a) : fma_rn(w.w_minus_1, d, b);
+}
+
+template <class C, class W, class G, class S, class M, bool Decoupled>
+struct adam_body {
+  using Gd = promote_t<G, W>;
+  W* p;
+  const G* g;
+  S* m;
+  S* v;
+  M* copy;
+  bool weight_decay;
+  C wd_alpha;      // Adam: wd as add's alpha in Gd
+  C decay;         // AdamW: 1 - lr * wd
+  lerp_weight<C> beta1_weight;  // 1 - beta1
+  C beta2;
+  C one_minus_beta2;
+  C bc2_sqrt;
+  C eps;           // eps as S holds it
+  C neg_step_size;
+  final_rounding<W, C> final_round;
+
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) {
+      C pc = static_cast<C>(p[i]);
+      C gc = static_cast<C>(g[i]);
+      if (weight_decay) {
+        if constexpr (Decoupled) {
+          pc = held<W>(mul_rn(pc, decay));
+        } else {
+          gc = held<Gd>(fma_rn(pc, wd_alpha, gc));
+        }
+      }
+      const S m_new = to<S>(lerp(static_cast<C>(m[i]), gc, beta1_weight));
+      const C v1 = held<S>(mul_rn(static_cast<C>(v[i]), beta2));
+      const S v_new = to<S>(fma_rn(mul_rn(one_minus_beta2, gc), gc, v1));
+      C d = held<S>(sqrt_rn(static_cast<C>(v_new)));
+      d = held<S>(div_rn(d, bc2_sqrt));
+      d = held<S>(d + eps);
+      const W p_new = final_round(pc + div_rn(mul_rn(neg_step_size, static_cast<C>(m_new)), d), i);
+      m[i] = m_new;
+      v[i] = v_new;
+      p[i] = p_new;
+      if (copy != nullptr) copy[i] = round_to<M>(p_new, rounding::nearest_even, overflow::ieee, 0u);
+    }
+  }
+};
+
+template <class C, class W, class G, class S, class M>
+struct sgd_body {
+  using Gd = promote_t<G, W>;
+  using Gn = promote_t<Gd, S>;
+  W* p;
+  const G* g;
+  S* buf;
+  M* copy;
+  bool weight_decay;
+  C wd_alpha;        // wd as add's alpha in Gd
+  bool momentum;
+  bool first;        // step == 1: the buffer is created from the gradient
+  bool nesterov;
+  C mu;              // buf.mul(momentum)
+  C one_minus_tau;   // 1 - dampening as add's alpha in promote(S, Gd)
+  C mu_alpha;        // momentum as add's alpha in Gn
+  C neg_lr;          // -lr as add's alpha in promote(W, the update's dtype)
+  final_rounding<W, C> final_round;
+
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t i = begin; i < end; ++i) {
+      const C pc = static_cast<C>(p[i]);
+      C gc = static_cast<C>(g[i]);
+      if (weight_decay) gc = held<Gd>(fma_rn(pc, wd_alpha, gc));
+      if (momentum) {
+        C b;
+        if (first) {
+          b = held<S>(gc);
+        } else {
+          b = held<S>(mul_rn(static_cast<C>(buf[i]), mu));
+          b = held<S>(fma_rn(gc, one_minus_tau, b));
+        }
+        buf[i] = to<S>(b);
+        gc = nesterov ? held<Gn>(fma_rn(b, mu_alpha, gc)) : b;
+      }
+      const W p_new = final_round(fma_rn(gc, neg_lr, pc), i);
+      p[i] = p_new;
+      if (copy != nullptr) copy[i] = round_to<M>(p_new, rounding::nearest_even, overflow::ieee, 0u);
+    }
+  }
+};
+
+[[noreturn]] inline void fail(const char* what, const std::string& why) {
+  throw std::invalid_argument(std::string("mixprec::") + what + ": " + why);
+}
+
+inline void check_size(const char* what, const char* name, std::size_t size, std::size_t n) {
+  if (size != n) {
+    fail(what, std::string(name) + " has " + std::to_string(size) + " elements, params " + std::to_string(n));
+  }
+}
+
+inline void check_option(const char* what, bool ok, const char* name, float value) {
+  if (!ok) fail(what, std::string("invalid ") + name + " " + std::to_string(value));
+}
+
+template <class W, class G, class S, class M>
+void check_adam(const char* what, span<W> params, span<const G> grads, span<S> exp_avg, span<S> exp_avg_sq,
+                std::int64_t step, const adam_options& o, span<M> model_copy) {
+  const std::size_t n = params.size();
+  check_size(what, "grads", grads.size(), n);
+  check_size(what, "exp_avg", exp_avg.size(), n);
+  check_size(what, "exp_avg_sq", exp_avg_sq.size(), n);
+  if (!model_copy.empty()) check_size(what, "model_copy", model_copy.size(), n);
+  if (step < 1) fail(what, "step must be >= 1 (got " + std::to_string(step) + ")");
+  check_option(what, o.lr >= 0.0f, "learning rate", o.lr);
+  check_option(what, o.eps >= 0.0f, "epsilon", o.eps);
+  check_option(what, o.beta1 >= 0.0f && o.beta1 < 1.0f, "beta1", o.beta1);
+  check_option(what, o.beta2 >= 0.0f && o.beta2 < 1.0f, "beta2", o.beta2);
+  check_option(what, o.weight_decay >= 0.0f, "weight_decay", o.weight_decay);
+}
+
+template <class Policy, class W, class G, class S, class M, bool Decoupled>
+void adam_impl(const char* what, Policy policy, span<W> params, span<const G> grads, span<S> exp_avg,
+               span<S> exp_avg_sq, std::int64_t step, const adam_options& o, const update_rounding& ur,
+               span<M> model_copy) {
+  static_assert(exec::is_execution_policy<Policy>::value, "mixprec optimizer steps: not an execution policy");
+  static_assert(!std::is_const<W>::value && !std::is_const<S>::value && !std::is_const<M>::value,
+                "mixprec optimizer steps: params, states and model_copy must be writable");
+  check_adam(what, params, grads, exp_avg, exp_avg_sq, step, o, model_copy);
+  using C = opmath_t<W, G, S>;
+  using Gd = promote_t<G, W>;
+  const double lr = o.lr, b1 = o.beta1, b2 = o.beta2, wd = o.weight_decay;
+  const double stepd = static_cast<double>(step);
+  const double bc1 = 1.0 - std::pow(b1, stepd);
+  const double bc2 = 1.0 - std::pow(b2, stepd);
+  const double step_size = lr / bc1;
+  const double bc2_sqrt = std::pow(bc2, 0.5);  // Python's bias_correction2 ** 0.5
+  adam_body<C, W, G, S, M, Decoupled> body{
+      params.data(),
+      grads.data(),
+      exp_avg.data(),
+      exp_avg_sq.data(),
+      model_copy.empty() ? nullptr : model_copy.data(),
+      wd != 0.0,
+      scalar_as<C, Gd>(wd),
+      static_cast<C>(1.0 - mul_rn(lr, wd)),
+      make_lerp_weight<C>(1.0 - b1),
+      static_cast<C>(b2),
+      static_cast<C>(1.0 - b2),
+      static_cast<C>(bc2_sqrt),
+      scalar_as<C, S>(static_cast<double>(o.eps)),
+      static_cast<C>(-step_size),
+      final_rounding<W, C>{ur.mode, counter_rng(ur.seed), ur.offset}};
+  detail::for_each_range(policy, params.size(), body);
+}
+
+}  // namespace optim_impl
+}  // namespace detail
+
+/// One Adam step (torch.optim.Adam, L2 weight decay added to the gradient).
+template <class Policy, class W, class G, class S, class M = W>
+void adam_step(Policy policy, span<W> params, span<const G> grads, span<S> exp_avg, span<S> exp_avg_sq,
+               std::int64_t step, const adam_options& options, const update_rounding& ur = {},
+               span<M> model_copy = {}) {
+  detail::optim_impl::adam_impl<Policy, W, G, S, M, false>("adam_step", policy, params, grads, exp_avg, exp_avg_sq,
+                                                           step, options, ur, model_copy);
+}
+
+/// One AdamW step (torch.optim.AdamW: decoupled weight decay p *= 1 - lr * weight_decay).
+template <class Policy, class W, class G, class S, class M = W>
+void adamw_step(Policy policy, span<W> params, span<const G> grads, span<S> exp_avg, span<S> exp_avg_sq,
+                std::int64_t step, const adam_options& options, const update_rounding& ur = {},
+                span<M> model_copy = {}) {
+  detail::optim_impl::adam_impl<Policy, W, G, S, M, true>("adamw_step", policy, params, grads, exp_avg, exp_avg_sq,
+                                                          step, options, ur, model_copy);
+}
+
+/// One SGD step (torch.optim.SGD). With momentum == 0 the buffer is unused and may be empty.
+template <class Policy, class W, class G, class S = W, class M = W>
+void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> momentum_buffer, std::int64_t step,
+              const sgd_options& o, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  namespace oi = detail::optim_impl;
+  static_assert(exec::is_execution_policy<Policy>::value, "mixprec::sgd_step: not an execution policy");
+  static_assert(!std::is_const<W>::value && !std::is_const<S>::value && !std::is_const<M>::value,
+                "mixprec::sgd_step: params, momentum_buffer and model_copy must be writable");
+  const char* what = "sgd_step";
+  const std::size_t n = params.size();
+  oi::check_size(what, "grads", grads.size(), n);
+  if (o.momentum != 0.0f) oi::check_size(what, "momentum_buffer", momentum_buffer.size(), n);
+  if (!model_copy.empty()) oi::check_size(what, "model_copy", model_copy.size(), n);
+  if (step < 1) oi::fail(what, "step must be >= 1 (got " + std::to_string(step) + ")");
+  oi::check_option(what, o.lr >= 0.0f, "learning rate", o.lr);
+  oi::check_option(what, o.momentum >= 0.0f, "momentum", o.momentum);
+  oi::check_option(what, o.weight_decay >= 0.0f, "weight_decay", o.weight_decay);
+  if (o.nesterov && (o.momentum <= 0.0f || o.dampening != 0.0f)) {
+    oi::fail(what, "nesterov momentum requires a momentum and zero dampening");
+  }
+  using C = oi::opmath_t<W, G, S>;
+  using Gd = oi::promote_t<G, W>;
+  using Gn = oi::promote_t<Gd, S>;
+  const double lr = o.lr, mu = o.momentum, tau = o.dampening, wd = o.weight_decay;
+  const bool has_momentum = mu != 0.0;
+  // The dtype of the update direction g in p.add(g, alpha=-lr) decides how -lr is rounded.
+  const C neg_lr = !has_momentum ? oi::scalar_as<C, oi::promote_t<W, Gd>>(-lr)
+                   : o.nesterov  ? oi::scalar_as<C, oi::promote_t<W, Gn>>(-lr)
+                                 : oi::scalar_as<C, oi::promote_t<W, S>>(-lr);
+  oi::sgd_body<C, W, G, S, M> body{params.data(),
+                                   grads.data(),
+                                   has_momentum ? momentum_buffer.data() : nullptr,
+                                   model_copy.empty() ? nullptr : model_copy.data(),
+                                   wd != 0.0,
+                                   oi::scalar_as<C, Gd>(wd),
+                                   has_momentum,
+                                   step == 1,
+                                   o.nesterov,
+                                   static_cast<C>(mu),
+                                   oi::scalar_as<C, Gn>(1.0 - tau),
+                                   oi::scalar_as<C, Gn>(mu),
+                                   neg_lr,
+                                   oi::final_rounding<W, C>{ur.mode, counter_rng(ur.seed), ur.offset}};
+  detail::for_each_range(policy, n, body);
+}
+
+// The same steps with a non-const gradient span (span<G> does not deduce span<const G>).
+template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
+void adam_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
+               const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  adam_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
+}
+template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
+void adamw_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
+                const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  adamw_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
+}
+template <class Policy, class W, class G, class S = W, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
+void sgd_step(Policy policy, span<W> params, span<G> grads, span<S> momentum_buffer, std::int64_t step,
+              const sgd_options& o, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  sgd_step(policy, params, span<const G>(grads), momentum_buffer, step, o, ur, model_copy);
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_OPTIM_HPP
