@@ -10,5 +10,6 @@
 #include "kernels/unscale.hpp"
 #include "kernels/softmax.hpp"
 #include "kernels/optim.hpp"
+#include "kernels/gemm.hpp"
 
 #endif  // MIXPREC_KERNELS_HPP

@@ -1,0 +1,317 @@
+// SPDX-License-Identifier: MIT
+// examples/precision_study/cli.hpp — the command line of the precision study: flags, data
+// selection and splits, the run of every mode, the printed report and the output files.
+//
+// Splits: the first 55000 training images train, the last 5000 validate (the seed's setup: a
+// validation set cut from the training set), the 10000 test images test. --limit N keeps the first
+// N of each of the three (for quick runs and the reduced test).
+#ifndef MIXPREC_PRECISION_STUDY_CLI_HPP
+#define MIXPREC_PRECISION_STUDY_CLI_HPP
+
+#include <mixprec/exec.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <ostream>
+#include <string>
+#include <system_error>
+#include <vector>
+
+#include "data.hpp"
+#include "report.hpp"
+#include "train.hpp"
+
+namespace precision_study {
+
+constexpr const char* default_data_dir = "/usr/share/datasets/fashion-mnist";
+constexpr const char* default_out_dir = "precision_study_out";
+constexpr std::size_t validation_images = 5000;
+
+struct options {
+  std::vector<const mode_spec*> modes;
+  std::size_t epochs = 3;
+  unsigned threads = 0;
+  std::uint64_t seed = 1;
+  std::string data = default_data_dir;
+  bool data_given = false;
+  std::string out = default_out_dir;
+  std::size_t limit = 0;  ///< 0: no limit
+  double init_scale = 65536;
+  std::size_t log_every = 100;
+  bool help = false;
+};
+
+inline std::string usage() {
+  std::string modes;
+  for (const mode_spec& m : all_modes()) {
+    std::string name = m.name;
+    name.resize(21, ' ');
+    modes += "\n                        " + name + m.description;
+  }
+  return std::string(
+             "usage: precision_study [options]\n"
+             "Trains an MLP 784-512-256-10 on Fashion-MNIST in ten precisions with mixprec's kernels and reports\n"
+             "test accuracy, time, memory, loss scaling and NaNs per mode (table, CSV, JSON, SVG).\n"
+             "\n"
+             "  --modes LIST        comma-separated modes (default: all ten):") +
+         modes +
+         "\n"
+         "  --epochs N          epochs (default 3)\n"
+         "  --threads N         threads for the kernels (default: $MIXPREC_NUM_THREADS or all cores)\n"
+         "  --seed N            seed of the initialization, the shuffles and stochastic rounding (default 1)\n"
+         "  --data DIR          Fashion-MNIST IDX files, gzip or raw (default " +
+         default_data_dir +
+         ");\n"
+         "                      'synthetic' for the built-in task (also used when the default directory is empty)\n"
+         "  --out DIR           output directory (default ./" +
+         default_out_dir +
+         ")\n"
+         "  --limit N           use only the first N training, validation and test images\n"
+         "  --init-scale S      float16-mixed: the loss scaler's initial scale (default 65536)\n"
+         "  --log-every N       a progress line every N batches (default 100; 0: epoch lines only)\n"
+         "  -h, --help          this text\n";
+}
+
+namespace detail {
+
+inline bool parse_unsigned(const std::string& s, std::uint64_t& v) {
+  if (s.empty() || s[0] < '0' || s[0] > '9') return false;
+  errno = 0;
+  char* end = nullptr;
+  const unsigned long long r = std::strtoull(s.c_str(), &end, 10);
+  if (errno != 0 || end == nullptr || *end != '\0') return false;
+  v = static_cast<std::uint64_t>(r);
+  return true;
+}
+
+}  // namespace detail
+
+/// Parses argv; throws study_error naming the bad flag.
+inline options parse_options(int argc, const char* const* argv) {
+  options o;
+  bool modes_given = false;
+  for (int i = 1; i < argc; ++i) {
+    std::string arg = argv[i];
+    std::string value;
+    bool has_value = false;
+    const std::size_t eq = arg.find('=');
+    if (arg.rfind("--", 0) == 0 && eq != std::string::npos) {
+      value = arg.substr(eq + 1);
+      arg = arg.substr(0, eq);
+      has_value = true;
+    }
+    if (arg == "-h" || arg == "--help") {
+      if (has_value) throw study_error(arg + " takes no value");
+      o.help = true;
+      continue;
+    }
+    const bool known = arg == "--modes" || arg == "--epochs" || arg == "--threads" || arg == "--seed" ||
+                       arg == "--data" || arg == "--out" || arg == "--limit" || arg == "--init-scale" ||
+                       arg == "--log-every";
+    if (!known) throw study_error("unknown option '" + arg + "'");
+    if (!has_value) {
+      if (i + 1 >= argc) throw study_error(arg + " needs a value");
+      value = argv[++i];
+    }
+    std::uint64_t n = 0;
+    auto number = [&](std::uint64_t lo, std::uint64_t hi) {
+      if (!detail::parse_unsigned(value, n) || n < lo || n > hi) {
+        throw study_error(arg + ": '" + value + "' is not an integer in [" + std::to_string(lo) + ", " +
+                          std::to_string(hi) + "]");
+      }
+      return n;
+    };
+    if (arg == "--modes") {
+      modes_given = true;
+      o.modes.clear();
+      std::size_t at = 0;
+      for (;;) {
+        const std::size_t comma = value.find(',', at);
+        const std::string name = value.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        if (name == "all") {
+          for (const mode_spec& m : all_modes()) o.modes.push_back(&m);
+        } else {
+          const mode_spec* m = find_mode(name);
+          if (m == nullptr) {
+            std::string names;
+            for (const mode_spec& s : all_modes()) names += std::string(names.empty() ? "" : ", ") + s.name;
+            throw study_error("--modes: unknown mode '" + name + "' (modes: " + names + ", or all)");
+          }
+          for (const mode_spec* seen : o.modes) {
+            if (seen == m) throw study_error("--modes: '" + name + "' is listed twice");
+          }
+          o.modes.push_back(m);
+        }
+        if (comma == std::string::npos) break;
+        at = comma + 1;
+      }
+    } else if (arg == "--epochs") {
+      o.epochs = static_cast<std::size_t>(number(1, 1000));
+    } else if (arg == "--threads") {
+      o.threads = static_cast<unsigned>(number(1, 4096));
+    } else if (arg == "--seed") {
+      if (!detail::parse_unsigned(value, n)) throw study_error("--seed: '" + value + "' is not an unsigned integer");
+      o.seed = n;
+    } else if (arg == "--data") {
+      if (value.empty()) throw study_error("--data: empty directory name");
+      o.data = value;
+      o.data_given = true;
+    } else if (arg == "--out") {
+      if (value.empty()) throw study_error("--out: empty directory name");
+      o.out = value;
+    } else if (arg == "--limit") {
+      o.limit = static_cast<std::size_t>(number(1, ~std::uint64_t{0} >> 1));
+    } else if (arg == "--init-scale") {
+      char* end = nullptr;
+      const double s = std::strtod(value.c_str(), &end);
+      if (value.empty() || end == nullptr || *end != '\0' || !(s > 0) || !std::isfinite(s) || s > 3.0e38) {
+        throw study_error("--init-scale: '" + value + "' is not a positive finite number");
+      }
+      o.init_scale = s;
+    } else if (arg == "--log-every") {
+      o.log_every = static_cast<std::size_t>(number(0, ~std::uint64_t{0} >> 1));
+    }
+  }
+  if (!modes_given) {
+    for (const mode_spec& m : all_modes()) o.modes.push_back(&m);
+  }
+  return o;
+}
+
+/// Loads the data the options ask for (see --data); notes go to out. The default directory falls
+/// back to the synthetic task when it holds no data, or only gzip files and this build cannot
+/// read them; a directory given with --data must hold readable data.
+inline dataset load_data(const options& o, std::ostream& out) {
+  if (o.data == "synthetic") {
+    out << "Data: the built-in synthetic task (--data synthetic).\n";
+    return make_synthetic();
+  }
+  dataset d;
+  try {
+    if (load_fashion_mnist(o.data, d)) return d;
+  } catch (const gzip_unavailable& e) {
+    if (o.data_given) throw;
+    out << "Cannot read the Fashion-MNIST copy in " << o.data << ": " << e.what()
+        << "\nRunning on the built-in synthetic task instead: the numbers are NOT Fashion-MNIST's.\n";
+    return make_synthetic();
+  }
+  if (o.data_given) {
+    throw study_error("--data " + o.data + ": no Fashion-MNIST files there (" + idx_file_names()[0] +
+                      "[.gz] and the three others); use --data synthetic for the built-in task");
+  }
+  out << "No Fashion-MNIST found in " << o.data
+      << " (Debian/Ubuntu: apt-get install dataset-fashion-mnist; or --data DIR).\n"
+         "Running on the built-in synthetic task instead: the numbers are NOT Fashion-MNIST's.\n";
+  return make_synthetic();
+}
+
+/// The whole program; returns the exit status. Messages to out, errors to err.
+inline int study_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  options o;
+  try {
+    o = parse_options(argc, argv);
+  } catch (const study_error& e) {
+    err << "precision_study: " << e.what() << "\n\n" << usage();
+    return 2;
+  }
+  if (o.help) {
+    out << usage();
+    return 0;
+  }
+  try {
+    // The output directory first: a study must not fail at its end for want of a place to write.
+    std::error_code ec;
+    std::filesystem::create_directories(o.out, ec);
+    if (ec) throw study_error("--out " + o.out + ": cannot create the directory (" + ec.message() + ")");
+    {
+      const std::string probe = o.out + "/.precision_study_probe";
+      std::ofstream f(probe);
+      if (!f) throw study_error("--out " + o.out + ": cannot write there");
+      f.close();
+      std::remove(probe.c_str());
+    }
+    if (o.threads != 0) mixprec::set_num_threads(o.threads);
+
+    const auto t0 = std::chrono::steady_clock::now();
+    const dataset d = load_data(o, out);
+    if (d.train.size() <= validation_images) {
+      throw study_error("the training set has " + std::to_string(d.train.size()) + " images; the study needs more than " +
+                        std::to_string(validation_images) + " (the last 5000 validate)");
+    }
+    const std::size_t cap = o.limit == 0 ? ~std::size_t{0} : o.limit;
+    const std::size_t n_train_all = d.train.size() - validation_images;
+    split train{d.train.pixels.data(), d.train.labels.data(), std::min(cap, n_train_all)};
+    split val{d.train.pixels.data() + n_train_all * image_pixels, d.train.labels.data() + n_train_all,
+              std::min(cap, validation_images)};
+    split test{d.test.pixels.data(), d.test.labels.data(), std::min(cap, d.test.size())};
+
+    run_config cfg;
+    cfg.epochs = o.epochs;
+    cfg.seed = o.seed;
+    cfg.threads = o.threads;
+    cfg.init_scale = o.init_scale;
+    cfg.log_every = o.log_every == 0 ? ~std::size_t{0} : o.log_every;
+    cfg.log = &out;
+
+    study_report rep;
+    rep.data_source = d.source;
+    rep.train_count = train.count;
+    rep.val_count = val.count;
+    rep.test_count = test.count;
+    rep.config = cfg;
+    rep.config.log = nullptr;
+    rep.threads_used = o.threads != 0 ? o.threads : mixprec::num_threads();
+    rep.gzip = have_gzip();
+
+    out << "mixprec precision study: MLP 784-512-256-10, Adam(1e-3), batch " << cfg.batch << ", " << cfg.epochs
+        << " epoch(s), seed " << cfg.seed << ", " << rep.threads_used << " thread(s)\n"
+        << "Data: " << d.source << " | train " << train.count << " | validation " << val.count << " | test "
+        << test.count << (have_gzip() ? "" : " | (built without zlib: gzip files cannot be read)") << "\n";
+    for (const mode_spec* m : o.modes) {
+      out << "\n## " << m->name << ": " << m->description << "\n" << std::flush;
+      mode_result r = run_mode(*m, cfg, train, val, test);
+      char line[256];
+      std::snprintf(line, sizeof line, "Time elapsed %.2f min (%.1f s)\n", r.seconds / 60.0, r.seconds);
+      out << line;
+      std::snprintf(line, sizeof line,
+                    "Memory: params %s MiB, grads %s MiB, optimizer %s MiB, activations %s MiB (total %s MiB); "
+                    "peak RSS %s MiB\n",
+                    detail::mib(r.memory.params).c_str(), detail::mib(r.memory.grads).c_str(),
+                    detail::mib(r.memory.optimizer).c_str(), detail::mib(r.memory.activations).c_str(),
+                    detail::mib(r.memory.total()).c_str(),
+                    r.peak_rss >= 0 ? detail::mib(static_cast<std::size_t>(r.peak_rss)).c_str() : "n/a");
+      out << line << "  (" << r.memory_detail << ")\n";
+      if (r.loss_scaling) {
+        out << "Loss scaling: " << r.skipped_steps << " of " << r.steps << " steps skipped; scale " << r.init_scale
+            << " -> " << r.final_scale << "\n";
+      }
+      out << "Non-finite values: " << detail::nan_text(r) << "\n";
+      std::snprintf(line, sizeof line, "Test accuracy %.2f%%\n", 100.0 * r.test_acc);
+      out << line << std::flush;
+      rep.modes.push_back(std::move(r));
+    }
+    rep.total_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+
+    out << "\n# Summary (" << d.source << ", " << cfg.epochs << " epoch(s), total "
+        << detail::fmt("%.1f", rep.total_seconds) << " s)\n\n"
+        << markdown_table(rep) << "\n";
+    const std::vector<std::string> files = write_outputs(rep, o.out);
+    out << "Wrote:";
+    for (const std::string& f : files) out << ' ' << f;
+    out << "\n";
+    return 0;
+  } catch (const study_error& e) {
+    err << "precision_study: error: " << e.what() << "\n";
+    return 1;
+  } catch (const std::exception& e) {
+    err << "precision_study: unexpected error: " << e.what() << "\n";
+    return 1;
+  }
+}
+
+}  // namespace precision_study
+
+#endif  // MIXPREC_PRECISION_STUDY_CLI_HPP

@@ -1,0 +1,845 @@
+// SPDX-License-Identifier: MIT
+// examples/precision_study/train.hpp — the model, the ten precision modes and the training loop.
+//
+// Model: MLP 784-512-256-10 with ReLU, as PyTorch's nn.Sequential(Linear, ReLU, Linear, ReLU,
+// Linear): a Linear layer stores W [out, in] row-major and b [out] and computes y = x W^T + b with
+// ONE rounding of x W^T + b to the output type (cuBLAS/addmm with the bias in C and beta = 1).
+// Initialization as nn.Linear's default: W and b uniform in +-1/sqrt(fan_in) (kaiming_uniform
+// with a = sqrt(5)), drawn in double from SplitMix64(seed) and rounded once to the parameter type,
+// so every mode starts from the same weights (to its precision). Loss: mean cross-entropy.
+// Adam(lr 1e-3, betas 0.9/0.999, eps 1e-8, no weight decay), PyTorch's algorithm
+// (mixprec::adam_step). Batch 128, the last batch of an epoch smaller (drop_last = False); the
+// order of the training images is reshuffled every epoch by a Fisher-Yates shuffle on
+// SplitMix64(seed), the same for every mode.
+//
+// Modes (the seed's names; the compute type of each op is what PyTorch on a CUDA GPU uses):
+//   float64              everything double (GEMM accumulates in double)
+//   float32              everything float, set_float32_matmul_precision("highest")
+//   float32-high         the same with "high": GEMM inputs rounded to tf32
+//   float32-medium       the same with "medium": GEMM inputs rounded to bfloat16
+//   float16-mixed        float master weights, gradients and Adam state; under autocast(float16)
+//                        every Linear runs on float16 copies of its input and weights (float
+//                        accumulation, float16 output), ReLU on float16, cross-entropy in float
+//                        (autocast's fp32 list); the float16 weight copies are written by the Adam
+//                        step (model_copy) as autocast's cast would; the float16 gradients of the
+//                        copies are widened into the float master gradients (the cast's backward);
+//                        dynamic loss scaling with mixprec::grad_scaler (PyTorch's defaults:
+//                        initial scale 65536, growth 2 every 2000 clean steps, backoff 0.5)
+//   bfloat16-mixed       the same with bfloat16 and no loss scaling (Lightning's "bf16-mixed")
+//   float16-regular      model.half(): parameters, gradients, activations and Adam's two states
+//                        all float16, every op rounding to float16 (no scaler)
+//   bfloat16-regular     the same in bfloat16
+//   bfloat16-regular-sr  the same, the parameter update rounded stochastically (counter-based
+//                        random bits: seed, offset = (step - 1) * parameter count)
+//   fp8-mixed            Transformer Engine's recipe DelayedScaling(HYBRID): float master weights,
+//                        Adam state, activations and non-GEMM ops; every GEMM takes FP8 inputs
+//                        scaled per tensor — E4M3 for the forward inputs and weights, E5M2 for the
+//                        output gradients — with delayed scaling (mixprec::delayed_scaling, TE's
+//                        defaults: margin 0, amax history 1024, "max"); each quantization uses the
+//                        scale from the previous steps' history and records this step's amax; the
+//                        casts saturate (TE's satfinite); the GEMM accumulates in float and its
+//                        output is multiplied by the two inverse scales; bias gradients come from
+//                        the float output gradients. Evaluation uses the current scales and leaves
+//                        the histories alone.
+//
+// The compute type of each op in the mixed modes is asked of mixprec's autocast (ask_autocast():
+// CUDA's op lists, as on the seed's GPU): Linear -> the low type, ReLU -> its input's type,
+// cross-entropy -> float; the trainer follows the answer (and refuses one it cannot follow).
+//
+// Where this differs from PyTorch on a GPU (on purpose, or because cuBLAS/cuDNN do not say):
+// every GEMM sums its k products in order with one fused multiply-add each (mixprec::gemm), the
+// bias gradients are column sums in float (double in float64) in row order, and cross-entropy is
+// the fused kernel of mixprec/kernels/softmax.hpp (in the regular modes it reads the low-precision
+// logits and writes low-precision gradients, rounding once; PyTorch rounds log_softmax's output to
+// the low type first). The same model and data give the same bits with any thread count.
+//
+// Reported per mode: the loss of every step (the unscaled loss, as float; double in float64),
+// train accuracy (running, over the epoch's batches, from the training forward), validation and
+// test accuracy (forward passes in the mode's precision, batch 128; argmax with NaN counted as the
+// maximum, as torch.argmax), wall time, the exact bytes of the buffers the mode holds — parameters
+// (master weights plus compute copies: float16/bfloat16 or FP8 weights), gradients (plus the
+// low-precision gradients of the copies), optimizer state (Adam's two moments, plus the FP8
+// scaling histories) and activations (everything held for one training batch: inputs, layer
+// outputs, logits, output gradients, FP8 copies) — the process's peak RSS so far, skipped steps
+// and the final loss scale (float16-mixed), and the first step whose loss, and the first step after
+// which a parameter, was not finite (NaN or infinity).
+#ifndef MIXPREC_PRECISION_STUDY_TRAIN_HPP
+#define MIXPREC_PRECISION_STUDY_TRAIN_HPP
+
+#include <mixprec/autocast.hpp>
+#include <mixprec/dtype.hpp>
+#include <mixprec/exec.hpp>
+#include <mixprec/fp8_scaling.hpp>
+#include <mixprec/grad_scaler.hpp>
+#include <mixprec/kernels/convert.hpp>
+#include <mixprec/kernels/gemm.hpp>
+#include <mixprec/kernels/optim.hpp>
+#include <mixprec/kernels/reduce.hpp>
+#include <mixprec/kernels/softmax.hpp>
+#include <mixprec/matmul_precision.hpp>
+#include <mixprec/span.hpp>
+#include <mixprec/types.hpp>
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#if defined(__unix__) || defined(__APPLE__)
+#include <sys/resource.h>
+#endif
+
+#include "data.hpp"
+
+namespace precision_study {
+
+// ---------------------------------------------------------------------------------------------
+// Modes
+// ---------------------------------------------------------------------------------------------
+
+enum class mode_kind : unsigned char { full, mixed, regular, fp8 };
+enum class storage : unsigned char { float64, float32, float16, bfloat16 };
+
+struct mode_spec {
+  const char* name;
+  const char* description;
+  mode_kind kind;
+  storage params;   ///< parameter (master) type
+  storage compute;  ///< activation / GEMM output type (fp8-mixed: float; its GEMM inputs are FP8)
+  const char* matmul_precision;
+  bool loss_scaling;
+  bool stochastic_updates;
+};
+
+inline const std::vector<mode_spec>& all_modes() {
+  static const std::vector<mode_spec> modes = {
+      {"float64", "everything in float64", mode_kind::full, storage::float64, storage::float64, "highest", false, false},
+      {"float32", "everything in float32, matmul precision \"highest\"", mode_kind::full, storage::float32,
+       storage::float32, "highest", false, false},
+      {"float32-high", "float32, matmul precision \"high\" (GEMM inputs rounded to tf32)", mode_kind::full,
+       storage::float32, storage::float32, "high", false, false},
+      {"float32-medium", "float32, matmul precision \"medium\" (GEMM inputs rounded to bfloat16)", mode_kind::full,
+       storage::float32, storage::float32, "medium", false, false},
+      {"float16-mixed", "float16 compute under autocast, float32 master weights, dynamic loss scaling",
+       mode_kind::mixed, storage::float32, storage::float16, "highest", true, false},
+      {"bfloat16-mixed", "bfloat16 compute under autocast, float32 master weights", mode_kind::mixed,
+       storage::float32, storage::bfloat16, "highest", false, false},
+      {"float16-regular", "parameters, gradients, activations and Adam state all float16, no scaler",
+       mode_kind::regular, storage::float16, storage::float16, "highest", false, false},
+      {"bfloat16-regular", "parameters, gradients, activations and Adam state all bfloat16", mode_kind::regular,
+       storage::bfloat16, storage::bfloat16, "highest", false, false},
+      {"bfloat16-regular-sr", "bfloat16-regular with stochastic rounding of the parameter updates",
+       mode_kind::regular, storage::bfloat16, storage::bfloat16, "highest", false, true},
+      {"fp8-mixed", "FP8 GEMMs (E4M3 forward, E5M2 gradients, delayed scaling), float32 elsewhere", mode_kind::fp8,
+       storage::float32, storage::float32, "highest", false, false},
+  };
+  return modes;
+}
+
+/// The mode named name, or nullptr.
+inline const mode_spec* find_mode(const std::string& name) {
+  for (const mode_spec& m : all_modes()) {
+    if (name == m.name) return &m;
+  }
+  return nullptr;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Autocast: the compute type of each op in the mixed modes.
+// ---------------------------------------------------------------------------------------------
+
+/// The compute types autocast gives the model's ops in a mixed mode.
+struct autocast_plan {
+  mixprec::dtype linear_first;   ///< Linear 1: float input (the data), float weight and bias
+  mixprec::dtype linear;         ///< Linears 2 and 3: input in the activation type, float weight and bias
+  mixprec::dtype relu;           ///< ReLU of the activation type
+  mixprec::dtype cross_entropy;  ///< cross-entropy of the last Linear's output
+};
+
+/// Asks mixprec's autocast, as torch.autocast(device_type="cuda", dtype=Low) on the seed's GPU,
+/// in what type each op of the model computes. The one place the study decides this.
+template <class Low>
+autocast_plan ask_autocast() {
+  using mixprec::dtype;
+  const mixprec::autocast_scope scope(mixprec::device_kind::cuda, dtype::of<Low>());
+  autocast_plan p;
+  const dtype f32 = dtype::float32();
+  p.linear_first = mixprec::autocast_type("linear", f32, f32, f32);
+  p.linear = mixprec::autocast_type("linear", p.linear_first, f32, f32);
+  p.relu = mixprec::autocast_type("relu", p.linear);
+  p.cross_entropy = mixprec::autocast_type("cross_entropy", p.linear);
+  return p;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Configuration and results
+// ---------------------------------------------------------------------------------------------
+
+struct run_config {
+  std::size_t epochs = 3;
+  std::size_t batch = 128;
+  std::uint64_t seed = 0;
+  unsigned threads = 0;       ///< 0: mixprec's default
+  double init_scale = 65536;  ///< float16-mixed: the grad scaler's initial scale
+  std::size_t log_every = 100;
+  std::ostream* log = nullptr;  ///< progress lines (nullptr: none)
+};
+
+/// A set of images to read: count images from pixels/labels (no copy).
+struct split {
+  const std::uint8_t* pixels = nullptr;
+  const std::int32_t* labels = nullptr;
+  std::size_t count = 0;
+};
+
+struct epoch_record {
+  std::size_t epoch = 0;  ///< 1-based
+  double train_loss = 0;  ///< mean of the epoch's step losses (NaN if one is not finite)
+  double train_acc = 0;   ///< running accuracy over the epoch's batches, in [0, 1]
+  double val_acc = 0;
+  double seconds = 0;  ///< wall time of the epoch (training and validation)
+};
+
+struct memory_usage {
+  std::size_t params = 0, grads = 0, optimizer = 0, activations = 0;
+  std::size_t total() const noexcept { return params + grads + optimizer + activations; }
+};
+
+struct mode_result {
+  std::string name, description;
+  double test_acc = 0;
+  double seconds = 0;  ///< wall time of training and evaluation
+  memory_usage memory;
+  std::string memory_detail;  ///< what the four numbers contain
+  long long peak_rss = -1;    ///< bytes, the process's peak so far (-1: unknown)
+  bool loss_scaling = false;
+  std::int64_t skipped_steps = 0;
+  double final_scale = 1;
+  double init_scale = 1;
+  bool nan_seen = false;
+  std::int64_t first_nonfinite_loss_step = -1;   ///< 1-based, -1: never
+  std::int64_t first_nonfinite_param_step = -1;  ///< 1-based, -1: never
+  std::int64_t steps = 0;
+  std::int64_t optimizer_steps = 0;  ///< steps the optimizer took (steps - skipped)
+  std::vector<double> losses;        ///< one per step
+  std::vector<epoch_record> epochs;
+  std::vector<float> fp8_final_scales;  ///< fp8-mixed: per tensor (x1, w1, g1, x2, w2, g2, x3, w3, g3)
+};
+
+/// The process's peak resident set size in bytes (-1 when unknown).
+inline long long peak_rss_bytes() {
+#if defined(__unix__) || defined(__APPLE__)
+  struct rusage ru;
+  if (getrusage(RUSAGE_SELF, &ru) != 0) return -1;
+#if defined(__APPLE__)
+  return static_cast<long long>(ru.ru_maxrss);  // bytes on macOS
+#else
+  return static_cast<long long>(ru.ru_maxrss) * 1024;  // kilobytes on Linux
+#endif
+#else
+  return -1;
+#endif
+}
+
+// ---------------------------------------------------------------------------------------------
+// The trainer
+// ---------------------------------------------------------------------------------------------
+
+namespace detail {
+
+constexpr std::size_t layers = 3;
+constexpr std::array<std::size_t, 4> dims = {image_pixels, 512, 256, num_classes};
+
+/// Offsets of W_l and b_l in the flat parameter vector (W1 b1 W2 b2 W3 b3).
+struct param_layout {
+  std::array<std::size_t, layers> w{}, b{};
+  std::size_t total = 0;
+  param_layout() {
+    std::size_t at = 0;
+    for (std::size_t l = 0; l < layers; ++l) {
+      w[l] = at;
+      at += dims[l + 1] * dims[l];
+      b[l] = at;
+      at += dims[l + 1];
+    }
+    total = at;
+  }
+};
+
+/// Rounds an accumulator value to T (nearest even).
+template <class T, class A>
+inline T to(A v) {
+  if constexpr (std::is_same<T, A>::value) {
+    return v;
+  } else {
+    return mixprec::round_to<T>(v);
+  }
+}
+
+template <class T>
+inline bool finite_value(T v) {
+  if constexpr (std::is_same<T, double>::value) {
+    return std::isfinite(v);
+  } else {
+    return std::isfinite(static_cast<float>(v));
+  }
+}
+
+/// Whether any element of x is not finite.
+template <class Policy, class T>
+bool any_nonfinite(Policy pol, const std::vector<T>& x) {
+  std::atomic<bool> bad{false};
+  std::atomic<bool>* flag = &bad;
+  const T* p = x.data();
+  mixprec::for_each_index(pol, x.size(), [flag, p](std::size_t i) {
+    if (!finite_value(p[i])) flag->store(true, std::memory_order_relaxed);
+  });
+  return bad.load();
+}
+
+/// x as a double (exact).
+template <class T>
+inline double as_double(T x) {
+  if constexpr (std::is_same<T, double>::value) {
+    return x;
+  } else {
+    return static_cast<double>(static_cast<float>(x));
+  }
+}
+
+/// argmax of one row; a NaN counts as the maximum (torch.argmax): the first NaN wins.
+template <class T>
+std::size_t argmax_row(const T* row, std::size_t n) {
+  std::size_t best = 0;
+  double bv = as_double(row[0]);
+  if (std::isnan(bv)) return 0;
+  for (std::size_t j = 1; j < n; ++j) {
+    const double v = as_double(row[j]);
+    if (std::isnan(v)) return j;
+    if (v > bv) {
+      bv = v;
+      best = j;
+    }
+  }
+  return best;
+}
+
+/// Sets the process-wide float32 matmul precision for a scope.
+class matmul_precision_scope {
+ public:
+  explicit matmul_precision_scope(const char* p) : saved_(mixprec::float32_matmul_precision()) {
+    mixprec::set_float32_matmul_precision(p);
+  }
+  ~matmul_precision_scope() { mixprec::set_float32_matmul_precision(saved_); }
+  matmul_precision_scope(const matmul_precision_scope&) = delete;
+  matmul_precision_scope& operator=(const matmul_precision_scope&) = delete;
+
+ private:
+  mixprec::matmul_precision saved_;
+};
+
+/// One run of one mode. P: parameter (master) type; C: activation type.
+template <class P, class C>
+class mlp_run {
+ public:
+  using Acc = std::conditional_t<std::is_same<C, double>::value, double, float>;
+  static constexpr bool mixed = !std::is_same<P, C>::value;
+  using e4m3 = mixprec::float8_e4m3fn;
+  using e5m2 = mixprec::float8_e5m2;
+  /// The type of the GEMMs' weight-gradient outputs: the copies' type in the mixed modes.
+  using GradC = C;
+
+  mlp_run(const mode_spec& spec, const run_config& cfg)
+      : spec_(spec), cfg_(cfg), pol_(mixprec::exec::par(cfg.threads)), fp8_(spec.kind == mode_kind::fp8) {
+    const std::size_t n = layout_.total;
+    params_.resize(n);
+    grads_.resize(n);
+    exp_avg_.assign(n, P(0.0f));
+    exp_avg_sq_.assign(n, P(0.0f));
+    init_params();
+    if constexpr (mixed) {
+      copy_.resize(n);
+      low_grads_.resize(n);
+      mixprec::convert(pol_, params_, copy_);
+      // The activations are C: autocast must run every Linear and ReLU in C; cross-entropy may
+      // run in float (the float copy of the logits) or in C.
+      const autocast_plan plan = ask_autocast<C>();
+      const mixprec::dtype c = mixprec::dtype::of<C>();
+      if (plan.linear_first != c || plan.linear != c || plan.relu != c) {
+        throw study_error(std::string(spec.name) + ": autocast computes linear in " +
+                          std::string(plan.linear.name()) + " and relu in " + std::string(plan.relu.name()) +
+                          ", this trainer needs " + std::string(c.name()));
+      }
+      if (plan.cross_entropy == mixprec::dtype::float32()) {
+        ce_in_float_ = true;
+      } else if (plan.cross_entropy != c) {
+        throw study_error(std::string(spec.name) + ": autocast computes cross_entropy in " +
+                          std::string(plan.cross_entropy.name()));
+      }
+    }
+    const std::size_t B = cfg.batch;
+    x_.resize(B * dims[0]);
+    h_[0].resize(B * dims[1]);
+    h_[1].resize(B * dims[2]);
+    logits_.resize(B * dims[3]);
+    d_[0].resize(B * dims[1]);
+    d_[1].resize(B * dims[2]);
+    d_[2].resize(B * dims[3]);
+    if (mixed && ce_in_float_) {
+      logits32_.resize(B * dims[3]);
+      dlogits32_.resize(B * dims[3]);
+    }
+    targets_.resize(B);
+    if (fp8_) {
+      if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
+        wq_.resize(n);
+        for (std::size_t l = 0; l < layers; ++l) {
+          xq_[l].resize(B * dims[l]);
+          scaling_.emplace_back(mixprec::delayed_scaling_config{}, mixprec::fp8_tensor_role::forward);   // x_l
+          scaling_.emplace_back(mixprec::delayed_scaling_config{}, mixprec::fp8_tensor_role::forward);   // w_l
+          scaling_.emplace_back(mixprec::delayed_scaling_config{}, mixprec::fp8_tensor_role::backward);  // g_l
+        }
+        gq_.resize(B * dims[1]);
+      } else {
+        throw study_error("fp8-mixed needs float parameters and activations");
+      }
+    }
+    if (spec.loss_scaling) {
+      mixprec::loss_scale_config c = mixprec::loss_scale_config::pytorch();
+      c.init_scale = cfg.init_scale;
+      scaler_ = std::make_unique<mixprec::grad_scaler>(c);
+    }
+  }
+
+  memory_usage memory(std::string& detail_text) const {
+    memory_usage m;
+    const std::size_t n = layout_.total;
+    m.params = n * sizeof(P) + copy_.size() * sizeof(C) + wq_.size() * sizeof(e4m3);
+    m.grads = n * sizeof(P) + low_grads_.size() * sizeof(C);
+    m.optimizer = 2 * n * sizeof(P);
+    for (const auto& s : scaling_) m.optimizer += s.amax_history().size() * sizeof(float) + 2 * sizeof(float);
+    m.activations = bytes(x_) + bytes(h_[0]) + bytes(h_[1]) + bytes(logits_) + bytes(d_[0]) + bytes(d_[1]) +
+                    bytes(d_[2]) + bytes(logits32_) + bytes(dlogits32_) + bytes(targets_) + bytes(gq_);
+    for (const auto& q : xq_) m.activations += bytes(q);
+    const std::string pn = type_name<P>(), cn = type_name<C>();
+    detail_text = "params: " + std::to_string(n) + " x " + pn;
+    if (!copy_.empty()) detail_text += " master + " + std::to_string(n) + " x " + cn + " copy";
+    if (!wq_.empty()) detail_text += " master + " + std::to_string(n) + " x float8_e4m3fn copy";
+    detail_text += "; grads: " + std::to_string(n) + " x " + pn;
+    if (!low_grads_.empty()) detail_text += " + " + std::to_string(n) + " x " + cn + " (grads of the copy)";
+    detail_text += "; optimizer: 2 x " + std::to_string(n) + " x " + pn + " (Adam moments)";
+    if (!scaling_.empty()) detail_text += " + 9 FP8 amax histories of 1024";
+    detail_text += "; activations of one batch of " + std::to_string(cfg_.batch) + " in " + cn;
+    if (fp8_) detail_text += " (+ FP8 copies of the GEMM inputs)";
+    return m;
+  }
+
+  mode_result run(const split& train, const split& val, const split& test) {
+    matmul_precision_scope precision(spec_.matmul_precision);
+    mode_result r;
+    r.name = spec_.name;
+    r.description = spec_.description;
+    r.loss_scaling = scaler_ != nullptr;
+    r.init_scale = scaler_ ? scaler_->get_scale() : 1.0;
+    r.memory = memory(r.memory_detail);
+    std::ostream* log = cfg_.log;
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::size_t> order(train.count);
+    for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+    splitmix_shuffle rng(cfg_.seed);
+    const std::size_t B = cfg_.batch;
+    const std::size_t nbatches = (train.count + B - 1) / B;
+    for (std::size_t epoch = 1; epoch <= cfg_.epochs; ++epoch) {
+      const auto te = std::chrono::steady_clock::now();
+      rng.shuffle(order);
+      std::size_t correct = 0;
+      double loss_sum = 0;
+      for (std::size_t bi = 0; bi < nbatches; ++bi) {
+        const std::size_t begin = bi * B;
+        const std::size_t rows = std::min(B, train.count - begin);
+        load_batch(train, order.data() + begin, rows);
+        const double loss = train_step(rows, correct);
+        r.losses.push_back(loss);
+        loss_sum += loss;
+        if (log != nullptr && (bi % cfg_.log_every == 0 || bi + 1 == nbatches)) {
+          char line[160];
+          std::snprintf(line, sizeof line, "Epoch: %04zu/%04zu | Batch %04zu/%04zu | Loss: %.4f%s\n", epoch,
+                        cfg_.epochs, bi, nbatches, loss,
+                        scaler_ ? (" | Scale: " + fmt_g(scaler_->get_scale())).c_str() : "");
+          *log << line << std::flush;
+        }
+      }
+      epoch_record e;
+      e.epoch = epoch;
+      e.train_loss = loss_sum / static_cast<double>(nbatches);
+      e.train_acc = static_cast<double>(correct) / static_cast<double>(train.count);
+      e.val_acc = evaluate(val);
+      e.seconds = seconds_since(te);
+      r.epochs.push_back(e);
+      if (log != nullptr) {
+        char line[160];
+        std::snprintf(line, sizeof line, "Epoch: %04zu/%04zu | Train acc.: %.2f%% | Val acc.: %.2f%% | %.1f s\n",
+                      epoch, cfg_.epochs, 100.0 * e.train_acc, 100.0 * e.val_acc, e.seconds);
+        *log << line << std::flush;
+      }
+    }
+    r.test_acc = evaluate(test);
+    r.seconds = seconds_since(t0);
+    r.steps = step_count_;
+    r.optimizer_steps = adam_steps_;
+    r.skipped_steps = skipped_;
+    r.final_scale = scaler_ ? scaler_->get_scale() : 1.0;
+    r.first_nonfinite_loss_step = first_bad_loss_;
+    r.first_nonfinite_param_step = first_bad_param_;
+    r.nan_seen = first_bad_loss_ >= 0 || first_bad_param_ >= 0;
+    for (const auto& s : scaling_) r.fp8_final_scales.push_back(s.scale());
+    r.peak_rss = peak_rss_bytes();
+    return r;
+  }
+
+ private:
+  /// Fisher-Yates on SplitMix64: the same permutation on every platform.
+  class splitmix_shuffle {
+   public:
+    explicit splitmix_shuffle(std::uint64_t seed) : rng_(seed ^ 0x53485546464C45ull) {}
+    void shuffle(std::vector<std::size_t>& v) {
+      for (std::size_t i = v.size(); i > 1; --i) {
+        const std::size_t j = static_cast<std::size_t>(rng_.below(i));
+        std::swap(v[i - 1], v[j]);
+      }
+    }
+
+   private:
+    precision_study::detail::splitmix64 rng_;
+  };
+
+  // The optimizer seen by the grad scaler: the master gradients, and the Adam step.
+  struct scaled_optimizer {
+    mlp_run* self;
+    std::array<mixprec::gradient_ref, 1> gradients() { return {mixprec::gradient_ref(self->grads_)}; }
+    void step() { self->adam_step(); }
+  };
+
+  template <class T>
+  static std::size_t bytes(const std::vector<T>& v) {
+    return v.size() * sizeof(T);
+  }
+
+  template <class T>
+  static std::string type_name() {
+    if (std::is_same<T, double>::value) return "float64";
+    if (std::is_same<T, float>::value) return "float32";
+    if (std::is_same<T, mixprec::half>::value) return "float16";
+    if (std::is_same<T, mixprec::bfloat16>::value) return "bfloat16";
+    return "?";
+  }
+
+  static std::string fmt_g(double v) {
+    char s[32];
+    std::snprintf(s, sizeof s, "%g", v);
+    return s;
+  }
+
+  static double seconds_since(std::chrono::steady_clock::time_point t) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+  }
+
+  void init_params() {
+    precision_study::detail::splitmix64 rng(cfg_.seed ^ 0x494E4954ull);
+    for (std::size_t l = 0; l < layers; ++l) {
+      const double bound = 1.0 / std::sqrt(static_cast<double>(dims[l]));
+      const std::size_t nw = dims[l + 1] * dims[l];
+      for (std::size_t i = 0; i < nw; ++i) params_[layout_.w[l] + i] = to<P>((2.0 * rng.uniform() - 1.0) * bound);
+      for (std::size_t i = 0; i < dims[l + 1]; ++i) params_[layout_.b[l] + i] = to<P>((2.0 * rng.uniform() - 1.0) * bound);
+    }
+  }
+
+  /// Inputs as PyTorch's ToTensor makes them (byte / 255 in float), in the first layer's type.
+  void load_batch(const split& s, const std::size_t* idx, std::size_t rows) {
+    C* x = x_.data();
+    const std::uint8_t* px = s.pixels;
+    mixprec::for_each_index(pol_, rows * dims[0], [x, px, idx](std::size_t i) {
+      const std::size_t r = i / image_pixels, c = i % image_pixels;
+      const float v = static_cast<float>(px[idx[r] * image_pixels + c]) / 255.0f;
+      x[i] = to<C>(v);
+    });
+    for (std::size_t r = 0; r < rows; ++r) targets_[r] = s.labels[idx[r]];
+  }
+
+  /// The weights the forward pass multiplies by (the copy in the mixed modes).
+  const C* weights() const {
+    if constexpr (mixed) {
+      return copy_.data();
+    } else {
+      return params_.data();
+    }
+  }
+
+  /// FP8 quantization: q[i] = sat_E(x[i] * s).
+  template <class E>
+  void quantize(const float* x, std::size_t n, float s, E* q) {
+    mixprec::for_each_index(pol_, n, [x, s, q](std::size_t i) {
+      q[i] = mixprec::round_to<E>(x[i] * s, mixprec::rounding::nearest_even, mixprec::overflow::saturate);
+    });
+  }
+
+  mixprec::delayed_scaling& scaling(std::size_t l, std::size_t which) { return scaling_[3 * l + which]; }
+
+  /// y = x W_l^T + b_l for rows rows; record: FP8 amax recording (training forward).
+  void linear(std::size_t l, const C* x, std::size_t rows, C* y, bool record) {
+    const std::size_t in = dims[l], out = dims[l + 1];
+    const C* b = weights() + layout_.b[l];
+    mixprec::for_each_index(pol_, rows * out, [y, b, out](std::size_t i) { y[i] = b[i % out]; });
+    if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
+      if (fp8_) {
+        mixprec::delayed_scaling& sx = scaling(l, 0);
+        mixprec::delayed_scaling& sw = scaling(l, 1);
+        quantize(x, rows * in, sx.scale(), xq_[l].data());
+        if (record) sx.record_amax(mixprec::amax(pol_, mixprec::span<const float>(x, rows * in)));
+        const float alpha = sx.scale_inv() * sw.scale_inv();
+        mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, alpha,
+                             xq_[l].data(), in, wq_.data() + layout_.w[l], in, 1.0f, y, out);
+        return;
+      }
+    }
+    mixprec::gemm<Acc>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, Acc(1), x, in,
+                       weights() + layout_.w[l], in, Acc(1), y, out);
+  }
+
+  /// FP8: the weights quantized with their current scales (amax recorded when training).
+  void quantize_weights(bool record) {
+    if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
+      for (std::size_t l = 0; l < layers; ++l) {
+        const std::size_t nw = dims[l + 1] * dims[l];
+        const float* w = params_.data() + layout_.w[l];
+        mixprec::delayed_scaling& sw = scaling(l, 1);
+        quantize(w, nw, sw.scale(), wq_.data() + layout_.w[l]);
+        if (record) sw.record_amax(mixprec::amax(pol_, mixprec::span<const float>(w, nw)));
+      }
+    }
+  }
+
+  static void relu(mixprec::exec::parallel_policy pol, C* y, std::size_t n) {
+    mixprec::for_each_index(pol, n, [y](std::size_t i) {
+      // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
+      if constexpr (std::is_same<C, double>::value) {
+        if (y[i] <= 0.0) y[i] = 0.0;
+      } else {
+        if (static_cast<float>(y[i]) <= 0.0f) y[i] = C(0.0f);
+      }
+    });
+  }
+
+  /// Forward pass over x_ (rows rows) into logits_. FP8: the weights must have been quantized
+  /// (quantize_weights) since the last update.
+  void forward(std::size_t rows, bool record) {
+    linear(0, x_.data(), rows, h_[0].data(), record);
+    relu(pol_, h_[0].data(), rows * dims[1]);
+    linear(1, h_[0].data(), rows, h_[1].data(), record);
+    relu(pol_, h_[1].data(), rows * dims[2]);
+    linear(2, h_[1].data(), rows, logits_.data(), record);
+  }
+
+  std::size_t count_correct(std::size_t rows) const {
+    std::size_t ok = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (static_cast<std::int32_t>(argmax_row(logits_.data() + r * num_classes, num_classes)) == targets_[r]) ++ok;
+    }
+    return ok;
+  }
+
+  /// Backward through layer l: dy (rows x out) given; writes the parameter gradients and, for
+  /// l > 0, the gradient of the layer's input masked by the previous ReLU into d_[l - 1].
+  void linear_backward(std::size_t l, const C* x, C* dy, std::size_t rows) {
+    const std::size_t in = dims[l], out = dims[l + 1];
+    // Bias gradient: column sums in Acc, rounded once to the gradient's type.
+    GradC* gb = grad_out() + layout_.b[l];
+    mixprec::for_each_index(pol_, out, [dy, gb, rows, out](std::size_t j) {
+      Acc s = 0;
+      for (std::size_t r = 0; r < rows; ++r) s += static_cast<Acc>(dy[r * out + j]);
+      gb[j] = to<GradC>(s);
+    });
+    GradC* gw = grad_out() + layout_.w[l];
+    C* dx = l > 0 ? d_[l - 1].data() : nullptr;
+    bool done = false;
+    if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
+      if (fp8_) {
+        mixprec::delayed_scaling& sg = scaling(l, 2);
+        quantize(dy, rows * out, sg.scale(), gq_.data());
+        sg.record_amax(mixprec::amax(pol_, mixprec::span<const float>(dy, rows * out)));
+        const float aw = sg.scale_inv() * scaling(l, 0).scale_inv();
+        mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, aw, gq_.data(),
+                             out, xq_[l].data(), in, 0.0f, gw, in);
+        if (dx != nullptr) {
+          const float ax = sg.scale_inv() * scaling(l, 1).scale_inv();
+          mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, ax,
+                               gq_.data(), out, wq_.data() + layout_.w[l], in, 0.0f, dx, in);
+        }
+        done = true;
+      }
+    }
+    if (!done) {
+      mixprec::gemm<Acc>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, Acc(1), dy, out, x,
+                         in, Acc(0), gw, in);
+      if (dx != nullptr) {
+        mixprec::gemm<Acc>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, Acc(1), dy, out,
+                           weights() + layout_.w[l], in, Acc(0), dx, in);
+      }
+    }
+    if (dx != nullptr) {
+      // ReLU's backward (threshold_backward on its output): the gradient where the output > 0.
+      const C* h = h_[l - 1].data();
+      mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) {
+        if (!(static_cast<Acc>(h[i]) > Acc(0))) dx[i] = C(0.0f);
+      });
+    }
+  }
+
+  /// Where the GEMMs write the parameter gradients: the copy's gradients in the mixed modes.
+  GradC* grad_out() {
+    if constexpr (mixed) {
+      return low_grads_.data();
+    } else {
+      return grads_.data();
+    }
+  }
+
+  /// One training step; returns the (unscaled) loss.
+  double train_step(std::size_t rows, std::size_t& correct) {
+    ++step_count_;
+    if (fp8_) quantize_weights(true);
+    forward(rows, true);
+    correct += count_correct(rows);
+    const std::int32_t* t = targets_.data();
+    const float grad_output = scaler_ ? static_cast<float>(scaler_->get_scale()) : 1.0f;
+    double loss;
+    if (mixed && ce_in_float_) {
+      mixprec::convert(pol_, mixprec::span<const C>(logits_.data(), rows * num_classes),
+                       mixprec::span<float>(logits32_.data(), rows * num_classes));
+      loss = static_cast<double>(mixprec::cross_entropy(pol_, logits32_.data(), t, rows, num_classes));
+      mixprec::cross_entropy_backward(pol_, logits32_.data(), t, rows, num_classes, dlogits32_.data(), grad_output);
+      mixprec::convert(pol_, mixprec::span<const float>(dlogits32_.data(), rows * num_classes),
+                       mixprec::span<C>(d_[2].data(), rows * num_classes));
+    } else {
+      loss = static_cast<double>(mixprec::cross_entropy(pol_, logits_.data(), t, rows, num_classes));
+      mixprec::cross_entropy_backward(pol_, logits_.data(), t, rows, num_classes, d_[2].data(), grad_output);
+    }
+    if (!std::isfinite(loss) && first_bad_loss_ < 0) first_bad_loss_ = step_count_;
+    linear_backward(2, h_[1].data(), d_[2].data(), rows);
+    linear_backward(1, h_[0].data(), d_[1].data(), rows);
+    linear_backward(0, x_.data(), d_[0].data(), rows);
+    if constexpr (mixed) {
+      mixprec::convert(pol_, low_grads_, grads_);  // the casts' backward: widen to the master gradients
+    }
+    if (scaler_) {
+      scaled_optimizer opt{this};
+      if (!scaler_->step(opt)) ++skipped_;
+      scaler_->update();
+    } else {
+      adam_step();
+    }
+    if (fp8_) {
+      for (auto& s : scaling_) s.update();
+    }
+    if (first_bad_param_ < 0 && any_nonfinite(pol_, params_)) first_bad_param_ = step_count_;
+    return loss;
+  }
+
+  void adam_step() {
+    ++adam_steps_;
+    mixprec::adam_options o;  // lr 1e-3, betas 0.9/0.999, eps 1e-8, no weight decay
+    mixprec::update_rounding ur;
+    if (spec_.stochastic_updates) {
+      ur.mode = mixprec::rounding::stochastic;
+      ur.seed = cfg_.seed ^ 0x53524F554E44ull;
+      ur.offset = static_cast<std::uint64_t>(adam_steps_ - 1) * layout_.total;
+    }
+    if constexpr (mixed) {
+      mixprec::adam_step(pol_, mixprec::span<P>(params_), mixprec::span<const P>(grads_), mixprec::span<P>(exp_avg_),
+                         mixprec::span<P>(exp_avg_sq_), adam_steps_, o, ur, mixprec::span<C>(copy_));
+    } else {
+      mixprec::adam_step(pol_, mixprec::span<P>(params_), mixprec::span<const P>(grads_), mixprec::span<P>(exp_avg_),
+                         mixprec::span<P>(exp_avg_sq_), adam_steps_, o, ur);
+    }
+  }
+
+  /// Accuracy over s, in batches of cfg_.batch.
+  double evaluate(const split& s) {
+    if (s.count == 0) return 0.0;
+    if (fp8_) quantize_weights(false);
+    std::vector<std::size_t> idx(cfg_.batch);
+    std::size_t ok = 0;
+    for (std::size_t begin = 0; begin < s.count; begin += cfg_.batch) {
+      const std::size_t rows = std::min(cfg_.batch, s.count - begin);
+      for (std::size_t r = 0; r < rows; ++r) idx[r] = begin + r;
+      load_batch(s, idx.data(), rows);
+      forward(rows, false);
+      ok += count_correct(rows);
+    }
+    return static_cast<double>(ok) / static_cast<double>(s.count);
+  }
+
+  const mode_spec& spec_;
+  run_config cfg_;
+  mixprec::exec::parallel_policy pol_;
+  bool fp8_;
+  bool ce_in_float_ = false;
+  param_layout layout_;
+  std::vector<P> params_, grads_, exp_avg_, exp_avg_sq_;
+  std::vector<C> copy_, low_grads_;
+  std::vector<C> x_, logits_;
+  std::array<std::vector<C>, 2> h_;
+  std::array<std::vector<C>, 3> d_;
+  std::vector<float> logits32_, dlogits32_;
+  std::vector<std::int32_t> targets_;
+  std::vector<e4m3> wq_;
+  std::array<std::vector<e4m3>, layers> xq_;
+  std::vector<e5m2> gq_;
+  std::vector<mixprec::delayed_scaling> scaling_;
+  std::unique_ptr<mixprec::grad_scaler> scaler_;
+  std::int64_t step_count_ = 0, adam_steps_ = 0, skipped_ = 0;
+  std::int64_t first_bad_loss_ = -1, first_bad_param_ = -1;
+};
+
+}  // namespace detail
+
+/// Trains and evaluates one mode.
+inline mode_result run_mode(const mode_spec& spec, const run_config& cfg, const split& train, const split& val,
+                            const split& test) {
+  using mixprec::bfloat16;
+  using mixprec::half;
+  if (cfg.batch == 0 || train.count == 0) throw study_error("nothing to train on");
+  switch (spec.params) {
+    case storage::float64:
+      return detail::mlp_run<double, double>(spec, cfg).run(train, val, test);
+    case storage::float16:
+      return detail::mlp_run<half, half>(spec, cfg).run(train, val, test);
+    case storage::bfloat16:
+      return detail::mlp_run<bfloat16, bfloat16>(spec, cfg).run(train, val, test);
+    case storage::float32:
+      break;
+  }
+  switch (spec.compute) {
+    case storage::float16:
+      return detail::mlp_run<float, half>(spec, cfg).run(train, val, test);
+    case storage::bfloat16:
+      return detail::mlp_run<float, bfloat16>(spec, cfg).run(train, val, test);
+    default:
+      return detail::mlp_run<float, float>(spec, cfg).run(train, val, test);
+  }
+}
+
+}  // namespace precision_study
+
+#endif  // MIXPREC_PRECISION_STUDY_TRAIN_HPP

@@ -1,0 +1,1074 @@
+// mixprec/kernels/gemm.hpp — C = alpha * op(A) * op(B) + beta * C for any mix of float, double and
+// mixprec element types, with a chosen accumulate type, on any execution policy.
+//
+//   mixprec::gemm(policy, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, opts]);
+//   mixprec::gemm<double>(...)      // accumulate in double (the default is float)
+//
+// op(A) is m x k, op(B) is k x n, C is m x n; opts.order says whether the three matrices are stored
+// row-major (the default) or column-major, with leading dimensions lda, ldb, ldc (BLAS rules:
+// row-major ld >= the number of columns of the stored matrix, column-major ld >= the number of rows).
+//
+// Exact semantics (algorithm exact, the default). For every element of C, in the accumulate type
+// Acc (float or double):
+//   acc = +0
+//   for p = 0 .. k-1:  acc = fma(a'(i,p), b'(p,j), acc)        one rounding per step, in order
+//   r   = alpha * acc
+//   if beta != 0:      r = fma(beta, c'(i,j), r)                 beta == 0: C is not read (BLAS)
+//   C(i,j) = round_TC(r, opts.output_rounding)
+// a', b', c' are the elements converted to Acc: exact for every mixprec type, float -> double and
+// double -> double; a double element with Acc = float is rounded to nearest-even first. The
+// output rounding is one round_to<TC>(r, mode, overflow::ieee); rounding::stochastic draws its bits
+// from counter_rng(opts.seed) at counter opts.offset + (the element's index in a dense C of the
+// same layout: i*n + j row-major, i + j*m column-major), so it is reproducible and does not depend
+// on the policy, the thread count or ldc. TC == Acc stores r as it is.
+// Since the order of the k steps is fixed, the result is the same bit for bit as the naive loop
+// above for every policy and thread count (the work is split over blocks of C, never over k), and
+// the x86 fast path computes exactly the same thing (only NaN payloads may differ: a NaN result is
+// a NaN, its payload is unspecified). k == 0 gives alpha * 0 (+ beta * C).
+//
+// float32_matmul_precision() (matmul_precision.hpp) is read once per call and applies to the
+// operands whose element type is float (each one separately; other types are used as they are):
+//   highest  a' = a.
+//   high     a' = a rounded to tf32 (10 mantissa bits), ties away from zero (the default, like
+//            cvt.rna.tf32.f32) or to even, per float32_matmul_high_mode(). NaN stays NaN; values
+//            beyond tf32's largest finite become infinite (overflow::ieee).
+//            bf16x3 mode: if A or B is float, both operands are split (a non-float operand is first
+//            converted to float): hi = bfloat16 nearest-even, SATURATING to +-max finite (so
+//            +-inf gives hi = +-max, lo = +-inf), lo = bfloat16 nearest-even of (x - hi) computed in
+//            float. Each k step is three fma, in this order:
+//              acc = fma(a_lo, b_hi, acc); acc = fma(a_hi, b_lo, acc); acc = fma(a_hi, b_hi, acc)
+//            (small terms first). Infinities and NaN propagate as in the plain product, except that
+//            inf times a nonzero |b| <= 2^-134 (both bfloat16 parts of b are 0) gives NaN.
+//   medium   a' = a rounded to bfloat16, nearest-even.
+// Accumulation stays in Acc in every mode.
+//
+// algorithm bf16_dot2 (A and B must both be bfloat16 and Acc float; else std::invalid_argument):
+// the semantics of AVX-512-BF16's vdpbf16ps, as Intel's pseudocode reads ("FP32 FMA with DAZ in,
+// FTZ out and RNE rounding", odd pair first) and as measured on the development machine (AMD Zen 5,
+// family 26; tests/test_gemm.cpp compares with the instruction wherever the CPU has it). One
+// instruction computes, per float lane,
+//   t = ftz(fma(daz(x1), daz(y1), daz(acc)));  acc = ftz(fma(daz(x0), daz(y0), t))
+// where x1/y1 are the HIGH bfloat16 halves of the dwords, rounding is nearest-even, daz() flushes a
+// subnormal input to a zero of the same sign, and ftz() flushes a result that is tiny AFTER
+// rounding (rounded to 24 bits with unbounded exponent, its magnitude is below 2^-126) to a zero of
+// the same sign — so an exact value in [2^-126 - 2^-150, 2^-126) gives 0, not 2^-126 as a plain fma
+// would. The fast path packs element p of each k pair into the high half, so the gemm is:
+//   acc = +0;  for p = 0 .. k-1: acc = ftz(fma(daz(a_ip), daz(b_pj), acc))
+// i.e. the exact algorithm's sequential order with inputs flushed and every step's tiny result
+// flushed. An odd k is padded with the pair (-0, +0), whose product -0 leaves acc unchanged. The
+// output stage (alpha, beta, rounding into TC) is the exact algorithm's, without flushing. Where
+// the instruction is not available (no __AVX512BF16__), a portable emulation computes the same bits
+// (detail::gemm_dot2_step is one step of it).
+//
+// Execution: exec::seq, exec::par(n) and, under nvcc, exec::cuda (one device thread per element of
+// C, the simple per-element loop above; pointers must be device or managed memory). Arguments are
+// checked on the host before anything runs: a leading dimension below the stored matrix's row
+// (row-major) or column (column-major) length, a null pointer for a matrix with elements, or
+// bf16_dot2 with other types throws std::invalid_argument and leaves C unchanged.
+//
+// Host implementation. Compiled with AVX-512F (and not MIXPREC_NO_SIMD, not under nvcc): the
+// inputs are converted to Acc while being packed (the precision rounding, bf16x3 split and
+// bfloat16/half widening happen there), then a 14 x 32 (float; 14 x 16 for double) register-blocked
+// FMA micro-kernel runs over the whole k range of each C tile, so every C element's accumulator
+// stays in one register from p = 0 to k-1 (no k blocking, no partial sums). A blocks of 14-row
+// slivers live in L2, B panels in L3. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps
+// kernel on bfloat16 pairs. Otherwise a portable host path packs the same way and loops in C++.
+// Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T (the same values: the
+// products commute and the bf16x3 term order is kept). Each calling thread keeps its packing
+// buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by its next call.
+#ifndef MIXPREC_KERNELS_GEMM_HPP
+#define MIXPREC_KERNELS_GEMM_HPP
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "../config.hpp"
+#include "../detail/bits.hpp"
+#include "../detail/type_traits.hpp"
+#include "../exec.hpp"
+#include "../matmul_precision.hpp"
+#include "../random.hpp"
+#include "../round_to.hpp"
+#include "../types.hpp"
+
+#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
+    (defined(__x86_64__) || defined(_M_X64)) && defined(__AVX512F__)
+#include "../detail/x86.hpp"
+#define MIXPREC_GEMM_AVX512 1
+#if defined(__AVX512BF16__)
+#define MIXPREC_GEMM_AVX512BF16 1
+#endif
+#endif
+
+namespace mixprec {
+
+/// op(X): X as stored, or its transpose.
+enum class transpose : unsigned char { none, trans };
+/// Storage order of A, B and C.
+enum class layout : unsigned char { row_major, col_major };
+/// How the products are accumulated (see the top of this header).
+enum class gemm_algorithm : unsigned char {
+  exact,     ///< acc = fma(a, b, acc) for p = 0..k-1 in Acc, inputs converted exactly
+  bf16_dot2  ///< vdpbf16ps semantics: inputs flushed (DAZ), tiny steps flushed (FTZ); bfloat16 only
+};
+
+/// Options of gemm().
+struct gemm_options {
+  layout order = layout::row_major;
+  rounding output_rounding = rounding::nearest_even;  ///< rounding of the result into C's type
+  std::uint64_t seed = 0, offset = 0;                 ///< rounding::stochastic: counter_rng(seed), offset + index
+  gemm_algorithm algorithm = gemm_algorithm::exact;
+};
+
+namespace detail {
+
+// ---------------------------------------------------------------------------------------------
+// Scalar building blocks (host and device).
+// ---------------------------------------------------------------------------------------------
+
+MIXPREC_HD inline float gemm_fma(float a, float b, float c) noexcept {
+#if defined(__CUDA_ARCH__)
+  return fmaf(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+MIXPREC_HD inline double gemm_fma(double a, double b, double c) noexcept {
+#if defined(__CUDA_ARCH__)
+  return ::fma(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+/// x converted to Acc: exact for mixprec types and float -> double; double -> float rounds to
+/// nearest-even.
+template <class Acc, class T>
+MIXPREC_HD inline Acc gemm_widen(T x) noexcept {
+  if constexpr (std::is_same<T, Acc>::value) {
+    return x;
+  } else {
+    return static_cast<Acc>(x);
+  }
+}
+
+MIXPREC_HD inline std::uint32_t gemm_bits(float x) noexcept { return bit_cast<std::uint32_t>(x); }
+MIXPREC_HD inline float gemm_float(std::uint32_t u) noexcept { return bit_cast<float>(u); }
+
+/// float -> tf32 (as a float), ties away from zero (away) or to even; NaN stays NaN (quieted),
+/// beyond tf32's range -> infinity. Equals round_to<tf32>(x, mode) for every non-NaN x.
+MIXPREC_HD inline float gemm_round_tf32(float x, bool away) noexcept {
+  std::uint32_t u = gemm_bits(x);
+  if ((u & 0x7f800000u) == 0x7f800000u) {
+    if ((u & 0x7fffffu) != 0) u |= 0x400000u;  // NaN: keep it a NaN after the truncation
+    return gemm_float(u & 0xffffe000u);
+  }
+  u += away ? 0x1000u : 0xfffu + ((u >> 13) & 1u);
+  return gemm_float(u & 0xffffe000u);
+}
+
+/// float -> bfloat16 (as a float), nearest-even; NaN stays NaN. Equals round_to<bfloat16>(x).
+MIXPREC_HD inline float gemm_round_bf16(float x) noexcept {
+  std::uint32_t u = gemm_bits(x);
+  if ((u & 0x7f800000u) == 0x7f800000u) {
+    if ((u & 0x7fffffu) != 0) u |= 0x400000u;
+    return gemm_float(u & 0xffff0000u);
+  }
+  u += 0x7fffu + ((u >> 16) & 1u);
+  return gemm_float(u & 0xffff0000u);
+}
+
+/// The bf16x3 split: x = hi + lo (see the top of this header).
+MIXPREC_HD inline void gemm_split_bf16(float x, float& hi, float& lo) noexcept {
+  const std::uint32_t u = gemm_bits(x);
+  const std::uint32_t sign = u & 0x80000000u;
+  float h = gemm_round_bf16(x);
+  if ((gemm_bits(h) & 0x7fffffffu) == 0x7f800000u) h = gemm_float(sign | 0x7f7f0000u);  // saturate
+  hi = h;
+  lo = gemm_round_bf16(x - h);
+}
+
+/// A float whose value is a subnormal -> zero of the same sign (DAZ of a bfloat16 input).
+MIXPREC_HD inline float gemm_flush(float x) noexcept {
+  const std::uint32_t u = gemm_bits(x);
+  return (u & 0x7f800000u) == 0 ? gemm_float(u & 0x80000000u) : x;
+}
+
+/// One step of bf16_dot2 / vdpbf16ps: ftz(fma(daz(a), daz(b), daz(acc))), nearest-even, with the
+/// tininess of the result detected after rounding (see the top of this header).
+MIXPREC_HD inline float gemm_dot2_step(float a, float b, float acc) noexcept {
+  a = gemm_flush(a);
+  b = gemm_flush(b);
+  acc = gemm_flush(acc);
+  const float r = gemm_fma(a, b, acc);
+  const std::uint32_t mag = gemm_bits(r) & 0x7fffffffu;
+  if (mag > 0x00800000u || mag == 0) return r;  // above 2^-126 (or inf/NaN), or an exact zero
+  const float zero = gemm_float(gemm_bits(r) & 0x80000000u);
+  if (mag < 0x00800000u) return zero;  // subnormal after rounding: tiny
+  // |r| == 2^-126: the exact sum may still be tiny (rounded to 24 bits with unbounded exponent, it
+  // would be 2^-126 - 2^-150). Here |acc| and |a*b| are below 2^-100 (else the sum could not be a
+  // nonzero value this small), so the sum scaled by 2^64 is computed exactly by one fma and
+  // rounded in the normal range.
+  float sa = a, sb = b;
+  if ((gemm_bits(a) & 0x7fffffffu) <= (gemm_bits(b) & 0x7fffffffu)) {
+    sa = a * 0x1p64f;
+  } else {
+    sb = b * 0x1p64f;
+  }
+  const float r2 = gemm_fma(sa, sb, acc * 0x1p64f);
+  return (gemm_bits(r2) & 0x7fffffffu) < 0x20800000u ? zero : r;  // below 2^-62: tiny
+}
+
+/// How the k steps combine the inputs.
+enum class gemm_kind : unsigned char {
+  fma,    ///< acc = fma(a', b', acc)
+  x3,     ///< the bf16x3 split, three fma per step
+  dot2    ///< bf16_dot2
+};
+/// The conversion of float operands under gemm_kind::fma (other element types: exact widening).
+enum class gemm_input : unsigned char { as_is, tf32_away, tf32_even, bf16 };
+
+/// One input element as Acc under gemm_kind::fma.
+template <class Acc, gemm_input Mode, class T>
+MIXPREC_HD inline Acc gemm_load(T x) noexcept {
+  if constexpr (std::is_same<T, float>::value && Mode != gemm_input::as_is) {
+    const float y = Mode == gemm_input::tf32_away   ? gemm_round_tf32(x, true)
+                    : Mode == gemm_input::tf32_even ? gemm_round_tf32(x, false)
+                                                    : gemm_round_bf16(x);
+    return static_cast<Acc>(y);
+  } else {
+    return gemm_widen<Acc>(x);
+  }
+}
+
+template <class Acc, class T>
+MIXPREC_HD inline Acc gemm_load(T x, gemm_input mode) noexcept {
+  switch (mode) {
+    case gemm_input::tf32_away: return gemm_load<Acc, gemm_input::tf32_away>(x);
+    case gemm_input::tf32_even: return gemm_load<Acc, gemm_input::tf32_even>(x);
+    case gemm_input::bf16: return gemm_load<Acc, gemm_input::bf16>(x);
+    default: return gemm_load<Acc, gemm_input::as_is>(x);
+  }
+}
+
+/// The bf16x3 parts of any element (converted to float first).
+template <class T>
+MIXPREC_HD inline void gemm_split(T x, float& hi, float& lo) noexcept {
+  gemm_split_bf16(gemm_widen<float>(x), hi, lo);
+}
+
+/// A normalized problem: op(A)(i,p) = a[i*a_is + p*a_ps], op(B)(p,j) = b[p*b_ps + j*b_js],
+/// C(i,j) = c[i*c_is + j*c_js]; the stochastic-rounding counter of C(i,j) is
+/// offset + i*counter_is + j*counter_js. x3_a_first: A takes the "first" role of the bf16x3
+/// term order (fma(a_lo, b_hi), fma(a_hi, b_lo), fma(a_hi, b_hi)); false after swapping A and B.
+template <class Acc, class TA, class TB, class TC>
+struct gemm_problem {
+  std::size_t m, n, k;
+  Acc alpha, beta;
+  const TA* a;
+  std::size_t a_is, a_ps;
+  const TB* b;
+  std::size_t b_ps, b_js;
+  TC* c;
+  std::size_t c_is, c_js;
+  std::size_t counter_is, counter_js;
+  std::uint64_t offset;
+  counter_rng rng;
+  rounding out_mode;
+  gemm_kind kind;
+  gemm_input input;
+  bool x3_a_first;
+};
+
+/// The output stage of one element: r = alpha*acc (+ fma(beta, c, r)), rounded into TC.
+template <class Acc, class TA, class TB, class TC>
+MIXPREC_HD inline void gemm_store(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i, std::size_t j,
+                                  Acc acc) noexcept {
+  TC* c = pr.c + i * pr.c_is + j * pr.c_js;
+  Acc r = pr.alpha * acc;
+  if (pr.beta != Acc(0)) r = gemm_fma(pr.beta, gemm_widen<Acc>(*c), r);
+  if constexpr (std::is_same<TC, Acc>::value) {
+    *c = r;
+  } else {
+    const std::uint32_t bits =
+        pr.out_mode == rounding::stochastic ? pr.rng(pr.offset + i * pr.counter_is + j * pr.counter_js) : 0u;
+    *c = round_to<TC>(r, pr.out_mode, overflow::ieee, bits);
+  }
+}
+
+/// One element of C computed directly from A and B (the device path, and a host reference).
+template <class Acc, class TA, class TB, class TC>
+MIXPREC_HD inline void gemm_element(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i, std::size_t j) noexcept {
+  // Indices, not pointers: with k == 0, A and B may be null.
+  const std::size_t ia = i * pr.a_is, jb = j * pr.b_js;
+  const TA* a = pr.a;
+  const TB* b = pr.b;
+  Acc acc = Acc(0);
+  if (pr.kind == gemm_kind::dot2) {
+    if constexpr (std::is_same<Acc, float>::value) {
+      for (std::size_t p = 0; p < pr.k; ++p) {
+        acc = gemm_dot2_step(gemm_widen<float>(a[ia + p * pr.a_ps]), gemm_widen<float>(b[jb + p * pr.b_ps]), acc);
+      }
+    }
+  } else if (pr.kind == gemm_kind::x3) {
+    for (std::size_t p = 0; p < pr.k; ++p) {
+      float ah = 0, al = 0, bh = 0, bl = 0;
+      gemm_split(a[ia + p * pr.a_ps], ah, al);
+      gemm_split(b[jb + p * pr.b_ps], bh, bl);
+      const Acc ahi = ah, alo = al, bhi = bh, blo = bl;
+      if (pr.x3_a_first) {
+        acc = gemm_fma(alo, bhi, acc);
+        acc = gemm_fma(ahi, blo, acc);
+      } else {
+        acc = gemm_fma(ahi, blo, acc);
+        acc = gemm_fma(alo, bhi, acc);
+      }
+      acc = gemm_fma(ahi, bhi, acc);
+    }
+  } else {
+    for (std::size_t p = 0; p < pr.k; ++p) {
+      acc = gemm_fma(gemm_load<Acc>(a[ia + p * pr.a_ps], pr.input), gemm_load<Acc>(b[jb + p * pr.b_ps], pr.input), acc);
+    }
+  }
+  gemm_store(pr, i, j, acc);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host: packing.
+// ---------------------------------------------------------------------------------------------
+
+/// Packing conversions: write `expand` values per element at out[0], out[step], ...
+/// dst[i] = gemm_load<Acc, Mode>(src[i]) for i < count; with AVX-512, 16 at a time for half,
+/// bfloat16 and float sources into float (the same values: the widenings are exact, and the
+/// tf32 / bfloat16 roundings are the scalar functions' integer steps lane by lane).
+template <class Acc, gemm_input Mode, class T>
+void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
+  std::size_t i = 0;
+#if defined(MIXPREC_GEMM_AVX512)
+  if constexpr (std::is_same<Acc, float>::value) {
+    if constexpr (std::is_same<T, half>::value) {
+      for (; i + 16 <= count; i += 16) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(h));
+      }
+    } else if constexpr (std::is_same<T, bfloat16>::value) {
+      for (; i + 16 <= count; i += 16) {
+        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
+        _mm512_storeu_si512(dst + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+      }
+    } else if constexpr (std::is_same<T, float>::value) {
+      constexpr int shift = Mode == gemm_input::bf16 ? 16 : 13;
+      const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
+      const __m512i man_mask = _mm512_set1_epi32(0x007fffff);
+      const __m512i quiet = _mm512_set1_epi32(0x00400000);
+      const __m512i keep = _mm512_set1_epi32(static_cast<int>(~((1u << shift) - 1u)));
+      const __m512i half_ulp = _mm512_set1_epi32(static_cast<int>((1u << (shift - 1)) - (Mode == gemm_input::tf32_away ? 0u : 1u)));
+      const __m512i one = _mm512_set1_epi32(1);
+      for (; i + 16 <= count; i += 16) {
+        const __m512i u = _mm512_loadu_si512(src + i);
+        if constexpr (Mode == gemm_input::as_is) {
+          _mm512_storeu_si512(dst + i, u);
+        } else {
+          // Inf/NaN lanes: NaN made quiet, then truncated; others: add half an ulp (ties away), or
+          // half an ulp - 1 + the last kept bit (ties to even), then truncate.
+          const __mmask16 special = _mm512_cmpeq_epi32_mask(_mm512_and_si512(u, exp_mask), exp_mask);
+          const __mmask16 nan = _mm512_mask_test_epi32_mask(special, u, man_mask);
+          __m512i add = half_ulp;
+          if constexpr (Mode != gemm_input::tf32_away) {
+            add = _mm512_add_epi32(add, _mm512_and_si512(_mm512_srli_epi32(u, shift), one));
+          }
+          __m512i r = _mm512_mask_add_epi32(u, static_cast<__mmask16>(~special), u, add);
+          r = _mm512_mask_or_epi32(r, nan, r, quiet);
+          _mm512_storeu_si512(dst + i, _mm512_and_si512(r, keep));
+        }
+      }
+    }
+  }
+#endif
+  for (; i < count; ++i) dst[i] = gemm_load<Acc, Mode>(src[i]);
+}
+
+template <class Acc, gemm_input Mode>
+struct gemm_pack_load {
+  static constexpr std::size_t expand = 1;
+  static constexpr bool has_run = true;
+  template <class T>
+  void operator()(T x, Acc* out, std::size_t) const noexcept {
+    out[0] = gemm_load<Acc, Mode>(x);
+  }
+  template <class T>
+  void run(const T* src, Acc* dst, std::size_t count) const noexcept {
+    gemm_load_run<Acc, Mode>(src, dst, count);
+  }
+};
+template <class Acc>
+struct gemm_pack_x3 {
+  static constexpr std::size_t expand = 3;
+  static constexpr bool has_run = false;
+  bool first;  // the "first" role: lo, hi, hi; the second: hi, lo, hi
+  template <class T>
+  void operator()(T x, Acc* out, std::size_t step) const noexcept {
+    float hi = 0, lo = 0;
+    gemm_split(x, hi, lo);
+    out[0] = first ? lo : hi;
+    out[step] = first ? hi : lo;
+    out[2 * step] = hi;
+  }
+};
+template <class Acc>
+struct gemm_pack_daz {
+  static constexpr std::size_t expand = 1;
+  static constexpr bool has_run = false;
+  template <class T>
+  void operator()(T x, Acc* out, std::size_t) const noexcept {
+    out[0] = gemm_flush(gemm_widen<float>(x));
+  }
+};
+
+/// dst[(p*expand + e)*dps + r] = the e-th value of X(r, p) = src[r*rs + p*ps], for r < rows and
+/// p < k; rows..rows_padded-1 are zero.
+template <class Acc, class T, class Load>
+void gemm_pack(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+               std::size_t k, Acc* dst, std::size_t dps, Load load) noexcept {
+  constexpr std::size_t E = Load::expand;
+  if (ps == 1 && rows > 1) {
+    // k is contiguous: read along k, row by row, in chunks that keep the writes in L1.
+    constexpr std::size_t chunk = 128;
+    for (std::size_t p0 = 0; p0 < k; p0 += chunk) {
+      const std::size_t p1 = std::min(k, p0 + chunk);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const T* s = src + r * rs;
+        if constexpr (Load::has_run) {
+          Acc tmp[chunk];
+          load.run(s + p0, tmp, p1 - p0);
+          for (std::size_t p = p0; p < p1; ++p) dst[p * dps + r] = tmp[p - p0];
+        } else {
+          for (std::size_t p = p0; p < p1; ++p) load(s[p], dst + p * E * dps + r, dps);
+        }
+      }
+    }
+  } else {
+    for (std::size_t p = 0; p < k; ++p) {
+      const T* s = src + p * ps;
+      Acc* d = dst + p * E * dps;
+      if constexpr (Load::has_run) {
+        if (rs == 1) {
+          load.run(s, d, rows);
+          continue;
+        }
+      }
+      for (std::size_t r = 0; r < rows; ++r) load(s[r * rs], d + r, dps);
+    }
+  }
+  if (rows_padded > rows) {
+    for (std::size_t q = 0; q < k * E; ++q) {
+      for (std::size_t r = rows; r < rows_padded; ++r) dst[q * dps + r] = Acc(0);
+    }
+  }
+}
+
+/// Packs one operand for the kinds fma, x3 and (DAZ values for the portable emulation) dot2.
+template <class Acc, class T>
+void gemm_pack_operand(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                       std::size_t k, Acc* dst, std::size_t dps, gemm_kind kind, gemm_input input,
+                       bool x3_first) noexcept {
+  switch (kind) {
+    case gemm_kind::x3:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_x3<Acc>{x3_first});
+      return;
+    case gemm_kind::dot2:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_daz<Acc>{});
+      return;
+    default: break;
+  }
+  switch (input) {
+    case gemm_input::tf32_away:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_load<Acc, gemm_input::tf32_away>{});
+      return;
+    case gemm_input::tf32_even:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_load<Acc, gemm_input::tf32_even>{});
+      return;
+    case gemm_input::bf16:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_load<Acc, gemm_input::bf16>{});
+      return;
+    default:
+      gemm_pack(src, rs, ps, rows, rows_padded, k, dst, dps, gemm_pack_load<Acc, gemm_input::as_is>{});
+      return;
+  }
+}
+
+/// A 64-byte aligned scratch buffer per calling thread, kept for the next call.
+inline unsigned char* gemm_scratch(std::size_t bytes) {
+  struct buffer {
+    std::unique_ptr<unsigned char[]> data;
+    std::size_t capacity = 0;
+  };
+  thread_local buffer buf;
+  if (buf.capacity < bytes) {
+    buf.data.reset();
+    buf.capacity = 0;
+    buf.data.reset(new unsigned char[bytes + 64]);
+    buf.capacity = bytes;
+  }
+  const auto addr = reinterpret_cast<std::uintptr_t>(buf.data.get());
+  return buf.data.get() + ((64u - (addr & 63u)) & 63u);
+}
+
+/// f(t) for t in [0, n) on `threads` threads (the caller included).
+template <class F>
+void gemm_parallel(unsigned threads, std::size_t n, F&& f) {
+  if (threads <= 1 || n <= 1) {
+    for (std::size_t t = 0; t < n; ++t) f(t);
+    return;
+  }
+  for_each_block(exec::par(threads), n, 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t t = begin; t < end; ++t) f(t);
+  });
+}
+
+/// At most `threads` tasks run at once; each takes a free slot (its private scratch) for its run.
+class gemm_slots {
+ public:
+  explicit gemm_slots(unsigned n) : n_(n == 0 ? 1 : n), used_(new std::atomic<bool>[n_]()) {}
+  unsigned acquire() noexcept {
+    for (;;) {
+      for (unsigned s = 0; s < n_; ++s) {
+        if (!used_[s].load(std::memory_order_relaxed) && !used_[s].exchange(true, std::memory_order_acquire)) return s;
+      }
+    }
+  }
+  void release(unsigned s) noexcept { used_[s].store(false, std::memory_order_release); }
+
+ private:
+  unsigned n_;
+  std::unique_ptr<std::atomic<bool>[]> used_;
+};
+
+inline std::size_t gemm_ceil_div(std::size_t a, std::size_t b) noexcept { return (a + b - 1) / b; }
+
+/// Block sizes of the host paths, in bytes of packed data. They change only the speed, never the
+/// result (tests shrink them to exercise many blocks and panels on small matrices; not thread-safe).
+struct gemm_blocking {
+  std::size_t a_block = std::size_t{384} << 10;    ///< AVX-512: packed A rows per task (L2)
+  std::size_t b_panel = std::size_t{16} << 20;     ///< AVX-512: packed B columns shared by the threads (L3)
+  std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
+};
+inline gemm_blocking& gemm_blocking_sizes() noexcept {
+  static gemm_blocking sizes;
+  return sizes;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host: portable path.
+// ---------------------------------------------------------------------------------------------
+
+/// Packs B by column panels (k' x nc, row-major in k') and each row of A (k'), then runs the k'
+/// steps for 64 columns at a time.
+/// k == 0: C = alpha * 0 (+ beta * C); A and B are not read (and may be null). Returns whether k == 0.
+template <class Acc, class TA, class TB, class TC>
+bool gemm_host_empty_k(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  if (pr.k != 0) return false;
+  gemm_parallel(threads, pr.m, [&](std::size_t i) {
+    for (std::size_t j = 0; j < pr.n; ++j) gemm_store(pr, i, j, Acc(0));
+  });
+  return true;
+}
+
+template <class Acc, class TA, class TB, class TC>
+void gemm_host_portable(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  if (gemm_host_empty_k(pr, threads)) return;
+  const std::size_t expand = pr.kind == gemm_kind::x3 ? 3 : 1;
+  const std::size_t kk = pr.k * expand;
+  const std::size_t panel_bytes = gemm_blocking_sizes().portable_panel;
+  constexpr std::size_t jw = 64;
+  std::size_t nc = std::max<std::size_t>(jw, panel_bytes / (sizeof(Acc) * std::max<std::size_t>(kk, 1)) / jw * jw);
+  nc = std::min(nc, pr.n);
+  const unsigned nslots = std::max(1u, threads);
+  const std::size_t row_len = std::max<std::size_t>(kk, 1);
+  auto* scratch = reinterpret_cast<Acc*>(gemm_scratch(sizeof(Acc) * (kk * nc + nslots * row_len)));
+  Acc* panel = scratch;
+  Acc* rows = scratch + kk * nc;
+  gemm_slots slots(nslots);
+  const bool dot2 = pr.kind == gemm_kind::dot2;
+  constexpr std::size_t rows_per_task = 4;
+  const std::size_t tasks = gemm_ceil_div(pr.m, rows_per_task);
+  for (std::size_t j0 = 0; j0 < pr.n; j0 += nc) {
+    const std::size_t w = std::min(nc, pr.n - j0);
+    gemm_parallel(threads, gemm_ceil_div(w, jw), [&](std::size_t t) {
+      const std::size_t c0 = t * jw, cw = std::min(jw, w - c0);
+      // panel[p*w + j]: X(r = j, p) = B(p, j0 + j).
+      gemm_pack_operand(pr.b + (j0 + c0) * pr.b_js, pr.b_js, pr.b_ps, cw, cw, pr.k, panel + c0, w, pr.kind, pr.input,
+                        !pr.x3_a_first);
+    });
+    gemm_parallel(threads, tasks, [&](std::size_t t) {
+      const unsigned slot = slots.acquire();
+      Acc* arow = rows + slot * row_len;
+      const std::size_t i1 = std::min(pr.m, (t + 1) * rows_per_task);
+      for (std::size_t i = t * rows_per_task; i < i1; ++i) {
+        gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, 1, 1, pr.k, arow, 1, pr.kind, pr.input, pr.x3_a_first);
+        for (std::size_t c0 = 0; c0 < w; c0 += jw) {
+          const std::size_t cw = std::min(jw, w - c0);
+          Acc acc[jw];
+          for (std::size_t c = 0; c < jw; ++c) acc[c] = Acc(0);
+          if (dot2) {
+            if constexpr (std::is_same<Acc, float>::value) {
+              for (std::size_t p = 0; p < kk; ++p) {
+                const float av = arow[p];
+                const float* bp = panel + p * w + c0;
+                for (std::size_t c = 0; c < cw; ++c) acc[c] = gemm_dot2_step(av, bp[c], acc[c]);
+              }
+            }
+          } else {
+            for (std::size_t p = 0; p < kk; ++p) {
+              const Acc av = arow[p];
+              const Acc* bp = panel + p * w + c0;
+              for (std::size_t c = 0; c < cw; ++c) acc[c] = gemm_fma(av, bp[c], acc[c]);
+            }
+          }
+          for (std::size_t c = 0; c < cw; ++c) gemm_store(pr, i, j0 + c0 + c, acc[c]);
+        }
+      }
+      slots.release(slot);
+    });
+  }
+}
+
+/// Every element by gemm_element on the host (a reference for tests; the CUDA path's code).
+template <class Acc, class TA, class TB, class TC>
+void gemm_host_elementwise(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  gemm_parallel(threads, pr.m, [&](std::size_t i) {
+    for (std::size_t j = 0; j < pr.n; ++j) gemm_element(pr, i, j);
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host: AVX-512 path.
+// ---------------------------------------------------------------------------------------------
+#if defined(MIXPREC_GEMM_AVX512)
+
+#define MIXPREC_GEMM_UNROLL _Pragma("GCC unroll 16")
+
+/// 14 x 32 float tile: acc(r, c) += ap[p*14 + r] * bp[p*32 + c] for p < kk, from zero.
+inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR], c1[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = _mm512_setzero_ps();
+    c1[r] = _mm512_setzero_ps();
+  }
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    const __m512 b1 = _mm512_load_ps(bp + 16);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const __m512 a = _mm512_set1_ps(ap[r]);
+      c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
+      c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
+    }
+    ap += MR;
+    bp += 32;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    _mm512_store_ps(tile + r * 32, c0[r]);
+    _mm512_store_ps(tile + r * 32 + 16, c1[r]);
+  }
+}
+
+/// 14 x 16 double tile.
+inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
+  constexpr int MR = 14;
+  __m512d c0[MR], c1[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = _mm512_setzero_pd();
+    c1[r] = _mm512_setzero_pd();
+  }
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m512d b0 = _mm512_load_pd(bp);
+    const __m512d b1 = _mm512_load_pd(bp + 8);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const __m512d a = _mm512_set1_pd(ap[r]);
+      c0[r] = _mm512_fmadd_pd(a, b0, c0[r]);
+      c1[r] = _mm512_fmadd_pd(a, b1, c1[r]);
+    }
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    _mm512_store_pd(tile + r * 16, c0[r]);
+    _mm512_store_pd(tile + r * 16 + 8, c1[r]);
+  }
+}
+
+#if defined(MIXPREC_GEMM_AVX512BF16)
+/// bf16_dot2 packing for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
+/// (element 2q in the high half, which the instruction processes first); a missing element
+/// 2q+1 (odd k) is `pad`; rows..rows_padded-1 are zero.
+inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, std::size_t rows,
+                           std::size_t rows_padded, std::size_t k, std::uint32_t* dst, std::size_t dps,
+                           std::uint16_t pad) noexcept {
+  const std::size_t kq = (k + 1) / 2, kfull = k / 2;
+  auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
+    const bfloat16* s0 = src + r * rs + 2 * q * ps;
+    const std::uint32_t lo = 2 * q + 1 < k ? s0[ps].bits() : pad;
+    return (std::uint32_t{s0[0].bits()} << 16) | lo;
+  };
+  if (ps == 1 && rows > 1) {
+    // Each pair is one little-endian dword (element 2q low): rotate it by 16 bits.
+    constexpr std::size_t chunk = 64;
+    for (std::size_t q0 = 0; q0 < kq; q0 += chunk) {
+      const std::size_t q1 = std::min(kq, q0 + chunk), qf = std::min(kfull, q1);
+      for (std::size_t r = 0; r < rows; ++r) {
+        alignas(64) std::uint32_t tmp[chunk];
+        const bfloat16* s = src + r * rs;
+        std::size_t q = q0;
+        for (; q + 16 <= qf; q += 16) {
+          const __m512i v = _mm512_loadu_si512(s + 2 * q);
+          _mm512_store_si512(tmp + (q - q0), _mm512_rol_epi32(v, 16));
+        }
+        for (; q < q1; ++q) tmp[q - q0] = pair(r, q);
+        for (q = q0; q < q1; ++q) dst[q * dps + r] = tmp[q - q0];
+      }
+    }
+  } else if (rs == 1) {
+    // Rows contiguous: interleave elements 2q (high halves) and 2q+1 (low halves), 16 at a time.
+    for (std::size_t q = 0; q < kq; ++q) {
+      std::uint32_t* d = dst + q * dps;
+      std::size_t r = 0;
+      if (q < kfull) {
+        const bfloat16* s0 = src + 2 * q * ps;
+        const bfloat16* s1 = s0 + ps;
+        for (; r + 16 <= rows; r += 16) {
+          const __m512i hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s0 + r)));
+          const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s1 + r)));
+          _mm512_storeu_si512(d + r, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
+        }
+      }
+      for (; r < rows; ++r) d[r] = pair(r, q);
+    }
+  } else {
+    for (std::size_t q = 0; q < kq; ++q) {
+      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
+    }
+  }
+  for (std::size_t q = 0; q < kq; ++q) {
+    for (std::size_t r = rows; r < rows_padded; ++r) dst[q * dps + r] = 0;
+  }
+}
+
+/// 14 x 32 float tile from bfloat16 pairs: acc(r, c) = vdpbf16ps(acc, ap[q*14 + r], bp[q*32 + c]).
+inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR], c1[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = _mm512_setzero_ps();
+    c1[r] = _mm512_setzero_ps();
+  }
+  for (std::size_t q = 0; q < kq; ++q) {
+    const __m512bh b0 = (__m512bh)_mm512_load_si512(bp);
+    const __m512bh b1 = (__m512bh)_mm512_load_si512(bp + 16);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[r]));
+      c0[r] = _mm512_dpbf16_ps(c0[r], a, b0);
+      c1[r] = _mm512_dpbf16_ps(c1[r], a, b1);
+    }
+    ap += MR;
+    bp += 32;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    _mm512_store_ps(tile + r * 32, c0[r]);
+    _mm512_store_ps(tile + r * 32 + 16, c1[r]);
+  }
+}
+#endif
+
+/// Stores an mr x nr tile (row stride ldt) into C (row-major: c_js == 1 takes the vector path).
+template <class Acc, class TA, class TB, class TC>
+void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, std::size_t j0, std::size_t mr,
+                     std::size_t nr, const Acc* tile, std::size_t ldt) noexcept {
+  if constexpr (std::is_same<TC, float>::value && std::is_same<Acc, float>::value) {
+    if (pr.c_js == 1) {
+      const __m512 va = _mm512_set1_ps(pr.alpha);
+      const __m512 vb = _mm512_set1_ps(pr.beta);
+      const bool read_c = pr.beta != 0.0f;
+      for (std::size_t r = 0; r < mr; ++r) {
+        float* crow = pr.c + (i0 + r) * pr.c_is + j0;
+        const float* t = tile + r * ldt;
+        for (std::size_t c = 0; c < nr; c += 16) {
+          const __mmask16 mask =
+              nr - c >= 16 ? static_cast<__mmask16>(0xffffu) : static_cast<__mmask16>((1u << (nr - c)) - 1u);
+          __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
+          if (read_c) v = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mask, crow + c), v);
+          _mm512_mask_storeu_ps(crow + c, mask, v);
+        }
+      }
+      return;
+    }
+  }
+  if constexpr (std::is_same<TC, double>::value && std::is_same<Acc, double>::value) {
+    if (pr.c_js == 1) {
+      const __m512d va = _mm512_set1_pd(pr.alpha);
+      const __m512d vb = _mm512_set1_pd(pr.beta);
+      const bool read_c = pr.beta != 0.0;
+      for (std::size_t r = 0; r < mr; ++r) {
+        double* crow = pr.c + (i0 + r) * pr.c_is + j0;
+        const double* t = tile + r * ldt;
+        for (std::size_t c = 0; c < nr; c += 8) {
+          const __mmask8 mask =
+              nr - c >= 8 ? static_cast<__mmask8>(0xffu) : static_cast<__mmask8>((1u << (nr - c)) - 1u);
+          __m512d v = _mm512_mul_pd(va, _mm512_load_pd(t + c));
+          if (read_c) v = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(mask, crow + c), v);
+          _mm512_mask_storeu_pd(crow + c, mask, v);
+        }
+      }
+      return;
+    }
+  }
+  for (std::size_t r = 0; r < mr; ++r) {
+    for (std::size_t c = 0; c < nr; ++c) gemm_store(pr, i0 + r, j0 + c, tile[r * ldt + c]);
+  }
+}
+
+/// The blocked driver: per task an A block of 14-row slivers (gemm_blocking::a_block bytes), a
+/// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or a uint32 pair for dot2); kk: packed k length.
+template <class P, std::size_t NR, class Acc, class TA, class TB, class TC, class PackA, class PackB, class Kernel>
+void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads, std::size_t kk, PackA pack_a,
+                       PackB pack_b, Kernel kernel) {
+  constexpr std::size_t MR = 14;
+  const std::size_t sliver_a = MR * std::max<std::size_t>(kk, 1);
+  const std::size_t sliver_b = NR * std::max<std::size_t>(kk, 1);
+  const std::size_t sa = gemm_ceil_div(pr.m, MR);  // A slivers
+  const std::size_t sb = gemm_ceil_div(pr.n, NR);  // B slivers
+  const std::size_t per_block = std::max<std::size_t>(1, gemm_blocking_sizes().a_block / (sliver_a * sizeof(P)));
+  std::size_t blocks = gemm_ceil_div(sa, per_block);
+  const unsigned nthreads = std::max(1u, threads);
+  if (nthreads > 1) blocks = std::min(sa, gemm_ceil_div(blocks, nthreads) * nthreads);
+  const std::size_t panel = std::min(sb, std::max<std::size_t>(1, gemm_blocking_sizes().b_panel / (sliver_b * sizeof(P))));
+  // Few A blocks: also split the B panel among tasks (each packs its A block again).
+  std::size_t groups = 1;
+  if (nthreads > 1 && blocks < 2 * std::size_t{nthreads}) {
+    groups = std::min(panel, gemm_ceil_div(2 * std::size_t{nthreads}, blocks));
+  }
+  const std::size_t block_slivers = gemm_ceil_div(sa, blocks);
+  auto* scratch = reinterpret_cast<P*>(
+      gemm_scratch(sizeof(P) * (panel * sliver_b + std::size_t{nthreads} * block_slivers * sliver_a)));
+  P* bpanel = scratch;
+  P* ablocks = scratch + panel * sliver_b;
+  gemm_slots slots(nthreads);
+  for (std::size_t t0 = 0; t0 < sb; t0 += panel) {
+    const std::size_t tn = std::min(panel, sb - t0);
+    gemm_parallel(threads, tn, [&](std::size_t t) {
+      const std::size_t j = (t0 + t) * NR;
+      pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
+    });
+    gemm_parallel(threads, blocks * groups, [&](std::size_t task) {
+      const std::size_t blk = task / groups, grp = task % groups;
+      const std::size_t s0 = blk * sa / blocks, s1 = (blk + 1) * sa / blocks;
+      const std::size_t u0 = grp * tn / groups, u1 = (grp + 1) * tn / groups;
+      if (s0 == s1 || u0 == u1) return;
+      const unsigned slot = slots.acquire();
+      P* ablock = ablocks + slot * block_slivers * sliver_a;
+      for (std::size_t s = s0; s < s1; ++s) {
+        const std::size_t i = s * MR;
+        pack_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
+      }
+      alignas(64) Acc tile[MR * NR];
+      for (std::size_t u = u0; u < u1; ++u) {
+        const std::size_t j = (t0 + u) * NR;
+        const std::size_t nr = std::min(NR, pr.n - j);
+        for (std::size_t s = s0; s < s1; ++s) {
+          const std::size_t i = s * MR;
+          kernel(kk, ablock + (s - s0) * sliver_a, bpanel + u * sliver_b, tile);
+          gemm_store_tile(pr, i, j, std::min(MR, pr.m - i), nr, tile, NR);
+        }
+      }
+      slots.release(slot);
+    });
+  }
+}
+
+/// The AVX-512 path for this problem; false when it has none (then the portable path runs).
+template <class Acc, class TA, class TB, class TC>
+bool gemm_host_avx512(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  if (pr.kind == gemm_kind::dot2) {
+#if defined(MIXPREC_GEMM_AVX512BF16)
+    if constexpr (std::is_same<TA, bfloat16>::value && std::is_same<TB, bfloat16>::value &&
+                  std::is_same<Acc, float>::value) {
+      auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
+        gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, 14, pr.k, dst, 14, 0x8000u);
+      };
+      auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+        gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 32, pr.k, dst, 32, 0x0000u);
+      };
+      gemm_host_blocked<std::uint32_t, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, gemm_kernel_dot2);
+      return true;
+    }
+#endif
+    return false;
+  }
+  constexpr std::size_t NR = std::is_same<Acc, float>::value ? 32 : 16;
+  auto pack_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
+    gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, 14, pr.k, dst, 14, pr.kind, pr.input,
+                      pr.x3_a_first);
+  };
+  auto pack_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
+    gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
+                      !pr.x3_a_first);
+  };
+  const std::size_t kk = pr.kind == gemm_kind::x3 ? 3 * pr.k : pr.k;
+  if constexpr (std::is_same<Acc, float>::value) {
+    gemm_host_blocked<float, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f32);
+  } else {
+    gemm_host_blocked<double, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f64);
+  }
+  return true;
+}
+
+#undef MIXPREC_GEMM_UNROLL
+#endif  // MIXPREC_GEMM_AVX512
+
+/// The host computation: column-major C runs as the row-major C^T = op(B)^T op(A)^T.
+template <class Acc, class TA, class TB, class TC>
+void gemm_host(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  if (gemm_host_empty_k(pr, threads)) return;
+  if (pr.c_js != 1 && pr.c_is == 1) {
+    const gemm_problem<Acc, TB, TA, TC> t{pr.n,         pr.m,   pr.k,      pr.alpha,  pr.beta,       pr.b,
+                                          pr.b_js,      pr.b_ps, pr.a,     pr.a_ps,   pr.a_is,       pr.c,
+                                          pr.c_js,      pr.c_is, pr.counter_js, pr.counter_is, pr.offset, pr.rng,
+                                          pr.out_mode,  pr.kind, pr.input, !pr.x3_a_first};
+    gemm_host(t, threads);
+    return;
+  }
+#if defined(MIXPREC_GEMM_AVX512)
+  if (gemm_host_avx512(pr, threads)) return;
+#endif
+  gemm_host_portable(pr, threads);
+}
+
+/// Checks the arguments (std::invalid_argument naming the problem) and normalizes them.
+template <class Acc, class TA, class TB, class TC>
+gemm_problem<Acc, TA, TB, TC> gemm_setup(transpose op_a, transpose op_b, std::size_t m, std::size_t n,
+                                         std::size_t k, Acc alpha, const TA* A, std::size_t lda, const TB* B,
+                                         std::size_t ldb, Acc beta, TC* C, std::size_t ldc,
+                                         const gemm_options& opts) {
+  auto fail = [](const std::string& what) { throw std::invalid_argument("mixprec::gemm: " + what); };
+  auto check_op = [&](transpose t, const char* name) {
+    if (t != transpose::none && t != transpose::trans) fail(std::string("invalid transpose value for ") + name);
+  };
+  check_op(op_a, "op_a");
+  check_op(op_b, "op_b");
+  if (opts.order != layout::row_major && opts.order != layout::col_major) fail("invalid layout value");
+  if (opts.algorithm != gemm_algorithm::exact && opts.algorithm != gemm_algorithm::bf16_dot2) {
+    fail("invalid algorithm value");
+  }
+  if (static_cast<unsigned>(opts.output_rounding) > static_cast<unsigned>(rounding::stochastic)) {
+    fail("invalid output rounding value");
+  }
+  const bool row = opts.order == layout::row_major;
+  // Stored shapes: A is (m x k) or (k x m), B is (k x n) or (n x k), C is m x n.
+  const bool ta = op_a == transpose::trans, tb = op_b == transpose::trans;
+  const std::size_t a_rows = ta ? k : m, a_cols = ta ? m : k;
+  const std::size_t b_rows = tb ? n : k, b_cols = tb ? k : n;
+  auto check_ld = [&](const char* name, std::size_t ld, std::size_t rows, std::size_t cols) {
+    const std::size_t need = row ? cols : rows;
+    if (ld < need) {
+      fail(std::string(name) + " = " + std::to_string(ld) + " is smaller than the " + (row ? "row" : "column") +
+           " length " + std::to_string(need) + " of the stored " + std::to_string(rows) + " x " +
+           std::to_string(cols) + (row ? " row-major" : " column-major") + " matrix");
+    }
+  };
+  check_ld("lda", lda, a_rows, a_cols);
+  check_ld("ldb", ldb, b_rows, b_cols);
+  check_ld("ldc", ldc, m, n);
+  if (A == nullptr && m != 0 && k != 0) fail("A is a null pointer but op(A) is " + std::to_string(m) + " x " + std::to_string(k));
+  if (B == nullptr && k != 0 && n != 0) fail("B is a null pointer but op(B) is " + std::to_string(k) + " x " + std::to_string(n));
+  if (C == nullptr && m != 0 && n != 0) fail("C is a null pointer but C is " + std::to_string(m) + " x " + std::to_string(n));
+
+  gemm_kind kind = gemm_kind::fma;
+  gemm_input input = gemm_input::as_is;
+  if (opts.algorithm == gemm_algorithm::bf16_dot2) {
+    if (!std::is_same<TA, bfloat16>::value || !std::is_same<TB, bfloat16>::value) {
+      fail("gemm_algorithm::bf16_dot2 needs bfloat16 A and B");
+    }
+    if (!std::is_same<Acc, float>::value) fail("gemm_algorithm::bf16_dot2 accumulates in float (Acc must be float)");
+    kind = gemm_kind::dot2;
+  } else if (std::is_same<TA, float>::value || std::is_same<TB, float>::value) {
+    switch (float32_matmul_precision()) {
+      case matmul_precision::medium: input = gemm_input::bf16; break;
+      case matmul_precision::high:
+        switch (float32_matmul_high_mode()) {
+          case matmul_high_mode::tf32_nearest_even: input = gemm_input::tf32_even; break;
+          case matmul_high_mode::bf16x3: kind = gemm_kind::x3; break;
+          default: input = gemm_input::tf32_away; break;
+        }
+        break;
+      default: break;
+    }
+  }
+
+  const std::size_t a_is = (row != ta) ? lda : 1, a_ps = (row != ta) ? 1 : lda;
+  const std::size_t b_ps = (row != tb) ? ldb : 1, b_js = (row != tb) ? 1 : ldb;
+  const std::size_t c_is = row ? ldc : 1, c_js = row ? 1 : ldc;
+  const std::size_t counter_is = row ? n : 1, counter_js = row ? 1 : m;
+  return gemm_problem<Acc, TA, TB, TC>{m,      n,    k,          alpha,      beta,        A,
+                                       a_is,   a_ps, B,          b_ps,       b_js,        C,
+                                       c_is,   c_js, counter_is, counter_js, opts.offset, counter_rng(opts.seed),
+                                       opts.output_rounding, kind, input, true};
+}
+
+template <class P>
+unsigned gemm_threads(const P& policy) noexcept {
+  if constexpr (std::is_same<P, exec::parallel_policy>::value) {
+    return threads_of(policy);
+  } else {
+    return 1;
+  }
+}
+
+}  // namespace detail
+
+/// C = alpha * op(A) * op(B) + beta * C, accumulated in Acc (float or double); see the top of this
+/// header for the exact semantics. Throws std::invalid_argument on bad arguments (C unchanged).
+template <class Acc = float, class Policy, class TA, class TB, class TC>
+void gemm(Policy policy, transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k,
+          detail::type_identity_t<Acc> alpha, const TA* A, std::size_t lda, const TB* B, std::size_t ldb,
+          detail::type_identity_t<Acc> beta, TC* C, std::size_t ldc, const gemm_options& opts = {}) {
+  static_assert(exec::is_execution_policy<Policy>::value, "mixprec::gemm: the first argument must be a policy");
+  static_assert(std::is_same<Acc, float>::value || std::is_same<Acc, double>::value,
+                "mixprec::gemm: the accumulate type must be float or double");
+  static_assert(is_binary_float<TA>::value && is_binary_float<TB>::value && is_binary_float<TC>::value,
+                "mixprec::gemm: A, B and C must be float, double or mixprec types");
+  static_assert(!std::is_const<TC>::value, "mixprec::gemm: C must be writable");
+  const auto pr = detail::gemm_setup<Acc>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+  if (m == 0 || n == 0) return;
+#if defined(__CUDACC__)
+  if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
+    const std::size_t cols = n;
+    detail::for_each_block(policy, m * n, 1, [pr, cols] MIXPREC_HD(std::size_t begin, std::size_t end) {
+      for (std::size_t e = begin; e < end; ++e) detail::gemm_element(pr, e / cols, e % cols);
+    });
+    return;
+  } else
+#endif
+  {
+    detail::gemm_host(pr, detail::gemm_threads(policy));
+  }
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_GEMM_HPP
