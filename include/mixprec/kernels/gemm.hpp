@@ -340,6 +340,16 @@ MIXPREC_HD inline void gemm_element(const gemm_problem<Acc, TA, TB, TC>& pr, std
   gemm_store(pr, i, j, acc);
 }
 
+/// The device body: elements [begin, end) of C in row-major order of (i, j) (a functor, not an
+/// extended lambda, so that nvcc needs no --extended-lambda).
+template <class Acc, class TA, class TB, class TC>
+struct gemm_elements {
+  gemm_problem<Acc, TA, TB, TC> pr;
+  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
+    for (std::size_t e = begin; e < end; ++e) gemm_element(pr, e / pr.n, e % pr.n);
+  }
+};
+
 // ---------------------------------------------------------------------------------------------
 // Host: packing.
 // ---------------------------------------------------------------------------------------------
@@ -1057,10 +1067,7 @@ void gemm(Policy policy, transpose op_a, transpose op_b, std::size_t m, std::siz
   if (m == 0 || n == 0) return;
 #if defined(__CUDACC__)
   if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
-    const std::size_t cols = n;
-    detail::for_each_block(policy, m * n, 1, [pr, cols] MIXPREC_HD(std::size_t begin, std::size_t end) {
-      for (std::size_t e = begin; e < end; ++e) detail::gemm_element(pr, e / cols, e % cols);
-    });
+    detail::for_each_block(policy, m * n, 1, detail::gemm_elements<Acc, TA, TB, TC>{pr});
     return;
   } else
 #endif
