@@ -97,7 +97,7 @@ using ieee::mul_rn;
 
 MIXPREC_HD inline double floor_exact(double x) noexcept {
 #if defined(__CUDA_ARCH__)
-  return floor(x);
+  return ::floor(x);
 #else
   return std::floor(x);
 #endif
