@@ -31,7 +31,7 @@ A ordered_reference(const std::vector<X>& x, const std::vector<Y>* y) {
         lane[l] = lane[l] + static_cast<A>(x[i]);
       }
     }
-    for (std::size_t w : {8, 4, 2}) {
+    for (std::size_t w : {std::size_t{8}, std::size_t{4}, std::size_t{2}}) {
       for (std::size_t j = 0; j < w; ++j) lane[j] = lane[j] + lane[j + w];
     }
     const A b = lane[0] + lane[1];
