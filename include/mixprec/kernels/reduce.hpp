@@ -82,7 +82,8 @@ struct sum_block {
     for (; i + reduce_lanes <= end; i += reduce_lanes) {
       for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
     }
-    for (std::size_t j = 0; i < end; ++i, ++j) l[j] = l[j] + widen<A>(x[i]);
+    const std::size_t rest = end - i;  // < reduce_lanes
+    for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
     return combine_lanes(l);
   }
 };
@@ -97,7 +98,8 @@ struct dot_block {
     for (; i + reduce_lanes <= end; i += reduce_lanes) {
       for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
     }
-    for (std::size_t j = 0; i < end; ++i, ++j) l[j] = fused(widen<A>(x[i]), widen<A>(y[i]), l[j]);
+    const std::size_t rest = end - i;  // < reduce_lanes
+    for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
     return combine_lanes(l);
   }
 };
