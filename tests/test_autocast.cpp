@@ -261,10 +261,22 @@ TEST_CASE("custom_autocast_ops: add, move, remove at run time") {
   CHECK(t.find("my_gemm") == cast_policy::lower_precision);
   CHECK(t.find("my_conv.overload") == cast_policy::lower_precision);
   CHECK(t.find("linear") == cast_policy::lower_precision);
+  // A whole-op entry in the derived table also overrides the base's single-overload entry
+  // (autocast_ops_cpu lists only "_convolution.deprecated").
+  CHECK(mixprec::autocast_ops_cpu.find("_convolution.deprecated") == cast_policy::lower_precision);
+  CHECK(t.find("_convolution.deprecated") == cast_policy::lower_precision);
+  ops.remove("_convolution");
+  CHECK(ops.table().find("_convolution.deprecated") == cast_policy::unlisted);
+  ops.set("_convolution", cast_policy::fp32);
+  CHECK(ops.table().find("_convolution.deprecated") == cast_policy::fp32);
+  ops.set("_convolution.deprecated", cast_policy::lower_precision);  // exact beats bare in one table
+  CHECK(ops.table().find("_convolution.deprecated") == cast_policy::lower_precision);
+  CHECK(ops.table().find("_convolution") == cast_policy::fp32);
+  ops.remove("_convolution").remove("_convolution.deprecated");
   CHECK(t.name() == "custom");
   ops.set("mm", cast_policy::lower_precision);  // moved back: updates the entry
   CHECK(t.find("mm") == cast_policy::lower_precision);
-  CHECK(t.size() == 6);
+  CHECK(t.size() == 8);
   // Many more entries (reallocation) keep the table consistent.
   for (int i = 0; i < 100; ++i) ops.set("op" + std::to_string(i), cast_policy::fp32);
   CHECK(ops.table().find("op0") == cast_policy::fp32);
@@ -389,6 +401,12 @@ TEST_CASE("promote: the widest eligible type; float16 with bfloat16 is an error"
     CHECK_THROWS_WITH_AS(autocast_type("atan2", dtype_v<bfloat16>, dtype_v<bfloat16>),
                          doctest::Contains("Unexpected floating ScalarType"), autocast_error);
     CHECK(mixprec::autocast_nesting() == 1);  // nothing changed by the errors
+    // A widest type that is not a PyTorch dtype (tf32 here) casts to float32, which holds it.
+    CHECK(mixprec::autocast_decide("addcmul", dtype_v<mixprec::tf32>, dtype_v<half>).target == dtype::float32());
+    CHECK(autocast_type("addcmul", dtype_v<mixprec::tf32>, dtype_v<half>) == dtype::float32());
+    const std::vector<mixprec::tf32> t1 = {mixprec::tf32(1.5f)};
+    const std::vector<half> h1 = {half(2.0f)};
+    CHECK_NOTHROW(mixprec::autocast_cast("addcmul", t1, h1));
   }
   {
     autocast_scope s(device_kind::cpu);  // bfloat16

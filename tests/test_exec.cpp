@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <atomic>
+#include <stdexcept>
 #include <thread>
 #include <vector>
 
@@ -80,4 +81,24 @@ TEST_CASE("span: views of containers, arrays and pointers; const conversion") {
   long sum = 0;
   for (int x : c) sum += x;
   CHECK(sum == 1 + 20 + 3 + 4);
+}
+
+TEST_CASE("an exception thrown by a body reaches the caller; the pool keeps working") {
+  for (unsigned t : {1u, 2u, 3u}) {
+    std::atomic<int> calls{0};
+    CHECK_THROWS_WITH_AS(for_each_index(exec::par(t), 10 * 16384,
+                                        [&](std::size_t i) {
+                                          calls.fetch_add(1);
+                                          if (i == 3 * 16384 + 5) throw std::runtime_error("boom");
+                                        }),
+                         "boom", std::runtime_error);
+    CHECK(calls.load() <= 10 * 16384);
+    // Afterwards: every index exactly once again.
+    std::vector<std::atomic<int>> hits(5 * 16384);
+    for_each_index(exec::par(t), hits.size(), [&](std::size_t i) { hits[i].fetch_add(1); });
+    std::size_t bad = 0;
+    for (auto& h : hits) bad += h.load() != 1;
+    CHECK(bad == 0);
+  }
+  CHECK_THROWS_AS(for_each_index(exec::seq, 3, [](std::size_t) { throw std::logic_error("x"); }), std::logic_error);
 }

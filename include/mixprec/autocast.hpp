@@ -394,7 +394,12 @@ inline autocast_decision autocast_decide_types(const autocast_settings& s, std::
                                ": no argument type holds the others and the autocast dtype (PyTorch: \"Unexpected "
                                "floating ScalarType in at::autocast::prioritize\")");
         }
-        d.target = widest;
+        // Casts go to float16, bfloat16 or float32 (PyTorch's dtypes): a widest type that is none of
+        // them (tf32, a float8 alone with the autocast dtype fitting in it, a user format) gives
+        // float32, which holds every eligible type.
+        d.target = (widest == dtype::float16() || widest == dtype::bfloat16() || widest == dtype::float32())
+                       ? widest
+                       : dtype::float32();
         break;
       }
       case cast_policy::banned:

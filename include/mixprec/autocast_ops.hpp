@@ -26,9 +26,10 @@
 // (fp32) and on CUDA it runs log_softmax (fp32_set_opt_dtype) then nll_loss (fp32), i.e. in
 // float throughout.
 //
-// Lookup (find): the exact name, searching the table, then its base table, and so on; if not
-// found and the name has an overload suffix ".xxx", the same search for the part before the
-// dot; if still not found, cast_policy::unlisted. Within one table's entries the LAST entry for
+// Lookup (find): table by table, from the derived table down to its bases: in each table the
+// exact name, then, for a name with an overload suffix ".xxx", the part before the dot; the first
+// entry found decides; if none, cast_policy::unlisted. (So an entry for a whole op in a derived
+// table also overrides its base's entries for single overloads of that op.) Within one table's entries the LAST entry for
 // a name wins, so a table of overrides can simply list ops again. An entry whose policy is
 // unlisted removes the op (in effect) from everything below it.
 //
@@ -120,10 +121,16 @@ class autocast_op_table {
   constexpr bool contains(std::string_view op) const noexcept { return find(op) != cast_policy::unlisted; }
 
   /// The entry that decides op (nullptr when none does).
+  /// Table by table from this one down: the exact name, then (for "op.overload") the bare op
+  /// name, so that an entry for a whole op in a derived table overrides its base's overload entries.
   constexpr const autocast_op* entry(std::string_view op) const noexcept {
-    if (const autocast_op* e = find_exact(op)) return e;
     const std::size_t dot = op.find('.');
-    if (dot != std::string_view::npos) return find_exact(op.substr(0, dot));
+    for (const autocast_op_table* t = this; t != nullptr; t = t->base_) {
+      if (const autocast_op* e = t->find_own(op)) return e;
+      if (dot != std::string_view::npos) {
+        if (const autocast_op* e = t->find_own(op.substr(0, dot))) return e;
+      }
+    }
     return nullptr;
   }
 
@@ -160,11 +167,10 @@ class autocast_op_table {
   }
 
  private:
-  constexpr const autocast_op* find_exact(std::string_view op) const noexcept {
-    for (const autocast_op_table* t = this; t != nullptr; t = t->base_) {
-      for (std::size_t i = t->size_; i > 0; --i) {
-        if (t->entries_[i - 1].name == op) return &t->entries_[i - 1];
-      }
+  /// The last of this table's own entries named op.
+  constexpr const autocast_op* find_own(std::string_view op) const noexcept {
+    for (std::size_t i = size_; i > 0; --i) {
+      if (entries_[i - 1].name == op) return &entries_[i - 1];
     }
     return nullptr;
   }

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -152,11 +153,19 @@ class thread_pool {
       ++generation_;
     }
     cv_.notify_all();
-    inside_job() = true;
-    work();
-    inside_job() = false;
-    std::unique_lock<std::mutex> lk(m_);
-    done_cv_.wait(lk, [this] { return running_ == 0; });
+    {
+      inside_guard guard;
+      work();
+    }
+    std::exception_ptr error;
+    {
+      std::unique_lock<std::mutex> lk(m_);
+      done_cv_.wait(lk, [this] { return running_ == 0; });
+      error = error_;
+      error_ = nullptr;
+    }
+    // Every thread has left the job: f (and the caller's frame) are no longer used.
+    if (error) std::rethrow_exception(error);
   }
 
  private:
@@ -167,11 +176,26 @@ class thread_pool {
     return inside;
   }
 
-  void work() {
+  struct inside_guard {
+    inside_guard() noexcept { inside_job() = true; }
+    ~inside_guard() { inside_job() = false; }
+    inside_guard(const inside_guard&) = delete;
+    inside_guard& operator=(const inside_guard&) = delete;
+  };
+
+  /// Takes indices until none is left. The first exception thrown by f is kept (run() rethrows it
+  /// in the caller once every thread has left the job) and stops the handing out of indices.
+  void work() noexcept {
     for (;;) {
       const std::size_t i = next_.fetch_add(1, std::memory_order_relaxed);
       if (i >= n_) break;
-      invoke_(ctx_, i);
+      try {
+        invoke_(ctx_, i);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(m_);
+        if (!error_) error_ = std::current_exception();
+        next_.store(n_, std::memory_order_relaxed);
+      }
     }
   }
 
@@ -202,6 +226,7 @@ class thread_pool {
   unsigned want_ = 0;
   unsigned running_ = 0;
   std::uint64_t generation_ = 0;
+  std::exception_ptr error_;
   bool stop_ = false;
 };
 
