@@ -46,7 +46,9 @@ namespace detail {
 
 /// The names of the fast paths compiled in (for benchmarks and logs).
 inline const char* simd_convert_paths() noexcept {
-#if defined(MIXPREC_SIMD_AVX512)
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
+  return "avx512 + avx512-bf16 (float<->half, float<->bfloat16, double->half)";
+#elif defined(MIXPREC_SIMD_AVX512)
   return "avx512 (float<->half, float<->bfloat16, double->half)";
 #elif defined(MIXPREC_SIMD_F16C)
   return "f16c (float<->half)";
