@@ -1,4 +1,11 @@
 // mixprec/kernels.hpp — the device-agnostic kernels (exec::seq, exec::par, exec::cuda).
+//
+// The x86 fast paths (convert, unscale_and_check, gemm) are chosen at compile time from the
+// target flags (-mavx512f, -mf16c, -march=...). Like every header-only SIMD library, they assume
+// that all translation units of a program that use a kernel are compiled with the SAME target
+// flags: inline functions compiled differently in two units would break the one-definition rule
+// and the linker keeps one of them (an AVX-512 copy can then run on a CPU without AVX-512).
+// Results do not depend on the choice: every path gives the same bits.
 #ifndef MIXPREC_KERNELS_HPP
 #define MIXPREC_KERNELS_HPP
 
