@@ -10,8 +10,16 @@
 #ifndef MIXPREC_DETAIL_TYPE_TRAITS_HPP
 #define MIXPREC_DETAIL_TYPE_TRAITS_HPP
 
+#include <type_traits>
+
 namespace mixprec {
 namespace detail {
+
+/// The type the kernels compute in for arguments of types T...: double when any of them is
+/// double, else float (PyTorch's "opmath" for the types mixprec has).
+template <class... T>
+using compute_type_t =
+    std::conditional_t<(std::is_same<std::remove_cv_t<T>, double>::value || ...), double, float>;
 
 template <class T>
 struct type_identity {

@@ -100,6 +100,7 @@
 #include "../basic_float.hpp"
 #include "../config.hpp"
 #include "../detail/ieee_ops.hpp"
+#include "../detail/type_traits.hpp"
 #include "../exec.hpp"
 #include "../random.hpp"
 #include "../round_to.hpp"
@@ -142,7 +143,7 @@ constexpr bool is_double = std::is_same<std::remove_cv_t<T>, double>::value;
 
 /// The compute type: double when any of T is double, else float.
 template <class... T>
-using opmath_t = std::conditional_t<(is_double<T> || ...), double, float>;
+using opmath_t = compute_type_t<T...>;
 
 /// PyTorch's promotion for the dtypes here.
 template <class X, class Y>

@@ -32,6 +32,7 @@
 
 #include "../detail/bits.hpp"
 #include "../detail/spans.hpp"
+#include "../detail/type_traits.hpp"
 #include "../exec.hpp"
 #include "../round_to.hpp"
 
@@ -44,10 +45,6 @@ constexpr std::size_t reduce_lanes = 16;
 
 namespace detail {
 
-/// The type a kernel computes in for inputs of type T: double for double, else float.
-template <class... T>
-using compute_type_t =
-    std::conditional_t<(std::is_same<std::remove_cv_t<T>, double>::value || ...), double, float>;
 
 /// x widened exactly to A.
 template <class A, class T>
@@ -55,6 +52,7 @@ MIXPREC_HD constexpr A widen(T x) noexcept {
   return static_cast<A>(x);
 }
 
+/// One fused multiply-add in A (float, double or long double; one rounding on host and device).
 template <class A>
 MIXPREC_HD inline A fused(A a, A b, A c) noexcept {
 #if defined(__CUDA_ARCH__)

@@ -80,6 +80,7 @@
 #include "../basic_float.hpp"
 #include "../config.hpp"
 #include "../detail/ieee_ops.hpp"
+#include "../detail/type_traits.hpp"
 #include "../exec.hpp"
 #include "../round_to.hpp"
 
@@ -89,7 +90,7 @@ namespace softmax_impl {
 
 /// float, or double when any of T is double.
 template <class... T>
-using acc_t = std::conditional_t<(std::is_same<std::remove_cv_t<T>, double>::value || ...), double, float>;
+using acc_t = compute_type_t<T...>;
 
 using ieee::div_rn;
 using ieee::fma_rn;

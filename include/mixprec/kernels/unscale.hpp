@@ -37,6 +37,7 @@
 #include <utility>
 
 #include "../detail/spans.hpp"
+#include "../detail/type_traits.hpp"
 #include "../exec.hpp"
 #include "../round_to.hpp"
 
@@ -56,7 +57,7 @@ struct unscale_block {
   float inv_scale;
 
   MIXPREC_HD bool operator()(std::size_t begin, std::size_t end) const noexcept {
-    using A = std::conditional_t<std::is_same<T, double>::value, double, float>;
+    using A = compute_type_t<T>;
 #if defined(MIXPREC_UNSCALE_AVX512)
     if constexpr (std::is_same<T, float>::value) {
       return avx512(begin, end);
