@@ -17,6 +17,8 @@
 
 #include <cuda_runtime.h>
 
+#include "harness.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -32,17 +34,7 @@ namespace mp = mixprec;
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-void report(const std::string& what, bool ok) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::printf("FAILED: %s\n", what.c_str());
-  }
-}
+using cuda_harness::report;
 
 template <class T>
 T* managed(std::size_t count) {
@@ -176,15 +168,4 @@ void run_all() {
 
 }  // namespace
 
-int main() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s, %d device(s))\n", cudaGetErrorString(e), count);
-    std::printf("test_cuda_gemm: 0 passed, 0 failed, 1 skipped\n");
-    return 0;
-  }
-  run_all();
-  std::printf("test_cuda_gemm: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
-}
+int main() { return cuda_harness::run("test_cuda_gemm", run_all); }

@@ -16,6 +16,8 @@
 
 #include <cuda_runtime.h>
 
+#include "harness.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
@@ -26,62 +28,11 @@ namespace mp = mixprec;
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-void report(const char* what, bool ok) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::printf("FAILED: %s\n", what);
-  }
-}
-
-template <class T>
-std::uint64_t bits_of(const T& x) {
-  if constexpr (mp::is_mixprec_float<T>::value) {
-    return static_cast<std::uint64_t>(x.bits());
-  } else if constexpr (sizeof(T) == 4) {
-    std::uint32_t u;
-    std::memcpy(&u, &x, 4);
-    return u;
-  } else {
-    std::uint64_t u;
-    std::memcpy(&u, &x, 8);
-    return u;
-  }
-}
-
-/// A managed buffer (reachable from host and device).
-template <class T>
-struct managed {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit managed(std::size_t count) : n(count) {
-    if (cudaMallocManaged(reinterpret_cast<void**>(&p), (count == 0 ? 1 : count) * sizeof(T)) != cudaSuccess) {
-      std::printf("cudaMallocManaged failed\n");
-      std::exit(2);
-    }
-  }
-  explicit managed(const std::vector<T>& v) : managed(v.size()) {
-    if (!v.empty()) std::memcpy(p, v.data(), v.size() * sizeof(T));
-  }
-  managed(const managed&) = delete;
-  managed& operator=(const managed&) = delete;
-  ~managed() { cudaFree(p); }
-  mp::span<T> span() const { return mp::span<T>(p, n); }
-  std::vector<T> vec() const { return std::vector<T>(p, p + n); }
-};
-
-template <class T>
-bool same(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (bits_of(a[i]) != bits_of(b[i])) return false;
-  }
-  return true;
-}
+using cuda_harness::bits_of;
+using cuda_harness::managed;
+using cuda_harness::report;
+using cuda_harness::same;
+using cuda_harness::sync;
 
 std::vector<float> inputs(std::size_t n, std::uint64_t seed) {
   std::mt19937_64 g(seed);
@@ -96,13 +47,6 @@ std::vector<float> inputs(std::size_t n, std::uint64_t seed) {
     }
   }
   return v;
-}
-
-void sync() {
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    std::printf("cudaDeviceSynchronize failed\n");
-    std::exit(2);
-  }
 }
 
 template <class D>
@@ -199,15 +143,4 @@ void run_all() {
 
 }  // namespace
 
-int main() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s, %d device(s))\n", cudaGetErrorString(e), count);
-    std::printf("test_cuda_kernels: 0 passed, 0 failed, 1 skipped\n");
-    return 0;
-  }
-  run_all();
-  std::printf("test_cuda_kernels: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
-}
+int main() { return cuda_harness::run("test_cuda_kernels", run_all); }

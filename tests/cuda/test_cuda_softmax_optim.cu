@@ -18,6 +18,8 @@
 
 #include <cuda_runtime.h>
 
+#include "harness.hpp"
+
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -30,62 +32,14 @@ namespace mp = mixprec;
 
 namespace {
 
-int g_passed = 0;
-int g_failed = 0;
-
-void report(const char* what, bool ok) {
-  if (ok) {
-    ++g_passed;
-  } else {
-    ++g_failed;
-    std::printf("FAILED: %s\n", what);
-  }
-}
-
-template <class T>
-std::uint64_t bits_of(const T& x) {
-  return static_cast<std::uint64_t>(mp::float_traits<T>::to_bits(x));
-}
-template <class T>
-bool is_nan(const T& x) {
-  const double d = static_cast<double>(x);
-  return d != d;
-}
-
-template <class T>
-struct managed {
-  T* p = nullptr;
-  std::size_t n = 0;
-  explicit managed(std::size_t count) : n(count) {
-    if (cudaMallocManaged(reinterpret_cast<void**>(&p), (count == 0 ? 1 : count) * sizeof(T)) != cudaSuccess) {
-      std::printf("cudaMallocManaged failed\n");
-      std::exit(2);
-    }
-  }
-  explicit managed(const std::vector<T>& v) : managed(v.size()) {
-    if (!v.empty()) std::memcpy(static_cast<void*>(p), v.data(), v.size() * sizeof(T));
-  }
-  managed(const managed&) = delete;
-  managed& operator=(const managed&) = delete;
-  ~managed() { cudaFree(p); }
-  mp::span<T> span() const { return mp::span<T>(p, n); }
-  std::vector<T> vec() const { return std::vector<T>(p, p + n); }
-};
+using cuda_harness::bits_of;
+using cuda_harness::managed;
+using cuda_harness::report;
+using cuda_harness::sync;
 
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (bits_of(a[i]) != bits_of(b[i]) && !(is_nan(a[i]) && is_nan(b[i]))) return false;
-  }
-  return true;
-}
-
-void sync() {
-  if (cudaDeviceSynchronize() != cudaSuccess) {
-    std::printf("cudaDeviceSynchronize failed\n");
-    std::exit(2);
-  }
+  return cuda_harness::same(a, b, true);  // any two NaNs count as equal
 }
 
 template <class T>
@@ -232,15 +186,4 @@ void run_all() {
 
 }  // namespace
 
-int main() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess || count == 0) {
-    std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s, %d device(s))\n", cudaGetErrorString(e), count);
-    std::printf("test_cuda_softmax_optim: 0 passed, 0 failed, 1 skipped\n");
-    return 0;
-  }
-  run_all();
-  std::printf("test_cuda_softmax_optim: %d passed, %d failed\n", g_passed, g_failed);
-  return g_failed == 0 ? 0 : 1;
-}
+int main() { return cuda_harness::run("test_cuda_softmax_optim", run_all); }
