@@ -121,3 +121,82 @@ TEST_CASE("issubnormal for float and double") {
   CHECK(mixprec::issubnormal(-std::numeric_limits<double>::denorm_min()));
   CHECK_FALSE(mixprec::issubnormal(-0.0));
 }
+
+namespace {
+
+std::uint32_t float_bits(float x) { return mixprec::detail::bit_cast<std::uint32_t>(x); }
+std::uint64_t double_bits(double x) { return mixprec::detail::bit_cast<std::uint64_t>(x); }
+
+// Formats whose fields are float's leading bits (8 exponent bits, bias 127, IEEE specials),
+// decided from the reference description rather than from the library's own trait.
+template <class T>
+bool has_float_layout() {
+  const ref::format& f = reftest::ref_of<T>();
+  return f.exp_bits == 8 && f.kind == ref::specials::ieee && f.bias == 127;
+}
+
+}  // namespace
+
+TEST_CASE_TEMPLATE("widening NaNs: bit extension for float's layout, quiet otherwise; round_to<float> agrees", T,
+                   MIXPREC_ALL_FORMATS) {
+  using F = typename T::format_type;
+  const bool layout = has_float_layout<T>();
+  std::uint64_t bad = 0, nans = 0;
+  for (std::uint64_t c = 0; c < pattern_count<T>(); ++c) {
+    const T x = from_code<T>(c);
+    const std::uint32_t f = float_bits(static_cast<float>(x));
+    const std::uint64_t d = double_bits(static_cast<double>(x));
+    bool ok = true;
+    // round_to<float> is exact, so the same bits in every mode (stochastic with any random bits).
+    for (auto mode : {mixprec::rounding::nearest_even, mixprec::rounding::nearest_away, mixprec::rounding::toward_zero,
+                      mixprec::rounding::upward, mixprec::rounding::downward, mixprec::rounding::to_odd}) {
+      ok = ok && float_bits(mixprec::round_to<float>(x, mode)) == f;
+    }
+    ok = ok && float_bits(mixprec::round_to<float>(x, 0x9e3779b9u)) == f;
+    if (std::isnan(ref::decode(reftest::ref_of<T>(), c))) {
+      ++nans;
+      const std::uint64_t sign = F::is_signed && F::enc != mixprec::encoding::fnuz ? (c >> (F::bits - 1)) & 1u : 0u;
+      ok = ok && (f & 0x7fffffffu) > 0x7f800000u && (d & 0x7fffffffffffffffu) > 0x7ff0000000000000u;
+      if (F::enc != mixprec::encoding::fnuz) ok = ok && (f >> 31) == sign && (d >> 63) == sign;
+      ok = ok && ((d >> 51) & 1u) == 1u;  // a double NaN is always quiet
+      if (layout) {
+        ok = ok && f == static_cast<std::uint32_t>(c << (23 - F::mantissa_bits));  // the code's bits, then zeros
+      } else {
+        ok = ok && ((f >> 22) & 1u) == 1u;  // quiet
+      }
+    } else if (layout) {
+      ok = ok && f == static_cast<std::uint32_t>(c << (23 - F::mantissa_bits));  // every value: a shift
+    }
+    if (!ok && ++bad <= 5) MESSAGE(std::string(reftest::ref_of<T>().name), " code ", c, " -> float ", f, ", double ", d);
+  }
+  CHECK(bad == 0);
+  if (F::has_nan) CHECK(nans > 0);
+}
+
+TEST_CASE("widening NaNs: vectors from ml_dtypes 0.6 and F16C") {
+  // ml_dtypes: bfloat16(...).astype(float32) keeps the bits (signalling NaNs too), astype(float64) quiets.
+  CHECK(float_bits(static_cast<float>(mixprec::bfloat16::from_bits(0x7f81))) == 0x7f810000u);
+  CHECK(float_bits(static_cast<float>(mixprec::bfloat16::from_bits(0xff81))) == 0xff810000u);
+  CHECK(float_bits(static_cast<float>(mixprec::bfloat16::from_bits(0x7fa0))) == 0x7fa00000u);
+  CHECK(double_bits(static_cast<double>(mixprec::bfloat16::from_bits(0x7f81))) == 0x7ff8200000000000u);
+  CHECK(double_bits(static_cast<double>(mixprec::bfloat16::from_bits(0xff81))) == 0xfff8200000000000u);
+  CHECK(double_bits(mixprec::round_to<double>(mixprec::bfloat16::from_bits(0x7f81))) == 0x7ff8200000000000u);
+  // tf32 and a user format of float's layout (e8m3) widen the same way.
+  CHECK(float_bits(static_cast<float>(mixprec::tf32::from_bits(0x7f802000u))) == 0x7f802000u);
+  using e8m3 = mixprec::basic_float<mixprec::format<8, 3>>;
+  static_assert(mixprec::detail::float32_layout<e8m3::format_type>, "");
+  CHECK(float_bits(static_cast<float>(e8m3::from_bits(0x7f9))) == 0x7f900000u);
+  // half: quiet, sign and payload kept (F16C's vcvtph2ps; numpy would keep 0x7f802000).
+  CHECK(float_bits(static_cast<float>(mixprec::half::from_bits(0x7c01))) == 0x7fc02000u);
+  CHECK(float_bits(static_cast<float>(mixprec::half::from_bits(0xfd01))) == 0xffe02000u);
+  // Narrowing a signalling NaN quiets it (IEEE 754 convertFormat), also for bfloat16.
+  CHECK(mixprec::bfloat16(static_cast<float>(mixprec::bfloat16::from_bits(0x7f81))).bits() == 0x7fc1);
+#if defined(MIXPREC_BIT_CAST_BUILTIN) || defined(MIXPREC_BIT_CAST_STD)
+  static_assert(mixprec::detail::bit_cast<std::uint32_t>(static_cast<float>(mixprec::bfloat16::from_bits(0x7f81))) ==
+                    0x7f810000u,
+                "");
+  static_assert(mixprec::detail::bit_cast<std::uint64_t>(static_cast<double>(mixprec::bfloat16::from_bits(0x7f81))) ==
+                    0x7ff8200000000000u,
+                "");
+#endif
+}

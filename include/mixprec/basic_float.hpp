@@ -91,6 +91,12 @@ MIXPREC_HD constexpr typename float_traits<T>::storage_type round_bits(S x, roun
   if constexpr (std::is_same<S, float>::value && fast_from_float32<F>) {
     if (mode == rounding::nearest_even) return float32_to_rne<F>(float_traits<float>::to_bits(x), policy);
   }
+  if constexpr (std::is_same<T, float>::value && is_mixprec_float<S>::value) {
+    // Widening to float is exact in every mode; the same bits as static_cast<float>(x).
+    if constexpr (fast_to_float32<typename float_traits<S>::format_type>) {
+      return to_float32_bits<typename float_traits<S>::format_type>(x.bits());
+    }
+  }
   return pack<F>(unpack_value(x), mode, policy, random_bits);
 }
 
@@ -101,6 +107,10 @@ MIXPREC_HD constexpr typename float_traits<T>::storage_type round_bits(S x, roun
 /// Construction from float, double, integers and other mixprec types rounds once to nearest-even
 /// (use round_to for the other modes); conversion to float and double is exact for every format
 /// whose values fit (all built-in formats), and rounds to nearest-even otherwise.
+/// NaNs: conversion to double, and to float from formats other than those with float's exponent
+/// field, gives a quiet NaN (IEEE 754 convertFormat, sign and leading payload kept). bfloat16,
+/// tf32 and other formats of float's layout widen to float by bit extension, so a signalling NaN
+/// stays signalling there, as in PyTorch, ml_dtypes, CUDA and Eigen (detail::to_float32_bits).
 /// A default-constructed value is +0 (the smallest value, 2^-127, for e8m0fnu, which has no zero).
 template <class Format>
 class basic_float {
@@ -143,7 +153,8 @@ class basic_float {
   }
   MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept {
     if constexpr (detail::fast_to_float32<Format>) {
-      return static_cast<double>(float_traits<float>::from_bits(detail::to_float32_bits<Format>(bits_)));
+      // (Quiet first: a double NaN is always quiet, also in constant evaluation.)
+      return static_cast<double>(float_traits<float>::from_bits(detail::to_float32_bits_quiet<Format>(bits_)));
     }
     return float_traits<double>::from_bits(
         detail::pack<float64_format>(detail::unpack<Format>(bits_), rounding::nearest_even, overflow::ieee));

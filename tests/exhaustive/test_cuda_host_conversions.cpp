@@ -260,3 +260,41 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float (half, bf
   for (std::size_t c = 0; c < kChecks; ++c) all += total.mismatches[c];
   REQUIRE(all == 0);
 }
+
+TEST_CASE("widening every half and bfloat16 agrees with CUDA's __half2float and __bfloat162float") {
+  // bfloat16: bit for bit, NaNs included. Both widen by bit extension, so a signalling NaN
+  // stays signalling with its payload (mixprec's rule for formats of float's layout).
+  std::uint64_t bf16_bad = 0, half_bad = 0, half_nan_bits_differ = 0;
+  for (std::uint32_t c = 0; c < 0x10000u; ++c) {
+    __nv_bfloat16_raw br;
+    br.x = static_cast<unsigned short>(c);
+    const float cuda_b = __bfloat162float(__nv_bfloat16(br));
+    const float mine_b = static_cast<float>(mixprec::bfloat16::from_bits(static_cast<std::uint16_t>(c)));
+    std::uint32_t cb = 0, mb = 0;
+    std::memcpy(&cb, &cuda_b, sizeof cb);
+    std::memcpy(&mb, &mine_b, sizeof mb);
+    if (cb != mb && ++bf16_bad <= kMaxReported) {
+      std::printf("  bfloat16 0x%04x: CUDA 0x%08x, mixprec 0x%08x\n", static_cast<unsigned>(c), cb, mb);
+    }
+    // half: bit for bit except NaN payloads (mixprec quiets signalling NaNs, like F16C).
+    __half_raw hr;
+    hr.x = static_cast<unsigned short>(c);
+    const float cuda_h = __half2float(__half(hr));
+    const float mine_h = static_cast<float>(mixprec::half::from_bits(static_cast<std::uint16_t>(c)));
+    std::uint32_t ch = 0, mh = 0;
+    std::memcpy(&ch, &cuda_h, sizeof ch);
+    std::memcpy(&mh, &mine_h, sizeof mh);
+    const bool both_nan = (ch & 0x7fffffffu) > 0x7f800000u && (mh & 0x7fffffffu) > 0x7f800000u;
+    if (both_nan) {
+      if (ch != mh) ++half_nan_bits_differ;
+    } else if (ch != mh && ++half_bad <= kMaxReported) {
+      std::printf("  half 0x%04x: CUDA 0x%08x, mixprec 0x%08x\n", static_cast<unsigned>(c), ch, mh);
+    }
+  }
+  std::printf("widening 65536 codes: bfloat16 mismatches %llu (NaNs compared bit for bit); half mismatches %llu,"
+              " NaN bits differ %llu (not an error)\n",
+              static_cast<unsigned long long>(bf16_bad), static_cast<unsigned long long>(half_bad),
+              static_cast<unsigned long long>(half_nan_bits_differ));
+  CHECK(bf16_bad == 0);
+  CHECK(half_bad == 0);
+}

@@ -16,10 +16,17 @@
 namespace mixprec {
 namespace detail {
 
-/// F's normal range lies inside float's and F has no exotic encoding.
+/// F's normal range lies inside float's, F has no exotic encoding, and its storage fits in 32 bits.
 template <class F>
-constexpr bool float32_compatible =
-    F::enc != encoding::exponent_only && F::exponent_bits <= 8 && F::emin >= -126 && F::emax <= 127;
+constexpr bool float32_compatible = F::enc != encoding::exponent_only && F::exponent_bits <= 8 &&
+                                    F::emin >= -126 && F::emax <= 127 && F::storage_bits <= 32;
+
+/// F is float's layout with a shorter mantissa: 8 exponent bits, bias 127, IEEE infinities and
+/// NaNs (bfloat16, tf32, and user formats such as format<8, 3>). Its codes are the leading bits
+/// of float's: narrowing is one rounding addition on the whole pattern, widening a shift.
+template <class F>
+constexpr bool float32_layout = float32_compatible<F> && F::enc == encoding::ieee && F::exponent_bits == 8 &&
+                                F::bias == 127 && F::is_signed;
 
 /// float -> F in nearest-even takes the fast path.
 template <class F>
@@ -69,6 +76,18 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits,
   constexpr std::uint32_t lo = F::emin == -126 ? 0u : static_cast<std::uint32_t>(F::emin + 127) << 23;
   constexpr std::uint32_t max_bits = static_cast<std::uint32_t>(F::max_code << shift) + rebias;
   constexpr std::uint32_t hi = max_bits + half_minus_one + 1 + ((F::max_code & 1u) != 0 ? 0u : 1u);
+  if constexpr (float32_layout<F>) {
+    // One addition on the whole pattern, sign included (the carry cannot reach bit 31), rounds
+    // normals, float subnormals (F's subnormals, same layout), infinity, and overflow (the carry
+    // runs into the infinity code). Only NaN leaves the hot path; with overflow::saturate,
+    // overflow and infinity do too. `bits << 1` is the magnitude without a mask.
+    const std::uint32_t twice = bits << 1;
+    if (twice < (policy == overflow::ieee ? 0xff000001u : hi << 1)) {
+      return static_cast<typename F::storage_type>(((bits + half_minus_one + ((bits >> shift) & 1u)) >> shift)
+                                                   << F::padding_bits);
+    }
+    return float32_to_rne_slow<F>(bits, policy);
+  }
   const std::uint32_t a = bits & 0x7fffffffu;
   if (a - lo < hi - lo) {
     // (With float's exponent range, lo = 0 and float subnormals take this path too: they are
@@ -102,27 +121,47 @@ MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t to_float32_bits_slow(typenam
   return pack<float32_format>(unpack<F>(storage), rounding::nearest_even, overflow::ieee);  // Inf, NaN
 }
 
-/// F -> float, exact. The common case (a normal number) is a range test, a shift and an add.
+/// F -> float, exact.
+///
+/// Formats with float's layout (float32_layout: bfloat16, tf32) widen by a shift, NaNs
+/// included: a signalling NaN stays signalling with its payload, the bit extension that
+/// PyTorch, ml_dtypes, CUDA (__bfloat162float), Eigen and TensorFlow perform. Every other format
+/// takes IEEE 754 convertFormat's rule, a NaN comes out quiet (as F16C's vcvtph2ps does for
+/// half). For the rest the common case (a normal number) is one unsigned range test, a shift
+/// and an add, in 32-bit arithmetic.
 template <class F>
 MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type storage) noexcept {
   static_assert(fast_to_float32<F>, "format not covered by the fast path");
   constexpr int M = F::mantissa_bits;
-  constexpr std::uint64_t first_normal = F::emin == -126 ? 1u : std::uint64_t{1} << M;  // (float's range: subnormals too)
-  const std::uint64_t code = code_of<F>(storage);
-  if constexpr (F::enc == encoding::ieee && F::exponent_bits == 8 && F::bias == 127) {
-    // float's own layout with a shorter mantissa (bfloat16, tf32): a shift, and NaNs made quiet.
-    const auto r = static_cast<std::uint32_t>(code << (23 - M));
-    return r | ((r & 0x7fffffffu) > 0x7f800000u ? 0x400000u : 0u);
-  }
-  const std::uint64_t mag = code & F::magnitude_mask;
-  if (mag - first_normal < F::max_code + 1 - first_normal) {
+  const std::uint32_t code = static_cast<std::uint32_t>(storage) >> F::padding_bits;
+  if constexpr (float32_layout<F>) {
+    return code << (23 - M);
+  } else {
+    constexpr int up = 23 - M;  // F's mantissa field to float's
+    // F's normal codes, magnitude shifted to float's field: [lo, lo + span). With float's
+    // exponent range (emin == -126) F's subnormals are float subnormals and take this path too.
+    constexpr std::uint32_t lo = (F::emin == -126 ? 1u : std::uint32_t{1} << M) << up;
+    constexpr std::uint32_t span = ((static_cast<std::uint32_t>(F::max_code) + 1u) << up) - lo;
     constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
     constexpr int sign_shift = 31 - (F::exponent_bits + M);
-    const auto sign = static_cast<std::uint32_t>(code & F::sign_mask) << sign_shift;
-    const auto m = static_cast<std::uint32_t>(mag) << (23 - M);
-    return sign | (F::emin == -126 ? m : m + rebias);
+    const std::uint32_t em = (code & static_cast<std::uint32_t>(F::magnitude_mask)) << up;
+    if (em - lo < span) {
+      return ((code & static_cast<std::uint32_t>(F::sign_mask)) << sign_shift) | (em + rebias);
+    }
+    return to_float32_bits_slow<F>(storage);
   }
-  return to_float32_bits_slow<F>(storage);
+}
+
+/// F -> float as IEEE 754 convertFormat: to_float32_bits with a NaN made quiet (the same for
+/// every format but those of float's layout, whose signalling NaNs to_float32_bits keeps).
+template <class F>
+MIXPREC_HD constexpr std::uint32_t to_float32_bits_quiet(typename F::storage_type storage) noexcept {
+  const std::uint32_t r = to_float32_bits<F>(storage);
+  if constexpr (float32_layout<F>) {
+    return (r & 0x7fffffffu) > 0x7f800000u ? r | 0x400000u : r;
+  } else {
+    return r;
+  }
 }
 
 }  // namespace detail

@@ -9,7 +9,7 @@
 //                        redone with the integer form (u + 0x7fff + lsb) >> 16 and blended in
 //                        (a float subnormal rounds to a bfloat16 subnormal or to the smallest
 //                        normal). Without AVX-512-BF16 the integer form does every lane.
-//   bfloat16 -> float    AVX-512F shift, signalling NaNs quieted (as the scalar path does)
+//   bfloat16 -> float    AVX-512F shift (bit extension, NaNs kept as they are, as the scalar path)
 //   double -> half       AVX-512F/VL: double -> float rounded to ODD (truncate, then OR the sticky
 //                        bit into the last place when inexact), then float -> half nearest-even;
 //                        round-to-odd to 24 bits followed by one rounding to 11 bits equals one
@@ -123,16 +123,8 @@ inline __m256i float_bits_to_bf16(__m512i u) noexcept {
       _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
   return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
 }
-inline __m512 bf16_to_float(__m256i b) noexcept {
-  const __m512i u = _mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16);
-#if defined(__AVX512DQ__)
-  const __mmask16 snan = _mm512_fpclass_ps_mask(_mm512_castsi512_ps(u), 0x80);  // 0x80: signalling NaN
-#else
-  const __mmask16 snan =
-      _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-#endif
-  if (snan == 0) return _mm512_castsi512_ps(u);
-  return _mm512_castsi512_ps(_mm512_mask_or_epi32(u, snan, u, _mm512_set1_epi32(0x00400000)));
+inline __m512 bf16_to_float(__m256i b) noexcept {  // bit extension, NaNs as they are
+  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(b), 16));
 }
 inline __m128i double_to_half(__m512d x) noexcept {
   const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
@@ -200,16 +192,6 @@ inline bool simd_convert(const float* s, bfloat16* d, std::size_t n) noexcept {
 inline bool simd_convert(const bfloat16* s, float* d, std::size_t n) noexcept {
   const auto* in = reinterpret_cast<const std::uint16_t*>(s);
   std::size_t i = 0;
-  // 32 at a time, quieting signalling NaNs in the 16-bit domain (a branch skips the blend when
-  // there are none, the common case), then widening both halves.
-  for (; i + 32 <= n; i += 32) {
-    __m512i b = _mm512_loadu_si512(in + i);
-    const __mmask32 snan = _mm512_cmpgt_epu16_mask(_mm512_and_si512(b, _mm512_set1_epi16(0x7fff)),
-                                                   _mm512_set1_epi16(static_cast<short>(0x7f80)));
-    if (snan != 0) b = _mm512_mask_blend_epi16(snan, b, _mm512_or_si512(b, _mm512_set1_epi16(0x0040)));
-    _mm512_storeu_si512(d + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(b)), 16));
-    _mm512_storeu_si512(d + i + 16, _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(b, 1)), 16));
-  }
   for (; i + 16 <= n; i += 16) {
     _mm512_storeu_ps(d + i, simd512::bf16_to_float(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
   }
