@@ -47,6 +47,15 @@
 #define MIXPREC_NOINLINE
 #endif
 
+// Branch layout hints: the likely side falls through (no taken jump on the common path).
+#if defined(__GNUC__) || defined(__clang__)
+#define MIXPREC_LIKELY(x) __builtin_expect(!!(x), 1)
+#define MIXPREC_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define MIXPREC_LIKELY(x) (x)
+#define MIXPREC_UNLIKELY(x) (x)
+#endif
+
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS) || defined(_CPPUNWIND)
 #define MIXPREC_HAS_EXCEPTIONS 1
 #else

@@ -44,27 +44,23 @@ MIXPREC_HD constexpr std::uint32_t shift_right_rne(std::uint32_t v, int s) noexc
   return (v + ((std::uint32_t{1} << (s - 1)) - 1) + ((v >> s) & 1u)) >> s;
 }
 
-/// The float -> F cases off the hot path: NaN, infinity, overflow, results below F's normals.
+/// NaN and infinity to F, through the generic converter (kept out of line).
 template <class F>
-MIXPREC_HD MIXPREC_NOINLINE constexpr typename F::storage_type float32_to_rne_slow(std::uint32_t bits,
-                                                                                  overflow policy) noexcept {
-  const bool negative = (bits >> 31) != 0;
-  const std::uint32_t a = bits & 0x7fffffffu;
-  if (a >= 0x7f800000u) return pack<F>(unpack<float32_format>(bits), rounding::nearest_even, policy);
-  if (a >= static_cast<std::uint32_t>(F::emin + 127) << 23) {
-    return storage_of<F>(overflow_code<F>(negative, true, policy));  // the hot path's range excludes the rest
-  }
-  // Below F's smallest normal: round the float's integer significand to F's quantum.
-  const int eb = static_cast<int>(a >> 23);
-  const std::uint32_t mant = (a & 0x7fffffu) | (eb != 0 ? 0x800000u : 0u);
-  const std::uint64_t code = shift_right_rne(mant, F::qmin + 150 - (eb != 0 ? eb : 1));
-  if (!F::has_signed_zero && code == 0) return 0;
-  return storage_of<F>((negative ? F::sign_mask : 0) | code);
+MIXPREC_HD MIXPREC_NOINLINE constexpr typename F::storage_type float32_special_to(std::uint32_t bits,
+                                                                                 overflow policy) noexcept {
+  return pack<F>(unpack<float32_format>(bits), rounding::nearest_even, policy);
 }
 
-/// float -> F, nearest-even. The common case (a normal result, no overflow) is one unsigned range
-/// test and one addition that rebiases the exponent and rounds: adding just under half an ulp
-/// plus the last kept bit rounds to nearest-even, and a carry runs into the exponent field.
+/// float -> F beyond F's finite range: NaN, infinity and overflow.
+template <class F>
+MIXPREC_HD constexpr typename F::storage_type float32_to_rne_overflow(std::uint32_t bits, overflow policy) noexcept {
+  if ((bits & 0x7fffffffu) >= 0x7f800000u) return float32_special_to<F>(bits, policy);
+  return storage_of<F>(overflow_code<F>((bits >> 31) != 0, true, policy));
+}
+
+/// float -> F, nearest-even. The common case (a normal result, no overflow) is two compares and
+/// one addition that rebiases the exponent and rounds: adding just under half an ulp plus the
+/// last kept bit rounds to nearest-even, and a carry runs into the exponent field.
 template <class F>
 MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits, overflow policy) noexcept {
   static_assert(fast_from_float32<F>, "format not covered by the fast path");
@@ -82,43 +78,48 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits,
     // runs into the infinity code). Only NaN leaves the hot path; with overflow::saturate,
     // overflow and infinity do too. `bits << 1` is the magnitude without a mask.
     const std::uint32_t twice = bits << 1;
-    if (twice < (policy == overflow::ieee ? 0xff000001u : hi << 1)) {
+    if (MIXPREC_LIKELY(twice < (policy == overflow::ieee ? 0xff000001u : hi << 1))) {
       return static_cast<typename F::storage_type>(((bits + half_minus_one + ((bits >> shift) & 1u)) >> shift)
                                                    << F::padding_bits);
     }
-    return float32_to_rne_slow<F>(bits, policy);
+    return float32_to_rne_overflow<F>(bits, policy);
   }
   const std::uint32_t a = bits & 0x7fffffffu;
-  if (a - lo < hi - lo) {
+  constexpr int sign_shift = 31 - (F::exponent_bits + M);
+  // Tests in the order overflow/infinity/NaN, normal, below normal: on data that mixes them
+  // unpredictably, two branches of skewed odds mispredict less than one test for "normal"
+  // (bench/README.md, data set "wide"); on predictable data the extra compare costs ~nothing.
+  if (MIXPREC_UNLIKELY(a >= hi)) return float32_to_rne_overflow<F>(bits, policy);
+  if (MIXPREC_LIKELY(a >= lo)) {
     // (With float's exponent range, lo = 0 and float subnormals take this path too: they are
     // F's subnormals with the same layout.)
     const std::uint32_t code = (a - rebias + half_minus_one + ((a >> shift) & 1u)) >> shift;
-    constexpr int sign_shift = 31 - (F::exponent_bits + M);
     const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
     return static_cast<typename F::storage_type>((sign | code) << F::padding_bits);
   }
-  return float32_to_rne_slow<F>(bits, policy);
+  // Below F's smallest normal: round the float's integer significand to F's quantum.
+  const auto eb = static_cast<int>(a >> 23);
+  std::uint32_t mant = 0;
+  int sub_shift = 0;
+  if constexpr (F::qmin + 149 >= 25) {
+    // Float subnormals lie below half of F's smallest subnormal and round to 0: giving them a
+    // leading bit and exponent 0 still shifts them out entirely (shift >= 25, mant < 2^24).
+    mant = (a & 0x7fffffu) | 0x800000u;
+    sub_shift = F::qmin + 150 - eb;
+  } else {
+    mant = (a & 0x7fffffu) | (eb != 0 ? 0x800000u : 0u);
+    sub_shift = F::qmin + 150 - (eb != 0 ? eb : 1);
+  }
+  sub_shift = sub_shift < 25 ? sub_shift : 25;  // >= 24 - M >= 2; from 25 on the result is 0
+  const std::uint32_t code = (mant + ((std::uint32_t{1} << (sub_shift - 1)) - 1u) + ((mant >> sub_shift) & 1u)) >> sub_shift;
+  const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
+  return static_cast<typename F::storage_type>((sign | code) << F::padding_bits);
 }
 
-/// The F -> float cases off the hot path: zero, subnormals, infinity, NaN.
+/// A NaN of F to float, through the generic converter (kept out of line).
 template <class F>
-MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t to_float32_bits_slow(typename F::storage_type storage) noexcept {
-  constexpr int M = F::mantissa_bits;
-  const std::uint64_t code = code_of<F>(storage);
-  const std::uint64_t mag = code & F::magnitude_mask;
-  const std::uint32_t s = (code & F::sign_mask) != 0 ? 0x80000000u : 0u;
-  if (mag >> M == 0 && !(F::enc == encoding::fnuz && code == F::sign_mask)) {
-    const auto mant = static_cast<std::uint32_t>(mag);
-    if (mant == 0) return s;
-    if constexpr (F::emin == -126) {
-      return s | (mant << (23 - M));  // float subnormal with the same layout
-    } else {
-      const int msb = 63 - clz64(mant);
-      const auto e = static_cast<std::uint32_t>(F::qmin + msb + 127);
-      return s | (e << 23) | ((mant << (23 - msb)) & 0x7fffffu);
-    }
-  }
-  return pack<float32_format>(unpack<F>(storage), rounding::nearest_even, overflow::ieee);  // Inf, NaN
+MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t nan_to_float32_bits(typename F::storage_type storage) noexcept {
+  return pack<float32_format>(unpack<F>(storage), rounding::nearest_even, overflow::ieee);
 }
 
 /// F -> float, exact.
@@ -127,8 +128,7 @@ MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t to_float32_bits_slow(typenam
 /// included: a signalling NaN stays signalling with its payload, the bit extension that
 /// PyTorch, ml_dtypes, CUDA (__bfloat162float), Eigen and TensorFlow perform. Every other format
 /// takes IEEE 754 convertFormat's rule, a NaN comes out quiet (as F16C's vcvtph2ps does for
-/// half). For the rest the common case (a normal number) is one unsigned range test, a shift
-/// and an add, in 32-bit arithmetic.
+/// half); a normal number costs two compares, a shift and an add, in 32-bit arithmetic.
 template <class F>
 MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type storage) noexcept {
   static_assert(fast_to_float32<F>, "format not covered by the fast path");
@@ -138,17 +138,33 @@ MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type stor
     return code << (23 - M);
   } else {
     constexpr int up = 23 - M;  // F's mantissa field to float's
-    // F's normal codes, magnitude shifted to float's field: [lo, lo + span). With float's
-    // exponent range (emin == -126) F's subnormals are float subnormals and take this path too.
+    // Magnitudes shifted to float's field: F's normals are [lo, top). With float's exponent
+    // range (emin == -126) F's subnormals are float subnormals and lo is the smallest of them.
+    // Tests in the order infinity/NaN, normal, subnormal/zero: on data that mixes them
+    // unpredictably, two branches of skewed odds mispredict less than one test for "normal".
     constexpr std::uint32_t lo = (F::emin == -126 ? 1u : std::uint32_t{1} << M) << up;
-    constexpr std::uint32_t span = ((static_cast<std::uint32_t>(F::max_code) + 1u) << up) - lo;
+    constexpr std::uint32_t top = (static_cast<std::uint32_t>(F::max_code) + 1u) << up;
     constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
     constexpr int sign_shift = 31 - (F::exponent_bits + M);
     const std::uint32_t em = (code & static_cast<std::uint32_t>(F::magnitude_mask)) << up;
-    if (em - lo < span) {
-      return ((code & static_cast<std::uint32_t>(F::sign_mask)) << sign_shift) | (em + rebias);
+    const std::uint32_t sign = (code & static_cast<std::uint32_t>(F::sign_mask)) << sign_shift;
+    if (MIXPREC_UNLIKELY(em >= top)) {  // (not for formats whose largest code is finite)
+      if (F::enc == encoding::ieee && em == top) return sign | 0x7f800000u;  // infinity
+      return nan_to_float32_bits<F>(storage);
     }
-    return to_float32_bits_slow<F>(storage);
+    if (MIXPREC_LIKELY(em >= lo)) return sign | (em + rebias);
+    if constexpr (F::enc == encoding::fnuz) {
+      if (code == static_cast<std::uint32_t>(F::sign_mask)) return nan_to_float32_bits<F>(storage);
+    }
+    // Zero or subnormal: mant * 2^qmin, normalized (a float normal, since qmin >= -126 here).
+    const std::uint32_t mant = em >> up;
+    if constexpr (F::emin == -126) {
+      return sign | em;  // (only zero comes here)
+    } else {
+      const int msb = 63 - clz64(mant | 1u);
+      const auto e = static_cast<std::uint32_t>(F::qmin + msb + 127);
+      return sign | (((e << 23) | ((mant << (23 - msb)) & 0x7fffffu)) & (0u - static_cast<std::uint32_t>(mant != 0)));
+    }
   }
 }
 
