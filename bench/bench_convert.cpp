@@ -79,9 +79,6 @@
 #define MIXPREC_BENCH_PORTABLE_PEERS 0
 #endif
 
-// Proposed formulations (not mixprec), rows "sketch_*".
-#include "convert/sketches.hpp"
-
 // x86 intrinsics: each function that uses them carries its own target attribute, so the file
 // builds without -march flags; they are run only where cpuid says the CPU has the instructions.
 #if (defined(__x86_64__) || defined(__i386__)) && (defined(__GNUC__) || defined(__clang__))
@@ -203,50 +200,6 @@ MIXPREC_BENCH_NOINLINE void mixprec_generic_widen(const std::uint16_t* MIXPREC_B
   }
 }
 
-// --- sketches (bench/convert/sketches.hpp): proposals, not mixprec ---
-namespace sk = mixprec_bench_sketch;
-MIXPREC_BENCH_NOINLINE void sketch_lean_f2h(const float* MIXPREC_BENCH_RESTRICT in,
-                                            std::uint16_t* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = sk::float_to_half_lean(sk::load_bits(in + i));
-}
-MIXPREC_BENCH_NOINLINE void sketch_branchless_f2h(const float* MIXPREC_BENCH_RESTRICT in,
-                                                  std::uint16_t* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = sk::float_to_half_branchless(sk::load_bits(in + i));
-}
-MIXPREC_BENCH_NOINLINE void sketch_branchless_blocks_f2h(const float* MIXPREC_BENCH_RESTRICT in,
-                                                         std::uint16_t* MIXPREC_BENCH_RESTRICT out,
-                                                         std::size_t n) {
-  sk::narrow_blocks<sk::float_to_half_branchless>(in, out, n);
-}
-MIXPREC_BENCH_NOINLINE void sketch_lean_h2f(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
-                                            float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) sk::store_bits(out + i, sk::half_to_float_lean(in[i]));
-}
-MIXPREC_BENCH_NOINLINE void sketch_branchless_h2f(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
-                                                  float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) sk::store_bits(out + i, sk::half_to_float_branchless(in[i]));
-}
-MIXPREC_BENCH_NOINLINE void sketch_branchless_blocks_h2f(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
-                                                         float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  sk::widen_blocks<sk::half_to_float_branchless>(in, out, n);
-}
-MIXPREC_BENCH_NOINLINE void sketch_lean_f2b(const float* MIXPREC_BENCH_RESTRICT in,
-                                            std::uint16_t* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) out[i] = sk::float_to_bfloat16_lean(sk::load_bits(in + i));
-}
-MIXPREC_BENCH_NOINLINE void sketch_lean_blocks_f2b(const float* MIXPREC_BENCH_RESTRICT in,
-                                                   std::uint16_t* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  sk::narrow_blocks<sk::float_to_bfloat16_lean>(in, out, n);
-}
-MIXPREC_BENCH_NOINLINE void sketch_lean_b2f(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
-                                            float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  for (std::size_t i = 0; i < n; ++i) sk::store_bits(out + i, sk::bfloat16_to_float_lean(in[i]));
-}
-MIXPREC_BENCH_NOINLINE void sketch_lean_blocks_b2f(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
-                                                   float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
-  sk::widen_blocks<sk::bfloat16_to_float_lean>(in, out, n);
-}
-
 // --- data-movement limits ---
 // GCC -O2 (very-cheap vectorizer cost model) does not vectorize a loop whose trip count is not
 // known to be a multiple of the vector length, so the copies are written as blocks of 16 with a
@@ -264,7 +217,7 @@ MIXPREC_BENCH_NOINLINE void narrowing_copy(const float* MIXPREC_BENCH_RESTRICT i
   }
   for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(float_bits(in[i]) >> 16);
 }
-// Also the exact bfloat16 -> float conversion.
+// Also the bfloat16 -> float conversion, bit for bit as mixprec does it (bit extension).
 MIXPREC_BENCH_NOINLINE void widening_copy(const std::uint16_t* MIXPREC_BENCH_RESTRICT in,
                                           float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
   std::size_t i = 0;
@@ -733,9 +686,6 @@ void register_all() {
       {"f16c_256", f16c256_f2h, cpu.f16c, "_mm256_cvtps_ph"},
       {"avx512_cvtps_ph", avx512_f2h, cpu.avx512f && cpu.f16c, "_mm512_cvtps_ph"},
 #endif
-      {"sketch_lean", sketch_lean_f2h, true, "proposal, plain loop"},
-      {"sketch_branchless", sketch_branchless_f2h, true, "proposal, plain loop"},
-      {"sketch_branchless_x16", sketch_branchless_blocks_f2h, true, "proposal, blocks of 16"},
       {"narrowing_copy", narrowing_copy, true, "u32>>16 -> u16, not a conversion", false},
   };
   std::vector<widen_impl> h2f = {
@@ -758,9 +708,6 @@ void register_all() {
       {"f16c_256", f16c256_h2f, cpu.f16c, "_mm256_cvtph_ps"},
       {"avx512_cvtph_ps", avx512_h2f, cpu.avx512f && cpu.f16c, "_mm512_cvtph_ps"},
 #endif
-      {"sketch_lean", sketch_lean_h2f, true, "proposal, plain loop"},
-      {"sketch_branchless", sketch_branchless_h2f, true, "proposal, plain loop"},
-      {"sketch_branchless_x16", sketch_branchless_blocks_h2f, true, "proposal, blocks of 16"},
       {"widening_copy", widening_copy, true, "u16<<16 -> u32, not a conversion", false},
   };
   std::vector<narrow_impl> f2b = {
@@ -775,8 +722,6 @@ void register_all() {
        "_mm512_cvtneps_pbh, FLUSHES SUBNORMAL INPUTS TO ZERO"},
       {"avx512bf16_fixed", avx512bf16_fixed_f2b, cpu.avx512bf16, "cvtneps_pbh + subnormal fix-up"},
 #endif
-      {"sketch_lean", sketch_lean_f2b, true, "proposal, plain loop"},
-      {"sketch_lean_x16", sketch_lean_blocks_f2b, true, "proposal, blocks of 16"},
       {"narrowing_copy", narrowing_copy, true, "truncation, not RNE", false},
   };
   std::vector<widen_impl> b2f = {
@@ -785,9 +730,7 @@ void register_all() {
 #if MIXPREC_BENCH_HAVE_EIGEN
       {"eigen", eigen_b2f, eigen, "portable code"},
 #endif
-      {"sketch_lean", sketch_lean_b2f, true, "proposal, plain loop"},
-      {"sketch_lean_x16", sketch_lean_blocks_b2f, true, "proposal, blocks of 16"},
-      {"widening_copy", widening_copy, true, "u16<<16: exact except sNaN stays signalling"},
+      {"widening_copy", widening_copy, true, "u16<<16: the same bits as mixprec's float(bfloat16)"},
   };
 
   std::fprintf(stderr, "bench_convert: checking every implementation against mixprec\n");

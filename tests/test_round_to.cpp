@@ -124,6 +124,53 @@ TEST_CASE_TEMPLATE("floats round like the reference in every mode", T, MIXPREC_A
   CHECK(bad == 0);
 }
 
+TEST_CASE_TEMPLATE("floats at and beside every tie, and spread over the range, round like the reference", T,
+                   MIXPREC_ALL_FORMATS) {
+  // The float fast path (detail/fast_float32.hpp) has separate code for normal results, results
+  // below the smallest normal, and overflow: every midpoint between neighbours that float can hold
+  // (F's subnormal and normal ranges, and the midpoint above max), one float ulp either side,
+  // both signs; then random floats over F's exponent range.
+  const std::vector<double> v = positive_values<T>();
+  int printed = 0, bad = 0;
+  std::size_t ties = 0;
+  for (std::size_t i = 0; i + 1 < v.size(); ++i) {
+    const double mid = (v[i] + v[i + 1]) / 2;
+    const auto fm = static_cast<float>(mid);
+    if (static_cast<double>(fm) != mid) continue;  // not a float (formats with > 22 bits, or out of range)
+    ++ties;
+    for (float x : {std::nextafter(fm, 0.0f), fm, std::nextafter(fm, INFINITY)}) {
+      for (float sx : {x, -x}) bad += check_all_modes<T>(sx, static_cast<double>(sx), printed);
+    }
+  }
+  for (double d : random_doubles<T>(20000, 777)) {
+    const auto x = static_cast<float>(d);
+    bad += check_all_modes<T>(x, static_cast<double>(x), printed);
+  }
+  CHECK(bad == 0);
+  if (T::format_type::bits >= 4 && T::format_type::enc != mixprec::encoding::exponent_only) CHECK(ties > 0);
+}
+
+TEST_CASE_TEMPLATE("formats without mantissa bits: float and double inputs round alike, ties included", T,
+                   mixprec::basic_float<mixprec::format<4, 0, mixprec::encoding::fn>>,
+                   mixprec::basic_float<mixprec::format<3, 0, mixprec::encoding::finite>>,
+                   mixprec::basic_float<mixprec::format<5, 0, mixprec::encoding::fnuz>>) {
+  // Every float from 2^-40 up to 2^20 in steps of an eighth of a binade, the exact ties among
+  // them: the float input must give what the same value as a double gives (one rule for ties).
+  int bad = 0;
+  for (int e = -40; e < 20; ++e) {
+    for (int k = 0; k < 8; ++k) {
+      const float x = std::ldexp(1.0f + static_cast<float>(k) / 8, e);
+      for (float sx : {x, -x}) {
+        for (overflow p : policies) {
+          bad += mixprec::round_to<T>(sx, rounding::nearest_even, p).bits() !=
+                 mixprec::round_to<T>(static_cast<double>(sx), rounding::nearest_even, p).bits();
+        }
+      }
+    }
+  }
+  CHECK(bad == 0);
+}
+
 TEST_CASE_TEMPLATE("other mixprec types convert in one rounding", T, MIXPREC_ALL_FORMATS) {
   int printed = 0, bad = 0;
   for (std::uint32_t b = 0; b < 65536; b += 3) {

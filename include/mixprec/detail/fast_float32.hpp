@@ -28,9 +28,10 @@ template <class F>
 constexpr bool float32_layout = float32_compatible<F> && F::enc == encoding::ieee && F::exponent_bits == 8 &&
                                 F::bias == 127 && F::is_signed;
 
-/// float -> F in nearest-even takes the fast path.
+/// float -> F in nearest-even takes the fast path. (Not for formats without mantissa bits:
+/// their ties go to the generic converter's rule.)
 template <class F>
-constexpr bool fast_from_float32 = float32_compatible<F> && F::mantissa_bits <= 22;
+constexpr bool fast_from_float32 = float32_compatible<F> && F::mantissa_bits >= 1 && F::mantissa_bits <= 22;
 
 /// F -> float takes the fast path: F's subnormals are float subnormals of the same layout
 /// (emin == -126) or float normals (qmin >= -126).
@@ -64,12 +65,13 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne_overflow(std::uint3
 template <class F>
 MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits, overflow policy) noexcept {
   static_assert(fast_from_float32<F>, "format not covered by the fast path");
+  using storage = typename F::storage_type;
   constexpr int M = F::mantissa_bits;
   constexpr int shift = 23 - M;
   constexpr std::uint32_t half_minus_one = (std::uint32_t{1} << (shift - 1)) - 1;
   constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
-  // Float bit patterns (magnitudes) whose result is normal and finite: [lo, hi).
-  constexpr std::uint32_t lo = F::emin == -126 ? 0u : static_cast<std::uint32_t>(F::emin + 127) << 23;
+  // Float bit patterns (magnitudes) below which the result is finite: hi (the first that rounds
+  // past max).
   constexpr std::uint32_t max_bits = static_cast<std::uint32_t>(F::max_code << shift) + rebias;
   constexpr std::uint32_t hi = max_bits + half_minus_one + 1 + ((F::max_code & 1u) != 0 ? 0u : 1u);
   if constexpr (float32_layout<F>) {
@@ -79,41 +81,41 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits,
     // overflow and infinity do too. `bits << 1` is the magnitude without a mask.
     const std::uint32_t twice = bits << 1;
     if (MIXPREC_LIKELY(twice < (policy == overflow::ieee ? 0xff000001u : hi << 1))) {
-      return static_cast<typename F::storage_type>(((bits + half_minus_one + ((bits >> shift) & 1u)) >> shift)
-                                                   << F::padding_bits);
+      return static_cast<storage>(((bits + half_minus_one + ((bits >> shift) & 1u)) >> shift) << F::padding_bits);
     }
     return float32_to_rne_overflow<F>(bits, policy);
-  }
-  const std::uint32_t a = bits & 0x7fffffffu;
-  constexpr int sign_shift = 31 - (F::exponent_bits + M);
-  // Tests in the order overflow/infinity/NaN, normal, below normal: on data that mixes them
-  // unpredictably, two branches of skewed odds mispredict less than one test for "normal"
-  // (bench/README.md, data set "wide"); on predictable data the extra compare costs ~nothing.
-  if (MIXPREC_UNLIKELY(a >= hi)) return float32_to_rne_overflow<F>(bits, policy);
-  if (MIXPREC_LIKELY(a >= lo)) {
-    // (With float's exponent range, lo = 0 and float subnormals take this path too: they are
-    // F's subnormals with the same layout.)
-    const std::uint32_t code = (a - rebias + half_minus_one + ((a >> shift) & 1u)) >> shift;
-    const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
-    return static_cast<typename F::storage_type>((sign | code) << F::padding_bits);
-  }
-  // Below F's smallest normal: round the float's integer significand to F's quantum.
-  const auto eb = static_cast<int>(a >> 23);
-  std::uint32_t mant = 0;
-  int sub_shift = 0;
-  if constexpr (F::qmin + 149 >= 25) {
-    // Float subnormals lie below half of F's smallest subnormal and round to 0: giving them a
-    // leading bit and exponent 0 still shifts them out entirely (shift >= 25, mant < 2^24).
-    mant = (a & 0x7fffffu) | 0x800000u;
-    sub_shift = F::qmin + 150 - eb;
   } else {
-    mant = (a & 0x7fffffu) | (eb != 0 ? 0x800000u : 0u);
-    sub_shift = F::qmin + 150 - (eb != 0 ? eb : 1);
+    // F's smallest normal, as a float pattern (> 0: F's exponent range is narrower than float's).
+    constexpr std::uint32_t lo = static_cast<std::uint32_t>(F::emin + 127) << 23;
+    constexpr int sign_shift = 31 - (F::exponent_bits + M);
+    const std::uint32_t a = bits & 0x7fffffffu;
+    // Tests in the order overflow/infinity/NaN, normal, below normal: on data that mixes them
+    // unpredictably, two branches of skewed odds mispredict less than one test for "normal"
+    // (bench/README.md, data set "wide"); on predictable data the extra compare costs ~nothing.
+    if (MIXPREC_UNLIKELY(a >= hi)) return float32_to_rne_overflow<F>(bits, policy);
+    std::uint32_t code = 0;
+    if (MIXPREC_LIKELY(a >= lo)) {
+      code = (a - rebias + half_minus_one + ((a >> shift) & 1u)) >> shift;
+    } else {
+      // Below F's smallest normal: round the float's integer significand to F's quantum.
+      const auto eb = static_cast<int>(a >> 23);
+      std::uint32_t mant = 0;
+      int sub_shift = 0;
+      if constexpr (F::qmin + 149 >= 25) {
+        // Float subnormals lie below half of F's smallest subnormal and round to 0: giving them
+        // a leading bit and exponent 0 still shifts them out entirely (shift >= 25, mant < 2^24).
+        mant = (a & 0x7fffffu) | 0x800000u;
+        sub_shift = F::qmin + 150 - eb;
+      } else {
+        mant = (a & 0x7fffffu) | (eb != 0 ? 0x800000u : 0u);
+        sub_shift = F::qmin + 150 - (eb != 0 ? eb : 1);
+      }
+      sub_shift = sub_shift < 25 ? sub_shift : 25;  // >= 24 - M >= 2; from 25 on the result is 0
+      code = (mant + ((std::uint32_t{1} << (sub_shift - 1)) - 1u) + ((mant >> sub_shift) & 1u)) >> sub_shift;
+    }
+    const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
+    return static_cast<storage>((sign | code) << F::padding_bits);
   }
-  sub_shift = sub_shift < 25 ? sub_shift : 25;  // >= 24 - M >= 2; from 25 on the result is 0
-  const std::uint32_t code = (mant + ((std::uint32_t{1} << (sub_shift - 1)) - 1u) + ((mant >> sub_shift) & 1u)) >> sub_shift;
-  const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
-  return static_cast<typename F::storage_type>((sign | code) << F::padding_bits);
 }
 
 /// A NaN of F to float, through the generic converter (kept out of line).
