@@ -50,13 +50,24 @@ def load(path):
     return times, labels
 
 
+# Row order in the tables (random interleaving shuffles the JSON); unknown rows go last.
+ROW_ORDER = ["mixprec_half", "mixprec_bfloat16", "mixprec_round_to", "mixprec_generic", "eigen", "eigen_portable",
+             "imath", "imath_portable", "fp16h", "f16c_256", "avx512_cvtps_ph", "avx512_cvtph_ps", "avx512bf16",
+             "avx512bf16_fixed", "narrowing_copy", "widening_copy"]
+
+
+def row_key(name):
+    impl = name.split("/")[1]
+    return ROW_ORDER.index(impl) if impl in ROW_ORDER else len(ROW_ORDER)
+
+
 def cases_of(times):
     cases = []
     for name in times:
         d, _, data_set, n = name.split("/")[:4]
         if (d, data_set, n) not in cases:
             cases.append((d, data_set, n))
-    return cases
+    return sorted(cases, key=lambda c: (list(DIRECTIONS).index(c[0]) if c[0] in DIRECTIONS else 99, c[1], int(c[2])))
 
 
 def stats(times, name):
@@ -69,7 +80,8 @@ def full(times):
         for dd, data_set, n in cases_of(times):
             if dd != d:
                 continue
-            rows = [nm for nm in times if nm.split("/")[0] == d and nm.split("/")[2:4] == [data_set, n]]
+            rows = sorted((nm for nm in times if nm.split("/")[0] == d and nm.split("/")[2:4] == [data_set, n]),
+                          key=row_key)
             present = [p for p in peers if stats(times, f"{d}/{p}/{data_set}/{n}")]
             reps = len(times[rows[0]])
             print(f"\n#### {title}, {data_set}, n = {n} ({reps} repetitions, CPU time)\n")
