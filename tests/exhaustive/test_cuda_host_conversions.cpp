@@ -261,29 +261,34 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float (half, bf
   REQUIRE(all == 0);
 }
 
+namespace {
+
+std::uint32_t bits_of_float(float x) {
+  std::uint32_t u = 0;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+}  // namespace
+
 TEST_CASE("widening every half and bfloat16 agrees with CUDA's __half2float and __bfloat162float") {
   // bfloat16: bit for bit, NaNs included. Both widen by bit extension, so a signalling NaN
   // stays signalling with its payload (mixprec's rule for formats of float's layout).
+  // half: bit for bit except NaN payloads (mixprec quiets signalling NaNs, like F16C).
   std::uint64_t bf16_bad = 0, half_bad = 0, half_nan_bits_differ = 0;
   for (std::uint32_t c = 0; c < 0x10000u; ++c) {
+    const auto code = static_cast<std::uint16_t>(c);
     __nv_bfloat16_raw br;
-    br.x = static_cast<unsigned short>(c);
-    const float cuda_b = __bfloat162float(__nv_bfloat16(br));
-    const float mine_b = static_cast<float>(mixprec::bfloat16::from_bits(static_cast<std::uint16_t>(c)));
-    std::uint32_t cb = 0, mb = 0;
-    std::memcpy(&cb, &cuda_b, sizeof cb);
-    std::memcpy(&mb, &mine_b, sizeof mb);
+    br.x = code;
+    __half_raw hr;
+    hr.x = code;
+    const std::uint32_t cb = bits_of_float(__bfloat162float(__nv_bfloat16(br)));
+    const std::uint32_t mb = bits_of_float(static_cast<float>(mixprec::bfloat16::from_bits(code)));
+    const std::uint32_t ch = bits_of_float(__half2float(__half(hr)));
+    const std::uint32_t mh = bits_of_float(static_cast<float>(mixprec::half::from_bits(code)));
     if (cb != mb && ++bf16_bad <= kMaxReported) {
       std::printf("  bfloat16 0x%04x: CUDA 0x%08x, mixprec 0x%08x\n", static_cast<unsigned>(c), cb, mb);
     }
-    // half: bit for bit except NaN payloads (mixprec quiets signalling NaNs, like F16C).
-    __half_raw hr;
-    hr.x = static_cast<unsigned short>(c);
-    const float cuda_h = __half2float(__half(hr));
-    const float mine_h = static_cast<float>(mixprec::half::from_bits(static_cast<std::uint16_t>(c)));
-    std::uint32_t ch = 0, mh = 0;
-    std::memcpy(&ch, &cuda_h, sizeof ch);
-    std::memcpy(&mh, &mine_h, sizeof mh);
     const bool both_nan = (ch & 0x7fffffffu) > 0x7f800000u && (mh & 0x7fffffffu) > 0x7f800000u;
     if (both_nan) {
       if (ch != mh) ++half_nan_bits_differ;
