@@ -39,9 +39,10 @@ template <class F>
 constexpr bool fast_to_float32 =
     float32_compatible<F> && F::mantissa_bits <= 23 && (F::emin == -126 || F::qmin >= -126);
 
-/// (v + half-ulp, ties to even) >> s for 1 <= s; v < 2^24.
+/// (v + half-ulp, ties to even) >> s for 1 <= s; v < 2^24. Shifts of 25 and more give 0 (v is
+/// below half an ulp), computed without a branch by clamping s.
 MIXPREC_HD constexpr std::uint32_t shift_right_rne(std::uint32_t v, int s) noexcept {
-  if (s >= 25) return 0;  // v < 2^24 <= half an ulp
+  s = s < 25 ? s : 25;
   return (v + ((std::uint32_t{1} << (s - 1)) - 1) + ((v >> s) & 1u)) >> s;
 }
 
@@ -97,21 +98,11 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits,
     if (MIXPREC_LIKELY(a >= lo)) {
       code = (a - rebias + half_minus_one + ((a >> shift) & 1u)) >> shift;
     } else {
-      // Below F's smallest normal: round the float's integer significand to F's quantum.
-      const auto eb = static_cast<int>(a >> 23);
-      std::uint32_t mant = 0;
-      int sub_shift = 0;
-      if constexpr (F::qmin + 149 >= 25) {
-        // Float subnormals lie below half of F's smallest subnormal and round to 0: giving them
-        // a leading bit and exponent 0 still shifts them out entirely (shift >= 25, mant < 2^24).
-        mant = (a & 0x7fffffu) | 0x800000u;
-        sub_shift = F::qmin + 150 - eb;
-      } else {
-        mant = (a & 0x7fffffu) | (eb != 0 ? 0x800000u : 0u);
-        sub_shift = F::qmin + 150 - (eb != 0 ? eb : 1);
-      }
-      sub_shift = sub_shift < 25 ? sub_shift : 25;  // >= 24 - M >= 2; from 25 on the result is 0
-      code = (mant + ((std::uint32_t{1} << (sub_shift - 1)) - 1u) + ((mant >> sub_shift) & 1u)) >> sub_shift;
+      // Below F's smallest normal: round the float's integer significand to F's quantum. Float
+      // subnormals lie below half of F's smallest subnormal and round to 0: giving them a
+      // leading bit and exponent 0 still shifts them out entirely (shift >= 25, mant < 2^24).
+      static_assert(F::qmin + 149 >= 25, "F's exponent range is narrower than float's here");
+      code = shift_right_rne((a & 0x7fffffu) | 0x800000u, F::qmin + 150 - static_cast<int>(a >> 23));
     }
     const std::uint32_t sign = F::has_signed_zero || code != 0 ? (bits & 0x80000000u) >> sign_shift : 0u;
     return static_cast<storage>((sign | code) << F::padding_bits);
@@ -140,11 +131,12 @@ MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type stor
     return code << (23 - M);
   } else {
     constexpr int up = 23 - M;  // F's mantissa field to float's
-    // Magnitudes shifted to float's field: F's normals are [lo, top). With float's exponent
-    // range (emin == -126) F's subnormals are float subnormals and lo is the smallest of them.
+    // Magnitudes shifted to float's field: F's normals are [lo, top). (Formats with float's
+    // exponent range are float32_layout; the others have 7 exponent bits at most.)
+    static_assert(F::emin > -126, "F's exponent range is narrower than float's here");
     // Tests in the order infinity/NaN, normal, subnormal/zero: on data that mixes them
     // unpredictably, two branches of skewed odds mispredict less than one test for "normal".
-    constexpr std::uint32_t lo = (F::emin == -126 ? 1u : std::uint32_t{1} << M) << up;
+    constexpr std::uint32_t lo = std::uint32_t{1} << (M + up);
     constexpr std::uint32_t top = (static_cast<std::uint32_t>(F::max_code) + 1u) << up;
     constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
     constexpr int sign_shift = 31 - (F::exponent_bits + M);
@@ -160,13 +152,9 @@ MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type stor
     }
     // Zero or subnormal: mant * 2^qmin, normalized (a float normal, since qmin >= -126 here).
     const std::uint32_t mant = em >> up;
-    if constexpr (F::emin == -126) {
-      return sign | em;  // (only zero comes here)
-    } else {
-      const int msb = 63 - clz64(mant | 1u);
-      const auto e = static_cast<std::uint32_t>(F::qmin + msb + 127);
-      return sign | (((e << 23) | ((mant << (23 - msb)) & 0x7fffffu)) & (0u - static_cast<std::uint32_t>(mant != 0)));
-    }
+    const int msb = 63 - clz64(mant | 1u);
+    const auto e = static_cast<std::uint32_t>(F::qmin + msb + 127);
+    return sign | (((e << 23) | ((mant << (23 - msb)) & 0x7fffffu)) & (0u - static_cast<std::uint32_t>(mant != 0)));
   }
 }
 
