@@ -232,15 +232,13 @@ TEST_CASE("mixed operands follow the C++23 extended floating-point rules") {
   using mixprec::half;
   static_assert(std::is_same<decltype(half() + 1.0f), float>::value, "half + float is float");
   static_assert(std::is_same<decltype(1.0 * bfloat16()), double>::value, "double * bfloat16 is double");
-  static_assert(std::is_same<decltype(half() / 1.0L), long double>::value, "");
   static_assert(std::is_same<decltype(half() - 2), half>::value, "integers convert to the mixprec type");
+  static_assert(std::is_same<decltype('a' + half()), half>::value, "");
   static_assert(std::is_same<decltype(half() == 2.0f), bool>::value, "");
-  // Two different mixprec types do not combine without an explicit conversion.
-  static_assert(!can_add<half, bfloat16>::value, "half + bfloat16 must not compile");
-  static_assert(!can_add<mixprec::float8_e4m3fn, mixprec::float8_e5m2>::value, "");
-  static_assert(!can_compare<half, bfloat16>::value, "");
-  static_assert(can_add<half, half>::value, "");
-  static_assert(can_add<half, bfloat16>::value == false && can_add<half, float>::value, "");
+  static_assert(can_add<half, half>::value && can_add<half, float>::value && can_compare<half, int>::value, "");
+  // half + bfloat16 and half + long double are declared (so that the call reaches one readable
+  // static_assert instead of float + float through the implicit widening): tests/compile_fail.
+  static_assert(std::is_same<decltype(half() + bfloat16()), half>::value, "");
   CHECK(half(1.5f) + 0.25f == 1.75f);
   CHECK(half(2049) == half(2048));      // 2049 is not a half: rounds to 2048 first
   CHECK((half(1.0f) + 2049).bits() == half(2048.0f).bits());  // 2049 -> 2048; 1 + 2048 = 2049 -> 2048 (tie to even)

@@ -4,22 +4,20 @@
 // Semantics
 // - Two values of the same mixprec type: + - * / give the exact result rounded once to that
 //   type (nearest-even); comparisons are IEEE's (NaN unordered, +0 == -0).
-// - With float, double or long double: the mixprec value converts (exactly) to the standard
-//   type and the result has that type, as for C++23's extended floating-point types.
-// - With an integer: the integer converts to the mixprec type (rounded to nearest-even), as an
-//   integer converts to float in C++; the result is the mixprec type.
-// - Two different mixprec types never combine implicitly: convert one explicitly.
+// - Mixed operands follow C++23's extended floating types: with an integer, the result is the
+//   mixprec type; with float or double, the standard type (when it holds every value of the
+//   format, as it does for all built-in formats); two different mixprec types, or long double,
+//   are ill-formed with one static_assert.
 // - Formats without infinity: where IEEE gives +-inf (overflow, x/0), fn and fnuz formats give
 //   NaN and the MX element types +-max (see mixprec::overflow). NaN operands propagate (the
-//   first NaN, made quiet); invalid operations (inf - inf, 0 * inf, 0/0, sqrt(-1)) give the
-//   positive quiet NaN.
+//   first NaN, made quiet, sign kept); invalid operations (inf - inf, 0 * inf, 0/0, sqrt(-1))
+//   give the positive quiet NaN.
 // - add/sub/mul/div/fma/sqrt(x, ..., rounding, overflow) round in any mode; fma rounds once.
 //
-// How: formats of at most 11 significant bits compute in float, those of at most 25 in double
-// (rounding the correctly rounded float/double result again is exact when the intermediate
-// has at least 2p+2 bits); all others, and every mode but nearest-even, use exact integer
-// arithmetic (detail/soft.hpp). Both assume the default floating-point environment (no
-// flush-to-zero, no -ffast-math).
+// Formats of at most 11 significant bits compute in float, those of at most 25 in double (a
+// correctly rounded float/double result rounds again exactly when it has at least 2p+2 bits);
+// the others, and every mode but nearest-even, use exact integer arithmetic (detail/soft.hpp).
+// Both assume the default floating-point environment (no flush-to-zero, no -ffast-math).
 #ifndef MIXPREC_ARITHMETIC_HPP
 #define MIXPREC_ARITHMETIC_HPP
 
@@ -57,7 +55,7 @@ MIXPREC_HD constexpr W apply(op o, W a, W b) noexcept {
 MIXPREC_HD constexpr unpacked soft_op(op o, const unpacked& a, const unpacked& b, rounding mode) noexcept {
   switch (o) {
     case op::add: return soft_add(a, b, mode);
-    case op::sub: return soft_add(a, negated(b), mode);
+    case op::sub: return soft_add(a, isnan(b) ? b : negated(b), mode);  // a NaN keeps its sign
     case op::mul: return soft_mul(a, b);
     case op::div: return soft_div(a, b);
   }
@@ -102,21 +100,6 @@ MIXPREC_HD constexpr std::int64_t order_key(typename F::storage_type bits) noexc
 template <class F>
 MIXPREC_HD constexpr bool is_nan_bits(typename F::storage_type bits) noexcept {
   return unpack<F>(bits).cls == value_class::nan;
-}
-
-template <class T>
-struct is_standard_float
-    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, double>::value ||
-                                       std::is_same<T, long double>::value> {};
-template <class T>
-struct is_plain_integer
-    : std::integral_constant<bool, std::is_integral<T>::value && !std::is_same<T, bool>::value> {};
-
-/// x as float, double or long double: through double, which holds every format exactly, so
-/// this rounds at most once.
-template <class S, class F>
-MIXPREC_HD constexpr S to_standard(basic_float<F> x) noexcept {
-  return static_cast<S>(static_cast<double>(x));
 }
 
 }  // namespace detail
@@ -222,49 +205,161 @@ MIXPREC_HD constexpr bool operator>=(basic_float<F> a, basic_float<F> b) noexcep
   return b < a || a == b;
 }
 
-// ---- mixed with standard floating types: the result is the standard type ------------------
+// ---- mixed operands: C++23's rules for extended floating types (P1467) ----------------------
+//
+// basic_float<F> op integer      -> basic_float<F> (the integer converts, rounded to nearest-even)
+// basic_float<F> op float/double -> that standard type, when it holds every value of F (exact)
+// anything else (two different mixprec types, long double, a standard type too narrow for F)
+//                                -> ill-formed, with one static_assert naming the fix.
 
-#define MIXPREC_MIXED_OP(OP)                                                                       \
-  template <class F, class S, std::enable_if_t<detail::is_standard_float<S>::value, int> = 0>     \
-  MIXPREC_HD constexpr auto operator OP(basic_float<F> a, S b) noexcept {                         \
-    return detail::to_standard<S>(a) OP b;                                                         \
-  }                                                                                                \
-  template <class F, class S, std::enable_if_t<detail::is_standard_float<S>::value, int> = 0>     \
-  MIXPREC_HD constexpr auto operator OP(S a, basic_float<F> b) noexcept {                         \
-    return a OP detail::to_standard<S>(b);                                                         \
-  }                                                                                                \
-  template <class F, class I, std::enable_if_t<detail::is_plain_integer<I>::value, int> = 0>      \
-  MIXPREC_HD constexpr auto operator OP(basic_float<F> a, I b) noexcept {                         \
-    return a OP basic_float<F>(b);                                                                 \
-  }                                                                                                \
-  template <class F, class I, std::enable_if_t<detail::is_plain_integer<I>::value, int> = 0>      \
-  MIXPREC_HD constexpr auto operator OP(I a, basic_float<F> b) noexcept {                         \
-    return basic_float<F>(a) OP b;                                                                 \
-  }
-MIXPREC_MIXED_OP(+)
-MIXPREC_MIXED_OP(-)
-MIXPREC_MIXED_OP(*)
-MIXPREC_MIXED_OP(/)
-MIXPREC_MIXED_OP(==)
-MIXPREC_MIXED_OP(!=)
-MIXPREC_MIXED_OP(<)
-MIXPREC_MIXED_OP(<=)
-MIXPREC_MIXED_OP(>)
-MIXPREC_MIXED_OP(>=)
-#undef MIXPREC_MIXED_OP
+namespace detail {
 
-/// x op= y with a standard floating or integer y: x = T(x op y), as for built-in types.
-#define MIXPREC_MIXED_ASSIGN(OP)                                                                   \
-  template <class F, class S,                                                                     \
-            std::enable_if_t<detail::is_standard_float<S>::value || detail::is_plain_integer<S>::value, int> = 0> \
-  MIXPREC_HD constexpr basic_float<F>& operator OP##=(basic_float<F>& a, S b) noexcept {          \
-    return a = basic_float<F>(a OP b);                                                             \
+template <class T>
+constexpr bool is_mixprec_v = is_mixprec_float<T>::value;
+
+/// Whether `a op b` is a mixed operation handled below: one side a mixprec type, the other an
+/// arithmetic type or a different mixprec type.
+template <class A, class B>
+constexpr bool is_mixed_pair = (is_mixprec_v<A> && (std::is_arithmetic<B>::value ||
+                                                    (is_mixprec_v<B> && !std::is_same<A, B>::value))) ||
+                               (is_mixprec_v<B> && std::is_arithmetic<A>::value);
+
+template <class A, class B>
+struct mix {
+  using mixprec_type = std::conditional_t<is_mixprec_v<A>, A, B>;
+  using other_type = std::conditional_t<is_mixprec_v<A>, B, A>;
+  static constexpr bool two_formats = is_mixprec_v<A> && is_mixprec_v<B>;
+  static constexpr bool with_long_double = std::is_same<other_type, long double>::value;
+  static constexpr bool with_integer = std::is_integral<other_type>::value;
+  static constexpr bool with_standard = std::is_same<other_type, float>::value ||
+                                        std::is_same<other_type, double>::value;
+  static constexpr bool standard_holds = [] {
+    if constexpr (with_standard) {
+      return holds_all_values<typename mixprec_type::format_type, typename float_traits<other_type>::format_type>;
+    } else {
+      return false;
+    }
+  }();
+  static constexpr bool ok = with_integer || standard_holds;
+  /// The type both operands convert to (the mixprec type where the pair is ill-formed).
+  using type = std::conditional_t<standard_holds, other_type, mixprec_type>;
+
+  MIXPREC_HD static constexpr void check() noexcept {
+    static_assert(!two_formats,
+                  "mixprec: two different mixprec types do not mix implicitly; convert one of them "
+                  "explicitly (T(x)), or both to float");
+    static_assert(!with_long_double,
+                  "mixprec: mixprec types do not mix with long double; convert explicitly "
+                  "(static_cast<long double>(x) or static_cast<double>(y))");
+    static_assert(two_formats || with_long_double || ok,
+                  "mixprec: this standard floating type does not hold every value of the mixprec "
+                  "type; convert one operand explicitly");
   }
-MIXPREC_MIXED_ASSIGN(+)
-MIXPREC_MIXED_ASSIGN(-)
-MIXPREC_MIXED_ASSIGN(*)
-MIXPREC_MIXED_ASSIGN(/)
-#undef MIXPREC_MIXED_ASSIGN
+};
+
+template <class A, class B>
+using mixed_t = typename mix<A, B>::type;
+
+/// x converted to the common type T of a mixed operation (T{} where the pair is ill-formed, so
+/// that the static_assert stays the only error).
+template <class T, class A, class B, class X>
+MIXPREC_HD constexpr T mix_operand(X x) noexcept {
+  if constexpr (std::is_same<X, T>::value) {
+    return x;
+  } else if constexpr (mix<A, B>::ok) {
+    return static_cast<T>(x);
+  } else {
+    return T{};
+  }
+}
+
+}  // namespace detail
+
+/// a + b for a mixprec type and an arithmetic type (see above for the result type).
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr detail::mixed_t<A, B> operator+(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) + detail::mix_operand<T, A, B>(b);
+}
+/// a - b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr detail::mixed_t<A, B> operator-(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) - detail::mix_operand<T, A, B>(b);
+}
+/// a * b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr detail::mixed_t<A, B> operator*(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) * detail::mix_operand<T, A, B>(b);
+}
+/// a / b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr detail::mixed_t<A, B> operator/(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) / detail::mix_operand<T, A, B>(b);
+}
+/// a == b for a mixprec type and an arithmetic type, compared in their common type (exact).
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator==(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) == detail::mix_operand<T, A, B>(b);
+}
+/// a != b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator!=(A a, B b) noexcept {
+  return !(a == b);
+}
+/// a < b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator<(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) < detail::mix_operand<T, A, B>(b);
+}
+/// a > b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator>(A a, B b) noexcept {
+  return b < a;
+}
+/// a <= b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator<=(A a, B b) noexcept {
+  using T = detail::mixed_t<A, B>;
+  detail::mix<A, B>::check();
+  return detail::mix_operand<T, A, B>(a) <= detail::mix_operand<T, A, B>(b);
+}
+/// a >= b for a mixprec type and an arithmetic type.
+template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>
+MIXPREC_HD constexpr bool operator>=(A a, B b) noexcept {
+  return b <= a;
+}
+
+/// x += y for an arithmetic y: x = T(x + y), as for built-in types.
+template <class F, class B, std::enable_if_t<detail::is_mixed_pair<basic_float<F>, B>, int> = 0>
+MIXPREC_HD constexpr basic_float<F>& operator+=(basic_float<F>& a, B b) noexcept {
+  return a = static_cast<basic_float<F>>(a + b);
+}
+/// x -= y for an arithmetic y: x = T(x - y).
+template <class F, class B, std::enable_if_t<detail::is_mixed_pair<basic_float<F>, B>, int> = 0>
+MIXPREC_HD constexpr basic_float<F>& operator-=(basic_float<F>& a, B b) noexcept {
+  return a = static_cast<basic_float<F>>(a - b);
+}
+/// x *= y for an arithmetic y: x = T(x * y).
+template <class F, class B, std::enable_if_t<detail::is_mixed_pair<basic_float<F>, B>, int> = 0>
+MIXPREC_HD constexpr basic_float<F>& operator*=(basic_float<F>& a, B b) noexcept {
+  return a = static_cast<basic_float<F>>(a * b);
+}
+/// x /= y for an arithmetic y: x = T(x / y).
+template <class F, class B, std::enable_if_t<detail::is_mixed_pair<basic_float<F>, B>, int> = 0>
+MIXPREC_HD constexpr basic_float<F>& operator/=(basic_float<F>& a, B b) noexcept {
+  return a = static_cast<basic_float<F>>(a / b);
+}
 
 // ---- arithmetic in any rounding mode ------------------------------------------------------
 

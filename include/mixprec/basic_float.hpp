@@ -9,6 +9,7 @@
 
 #include "detail/convert.hpp"
 #include "detail/fast_float32.hpp"
+#include "detail/to_integer.hpp"
 #include "format.hpp"
 #include "rounding.hpp"
 
@@ -73,7 +74,7 @@ namespace detail {
 /// The exact value of x: a float, double, mixprec value or integer.
 template <class S>
 MIXPREC_HD constexpr unpacked unpack_value(S x) noexcept {
-  if constexpr (std::is_integral<S>::value && !std::is_same<S, bool>::value) {
+  if constexpr (std::is_integral<S>::value) {
     return unpack_integer(x);
   } else {
     static_assert(is_binary_float<S>::value,
@@ -102,18 +103,112 @@ MIXPREC_HD constexpr typename float_traits<T>::storage_type round_bits(S x, roun
 
 }  // namespace detail
 
-/// A floating-point number of format Format, stored in Format::storage_type.
-///
-/// Construction from float, double, integers and other mixprec types rounds once to nearest-even
-/// (use round_to for the other modes); conversion to float and double is exact for every format
-/// whose values fit (all built-in formats), and rounds to nearest-even otherwise.
+namespace detail {
+
+/// Whether every value of format F (NaN and infinities included) is a value of format G, so that
+/// converting F to G is exact.
+template <class F, class G>
+constexpr bool holds_all_values = F::mantissa_bits <= G::mantissa_bits && F::emax <= G::emax &&
+                                  F::qmin >= G::qmin && (!F::has_nan || G::has_nan) &&
+                                  (!F::has_infinity || G::has_infinity) &&
+                                  (F::is_signed <= G::is_signed);
+
+/// The standard floating type a format widens to implicitly: the narrowest of float and double
+/// that holds all its values (C++23's conversion-rank rule), or none.
+enum class widening : unsigned char { to_float, to_double, none };
+template <class F>
+constexpr widening widening_of = holds_all_values<F, float32_format>   ? widening::to_float
+                                 : holds_all_values<F, float64_format> ? widening::to_double
+                                                                       : widening::none;
+
+template <class F>
+MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST float to_float(typename F::storage_type bits) noexcept {
+  if constexpr (fast_to_float32<F>) {
+    return float_traits<float>::from_bits(to_float32_bits<F>(bits));
+  } else {
+    return float_traits<float>::from_bits(pack<float32_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+  }
+}
+
+template <class F>
+MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST double to_double(typename F::storage_type bits) noexcept {
+  if constexpr (fast_to_float32<F>) {
+    // (Quiet first: a double NaN is always quiet, also in constant evaluation.)
+    return static_cast<double>(float_traits<float>::from_bits(to_float32_bits_quiet<F>(bits)));
+  } else {
+    return float_traits<double>::from_bits(pack<float64_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+  }
+}
+
+/// The conversions of basic_float<F> to float, double and long double: implicit to the type
+/// widening_of<F> names and to every wider one, explicit (rounding to nearest-even) otherwise.
+/// A base class because C++17 has no explicit(bool).
+template <class F, widening W = widening_of<F>>
+struct float_conversions {  // widening::none
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
+    return static_cast<long double>(to_double<F>(bits()));
+  }
+
+ private:
+  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
+    return static_cast<const basic_float<F>&>(*this).bits();
+  }
+};
+
+template <class F>
+struct float_conversions<F, widening::to_float> {
+  /// Implicit: float holds every value (through it, double and long double too).
+  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
+    return static_cast<long double>(to_double<F>(bits()));
+  }
+
+ private:
+  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
+    return static_cast<const basic_float<F>&>(*this).bits();
+  }
+};
+
+template <class F>
+struct float_conversions<F, widening::to_double> {
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
+  /// Implicit: double holds every value (through it, long double too).
+  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
+    return static_cast<long double>(to_double<F>(bits()));
+  }
+
+ private:
+  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
+    return static_cast<const basic_float<F>&>(*this).bits();
+  }
+};
+
+}  // namespace detail
+
+/// A floating-point number of format Format, stored in Format::storage_type. It converts like
+/// C++23's std::float16_t / std::bfloat16_t:
+/// - from integers: implicit (`half x = 0;`), rounding to nearest-even;
+/// - from float, double and other mixprec types: explicit (`half(0.1)`), one rounding to
+///   nearest-even (round_to for the other modes);
+/// - to float / double: implicit when the standard type holds every value (all built-in formats
+///   widen implicitly to float), explicit otherwise;
+/// - to integer types: explicit, truncating like float; out of range saturates, NaN gives 0;
+/// - to bool (contextual): true unless the value is zero (NaN is true, as for float).
 /// NaNs: conversion to double, and to float from formats other than those with float's exponent
-/// field, gives a quiet NaN (IEEE 754 convertFormat, sign and leading payload kept). bfloat16,
-/// tf32 and other formats of float's layout widen to float by bit extension, so a signalling NaN
-/// stays signalling there, as in PyTorch, ml_dtypes, CUDA and Eigen (detail::to_float32_bits).
+/// field, gives a quiet NaN (sign and leading payload kept); bfloat16, tf32 and other formats of
+/// float's layout widen to float by bit extension, so a signalling NaN stays signalling there, as
+/// in PyTorch, ml_dtypes, CUDA and Eigen (detail::to_float32_bits).
 /// A default-constructed value is +0 (the smallest value, 2^-127, for e8m0fnu, which has no zero).
+///
+///   mixprec::half h = 1;              // implicit from int
+///   float f = h * 2.5f;               // half op float is float
+///   int i = static_cast<int>(h / 3);  // 0: truncated
 template <class Format>
-class basic_float {
+class basic_float : public detail::float_conversions<Format> {
   static_assert(is_format<Format>::value, "basic_float needs a mixprec::format");
 
  public:
@@ -126,8 +221,9 @@ class basic_float {
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
   MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST basic_float(double x) noexcept
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
-  template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
-  MIXPREC_HD explicit constexpr basic_float(I x) noexcept
+  /// Implicit, like the conversion of an integer to float (bool gives 0 or 1).
+  template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
+  MIXPREC_HD constexpr basic_float(I x) noexcept  // NOLINT(google-explicit-constructor)
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
   template <class F2, std::enable_if_t<!std::is_same<F2, Format>::value, int> = 0>
   MIXPREC_HD explicit constexpr basic_float(basic_float<F2> x) noexcept
@@ -143,21 +239,14 @@ class basic_float {
   }
   MIXPREC_HD constexpr storage_type bits() const noexcept { return bits_; }
 
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept {
-    if constexpr (detail::fast_to_float32<Format>) {
-      return float_traits<float>::from_bits(detail::to_float32_bits<Format>(bits_));
-    } else {
-      return float_traits<float>::from_bits(
-          detail::pack<float32_format>(detail::unpack<Format>(bits_), rounding::nearest_even, overflow::ieee));
-    }
+  /// False for +-0, true otherwise (NaN included).
+  MIXPREC_HD explicit constexpr operator bool() const noexcept {
+    return detail::unpack<Format>(bits_).cls != detail::value_class::zero;
   }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept {
-    if constexpr (detail::fast_to_float32<Format>) {
-      // (Quiet first: a double NaN is always quiet, also in constant evaluation.)
-      return static_cast<double>(float_traits<float>::from_bits(detail::to_float32_bits_quiet<Format>(bits_)));
-    }
-    return float_traits<double>::from_bits(
-        detail::pack<float64_format>(detail::unpack<Format>(bits_), rounding::nearest_even, overflow::ieee));
+  /// Truncates toward zero; out of range saturates to I's min or max, NaN gives 0.
+  template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
+  MIXPREC_HD explicit constexpr operator I() const noexcept {
+    return detail::truncate_to_integer<I>(detail::unpack<Format>(bits_));
   }
 
  private:

@@ -1,0 +1,11 @@
+// expect: two different mixprec types do not mix implicitly
+// README Drop-in: nor compare.
+#include <mixprec/mixprec.hpp>
+#include <vector>
+using mixprec::half;
+using mixprec::bfloat16;
+void f(half x, bfloat16 b) {
+  bool r = x < b; (void)r;
+  (void)x;
+  (void)b;
+}
