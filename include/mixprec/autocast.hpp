@@ -94,6 +94,7 @@
 
 #include "autocast_ops.hpp"
 #include "cast_result.hpp"
+#include "detail/quote_input.hpp"
 #include "dtype.hpp"
 #include "span.hpp"
 
@@ -372,7 +373,7 @@ inline autocast_decision autocast_decide_types(const autocast_settings& s, std::
           has_bf16 = has_bf16 || types[i] == dtype::bfloat16();
         }
         if (!any) break;
-        const std::string prefix = "mixprec::autocast: op '" + std::string(op) + "' (promote, " +
+        const std::string prefix = "mixprec::autocast: op " + detail::quote_input(op) + " (promote, " +
                                    std::string(to_string(s.device)) + " autocast dtype " +
                                    std::string(s.fast_dtype.name()) + ") with arguments " + dtype_list(types, n);
         if (has_half && has_bf16) {
@@ -404,7 +405,7 @@ inline autocast_decision autocast_decide_types(const autocast_settings& s, std::
       }
       case cast_policy::banned:
         if (entry != nullptr && !entry->advice.empty()) throw autocast_error(std::string(entry->advice));
-        throw autocast_error("mixprec::autocast: op '" + std::string(op) + "' is banned under " +
+        throw autocast_error("mixprec::autocast: op " + detail::quote_input(op) + " is banned under " +
                              std::string(to_string(s.device)) + " autocast");
       case cast_policy::unlisted: break;
     }

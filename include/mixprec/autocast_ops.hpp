@@ -58,6 +58,8 @@
 #include <string_view>
 #include <vector>
 
+#include "detail/quote_input.hpp"
+
 namespace mixprec {
 
 /// How autocast treats an op's floating arguments (ATen's CastPolicy, plus banned and unlisted).
@@ -457,7 +459,7 @@ class custom_autocast_ops {
     check_name(op);
     if (static_cast<unsigned>(p) > static_cast<unsigned>(cast_policy::unlisted)) {
       throw std::invalid_argument("mixprec::custom_autocast_ops: invalid cast_policy value " +
-                                  std::to_string(static_cast<unsigned>(p)) + " for op '" + std::string(op) + "'");
+                                  std::to_string(static_cast<unsigned>(p)) + " for op " + detail::quote_input(op));
     }
     std::string_view stored_advice = advice.empty() ? std::string_view() : store(advice);
     for (autocast_op& e : entries_) {
@@ -489,8 +491,8 @@ class custom_autocast_ops {
     if (op.empty()) throw std::invalid_argument("mixprec::custom_autocast_ops: empty op name");
     for (char c : op) {
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',') {
-        throw std::invalid_argument("mixprec::custom_autocast_ops: invalid op name '" + std::string(op) +
-                                    "' (no whitespace or commas)");
+        throw std::invalid_argument("mixprec::custom_autocast_ops: invalid op name " + detail::quote_input(op) +
+                                    " (no whitespace or commas)");
       }
     }
   }

@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "detail/quote_input.hpp"
+
 namespace mixprec {
 
 /// The three precisions of torch.set_float32_matmul_precision.
@@ -67,8 +69,8 @@ inline matmul_precision parse_matmul_precision(std::string_view name) {
   if (name == "highest") return matmul_precision::highest;
   if (name == "high") return matmul_precision::high;
   if (name == "medium") return matmul_precision::medium;
-  throw std::invalid_argument("mixprec: unknown float32 matmul precision '" + std::string(name) +
-                              "' (expected \"highest\", \"high\" or \"medium\")");
+  throw std::invalid_argument("mixprec: unknown float32 matmul precision " + detail::quote_input(name) +
+                              " (expected \"highest\", \"high\" or \"medium\")");
 }
 
 /// Sets the process-wide float32 matmul precision. An invalid value (static_cast from an

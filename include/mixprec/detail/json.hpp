@@ -25,6 +25,8 @@
 #include <string>
 #include <vector>
 
+#include "quote_input.hpp"
+
 #if defined(__has_include)
 #if __has_include(<charconv>)
 #include <charconv>
@@ -75,6 +77,8 @@ struct value {
 };
 
 constexpr int max_depth = 64;
+
+inline std::string quote_key(std::string_view x);
 
 namespace impl {
 
@@ -386,7 +390,7 @@ class parser {
       parse_string(key);
       if (!seen.insert(key).second) {
         i_ = key_at;
-        fail("duplicate key \"" + key + "\"");
+        fail("duplicate key " + quote_key(key));
       }
       skip_ws();
       if (at_end() || p_[i_] != ':') fail("expected ':'");
@@ -532,7 +536,7 @@ inline std::string format_double(double x) {
 }
 
 /// x as a JSON string literal (quotes and escapes added; UTF-8 passed through).
-inline std::string quote(const std::string& x) {
+inline std::string quote(std::string_view x) {
   std::string out = "\"";
   static const char hex[] = "0123456789abcdef";
   for (const char ch : x) {
@@ -566,6 +570,10 @@ inline std::string quote(const std::string& x) {
   out += '"';
   return out;
 }
+
+/// Caller input (a key) for an error message: quote(input_head(x)) + input_tail_note(x)
+/// (see detail/quote_input.hpp): at most quote_limit bytes of it.
+inline std::string quote_key(std::string_view x) { return quote(input_head(x)) + input_tail_note(x); }
 
 }  // namespace json
 }  // namespace detail
