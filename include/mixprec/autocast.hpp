@@ -23,7 +23,13 @@
 // nesting; its destructor restores all of that, decrements the nesting, and clears the weight
 // cache when the nesting returns to 0. Scopes nest, enabled inside disabled and the other way
 // round; a cpu scope does not change the cuda state. Scopes must end in reverse order of
-// construction (automatic with RAII); they cannot be copied or moved.
+// construction, on the thread that made them (automatic with RAII); they cannot be copied or
+// moved. A scope destroyed out of order (e.g. held in a unique_ptr reset while a later scope is
+// open) or on another thread would restore the wrong state: in EVERY build (NDEBUG or not) its
+// destructor prints "mixprec::autocast_scope: scopes must end in reverse order ..." to stderr
+// and calls std::terminate, as std::thread's destructor does for a joinable thread (a
+// destructor cannot throw, and once the saved states are restored out of order no later call
+// can put them right).
 //
 // ARGUMENTS (as cast_result.hpp describes): floating scalars (float, double, mixprec types) and
 // floating tensors (spans, contiguous containers, C arrays of them) are "tensors"; a dtype value
@@ -79,8 +85,9 @@
 #ifndef MIXPREC_AUTOCAST_HPP
 #define MIXPREC_AUTOCAST_HPP
 
-#include <cassert>
 #include <cstddef>
+#include <cstdio>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -210,6 +217,19 @@ inline std::size_t device_index(device_kind d) {
 
 }  // namespace detail
 
+namespace detail {
+/// A scope ended out of order or on another thread: a message on stderr, then std::terminate.
+[[noreturn]] inline void autocast_scope_order_violation(int depth, int nesting, bool other_thread) noexcept {
+  std::fprintf(stderr,
+               "mixprec::autocast_scope: scopes must end in reverse order of construction, on the thread that "
+               "made them (a scope opened at depth %d ended %s); terminating\n",
+               depth, other_thread ? "on another thread" : (nesting > depth ? "while a later scope is open"
+                                                                            : "after an earlier scope"));
+  std::fflush(stderr);
+  std::terminate();
+}
+}  // namespace detail
+
 /// An autocast region (torch.autocast). See the top of this header.
 class autocast_scope {
  public:
@@ -238,13 +258,13 @@ class autocast_scope {
     if (o.cache_enabled) s.cache_enabled = *o.cache_enabled;
     s.current = o.device;
     depth_ = ++s.nesting;
+    state_ = &s;
   }
   autocast_scope(const autocast_scope&) = delete;
   autocast_scope& operator=(const autocast_scope&) = delete;
   ~autocast_scope() {
     detail::autocast_thread_state& s = detail::autocast_state();
-    assert(s.nesting == depth_ && "mixprec::autocast_scope: scopes must end in reverse order");
-    (void)depth_;
+    if (&s != state_ || s.nesting != depth_) detail::autocast_scope_order_violation(depth_, s.nesting, &s != state_);
     s.device[device_ == device_kind::cpu ? 0 : 1] = saved_;
     s.cache_enabled = saved_cache_enabled_;
     s.current = saved_current_;
@@ -267,6 +287,7 @@ class autocast_scope {
   bool saved_cache_enabled_ = true;
   device_kind saved_current_ = device_kind::cuda;
   int depth_ = 0;
+  const detail::autocast_thread_state* state_ = nullptr;  // the constructing thread's state
 };
 
 /// The device of the innermost scope of this thread (cuda outside every scope).
