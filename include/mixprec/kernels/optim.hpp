@@ -69,7 +69,8 @@
 //   * float32 sqrt: PyTorch's CPU kernel calls MKL's vsSqrt (VML_HA), which is not correctly
 //     rounded (1 ulp off for about 16% of random inputs on our Zen 4); PyTorch's CUDA kernel, its
 //     half/bfloat16 CPU path and mixprec round correctly. The float32 goldens are generated with
-//     the correctly rounded sqrt.
+//     the correctly rounded sqrt. PyTorch's CPU float64 sqrt is not correctly rounded either
+//     (also found by outside testing); mixprec's double sqrt is (IEEE sqrt).
 //   * half/bfloat16 add with alpha: PyTorch's vectorized loop computes fma(b, alpha, a) in float
 //     and rounds once (matched), but the scalar tail of each contiguous chunk (the last n % 64
 //     elements of a small tensor) computes in c10::Half arithmetic, rounding alpha * b to half
