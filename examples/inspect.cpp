@@ -6,15 +6,44 @@
 //   inspect --format bfloat16 --bits 0x3f80
 //   inspect --rounding toward_zero 0.1   another rounding mode (nearest_even, nearest_away,
 //                                        toward_zero, upward, downward, to_odd)
+//   inspect --saturate 1e400             overflow::saturate instead of overflow::ieee
 //
-// Run by CTest and meson test (see examples/CMakeLists.txt):
+// NUMBER is read as strtod reads it — decimal (1e-5, any number of digits), hex after 0x
+// (0x1.8p1), inf/infinity/nan in any case, with a sign — and rounded ONCE from its exact value
+// into each format (mixprec::explain<T>(std::string_view); never through double). Numbers
+// beyond a format's range are explained: "overflow" / "underflow" and what the conversion gives.
+// A bit pattern is --bits (0x3c01 as NUMBER is the hex number 15361).
+//
+// Run by CTest and meson test (see examples/CMakeLists.txt; CTest also matches the output
+// against the example-test-regex line after a run):
 // example-test-args: 0.1
 // example-test-args: --format bfloat16 --rounding toward_zero 0.1
 // example-test-args: --format float8_e4m3fn --bits 0x7e
+// example-test-args: --format half 1.00048828125000000000000001
+// example-test-regex: bits +0x3c01 
+// example-test-args: --format half 1e400
+// example-test-regex: range +overflow: positive.*round_to gives inf\n.*bits +0x7c00 
+// example-test-args: --format half --rounding toward_zero -1e400
+// example-test-regex: range +overflow: negative.*round_to gives -65504\n.*bits +0xfbff 
+// example-test-args: --format half 1e-400
+// example-test-regex: range +underflow: positive.*round_to gives 0\n.*bits +0x0 
+// example-test-args: --format half -1e-400
+// example-test-regex: range +underflow: negative.*round_to gives -0\n.*bits +0x8000 
+// example-test-args: --format half -Inf
+// example-test-regex: bits +0xfc00 
+// example-test-args: --format bfloat16 -infinity
+// example-test-regex: bits +0xff80 
+// example-test-args: --format half 0x1.8p1
+// example-test-regex: float16 value 3\n.*bits +0x4200 
+// example-test-args: --format half -0X1P-24
+// example-test-regex: bits +0x8001 
+// example-test-args: 1e400
+// example-test-regex: float16 +0x7c00 .*overflow
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <stdexcept>
 #include <string>
 
 #include <mixprec/explain.hpp>
@@ -25,11 +54,12 @@ namespace {
 int usage(const char* argv0, const char* problem) {
   if (problem != nullptr) std::fprintf(stderr, "inspect: %s\n\n", problem);
   std::fprintf(stderr,
-               "usage: %s [--format NAME] [--rounding MODE] NUMBER\n"
+               "usage: %s [--format NAME] [--rounding MODE] [--saturate] NUMBER\n"
                "       %s --format NAME --bits PATTERN\n"
                "NAME: float16 (or half), bfloat16, tf32, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,\n"
                "      float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn\n"
                "MODE: nearest_even (default), nearest_away, toward_zero, upward, downward, to_odd\n"
+               "NUMBER: as strtod reads it: decimal (1e-5), hex (0x1.8p1), inf, infinity, nan; signed\n"
                "PATTERN: hexadecimal (0x3f80) or binary (0b0011111110000000)\n",
                argv0, argv0);
   return 2;
@@ -72,6 +102,7 @@ struct options {
   std::string number;
   std::string bits;
   mixprec::rounding mode = mixprec::rounding::nearest_even;
+  mixprec::overflow policy = mixprec::overflow::ieee;
 };
 
 /// Calls f(type_tag) for the format named name; false when the name is unknown.
@@ -119,8 +150,9 @@ int main(int argc, char** argv) {
     } else if (a == "--rounding") {
       const char* v = value("rounding");
       if (v == nullptr || !parse_rounding(v, o.mode)) return usage(argv[0], "unknown rounding mode");
-    } else if (!a.empty() && a[0] == '-' && a.size() > 1 && !(a[1] >= '0' && a[1] <= '9') && a[1] != '.' &&
-               a != "-inf" && a != "-nan") {
+    } else if (a == "--saturate") {
+      o.policy = mixprec::overflow::saturate;
+    } else if (a.size() > 2 && a[0] == '-' && a[1] == '-') {  // "-1", "-inf", "-0x1p3" are numbers
       return usage(argv[0], ("unknown option " + a).c_str());
     } else if (o.number.empty()) {
       o.number = a;
@@ -148,31 +180,33 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (o.number.empty()) return usage(argv[0], "nothing to inspect");
-  double x = 0;
-  const char* first = o.number.data();
-  const char* last = first + o.number.size();
-  const auto r = mixprec::from_chars(first, last, x);
-  if (r.ec != std::errc{} || r.ptr != last) return usage(argv[0], ("not a number: " + o.number).c_str());
+  try {
+    (void)mixprec::explain<mixprec::half>(o.number, o.mode, o.policy);  // checks the text once
+  } catch (const std::invalid_argument& e) {
+    return usage(argv[0], e.what());
+  }
   if (!o.format.empty()) {
     const bool known = with_format(o.format, [&](auto tag) {
-      std::cout << mixprec::explain<decltype(tag)>(x, o.mode);
+      std::cout << mixprec::explain<decltype(tag)>(o.number, o.mode, o.policy);
     });
     if (!known) return usage(argv[0], ("unknown format " + o.format).c_str());
     return 0;
   }
   std::printf("%s stored in every format (rounding %s):\n\n", o.number.c_str(), mixprec::detail::rounding_name(o.mode));
-  std::printf("%-16s %-12s %-28s %-12s %-12s %s\n", "format", "bits", "stored (exact)", "abs error", "ulps", "ulp");
+  std::printf("%-16s %-12s %-28s %-12s %-12s %-24s %s\n", "format", "bits", "stored (exact)", "abs error", "ulps",
+              "ulp", "range");
   for (const char* name : all_formats) {
     with_format(name, [&](auto tag) {
       using T = decltype(tag);
-      const auto c = mixprec::explain<T>(x, o.mode);
+      const auto c = mixprec::explain<T>(o.number, o.mode, o.policy);
       char bits[24];
       std::snprintf(bits, sizeof bits, "0x%0*llx", (mixprec::float_traits<T>::format_type::storage_bits + 3) / 4,
                     static_cast<unsigned long long>(c.stored.bits));
       std::string exact = c.stored.exact;
       if (exact.size() > 28) exact = exact.substr(0, 25) + "...";
-      std::printf("%-16s %-12s %-28s %-12.4g %-12.4g %s\n", name, bits, exact.c_str(), c.abs_error, c.ulp_error,
-                  c.stored.ulp.c_str());
+      const std::string range = c.range.substr(0, c.range.find(':'));  // "overflow", "underflow", ...
+      std::printf("%-16s %-12s %-28s %-12.4g %-12.4g %-24s %s\n", name, bits, exact.c_str(), c.abs_error, c.ulp_error,
+                  c.stored.ulp.c_str(), range.c_str());
     });
   }
   return 0;

@@ -374,6 +374,7 @@ MIXPREC_HD constexpr basic_float<F>& operator/=(basic_float<F>& a, B b) noexcept
                                            rounding mode = rounding::nearest_even,                 \
                                            overflow policy = overflow::ieee) {                     \
     detail::require_random_bits(mode);                                                              \
+    detail::require_valid(policy);                                                                  \
     return detail::binary(detail::op::OP, x, y, mode, policy, 0);                                   \
   }
 /// add/sub/mul/div(x, y[, rounding[, overflow[, random_bits]]]): one rounding in any mode.
@@ -396,6 +397,7 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> fma(basic_float<F> x, basic_float<F> y, basic_float<F> z,
                                         rounding mode = rounding::nearest_even, overflow policy = overflow::ieee) {
   detail::require_random_bits(mode);
+  detail::require_valid(policy);
   return fma(x, y, z, mode, policy, 0);
 }
 
@@ -410,6 +412,7 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> sqrt(basic_float<F> x, rounding mode = rounding::nearest_even,
                                          overflow policy = overflow::ieee) {
   detail::require_random_bits(mode);
+  detail::require_valid(policy);
   return sqrt(x, mode, policy, 0);
 }
 

@@ -23,7 +23,13 @@
 // nesting; its destructor restores all of that, decrements the nesting, and clears the weight
 // cache when the nesting returns to 0. Scopes nest, enabled inside disabled and the other way
 // round; a cpu scope does not change the cuda state. Scopes must end in reverse order of
-// construction (automatic with RAII); they cannot be copied or moved.
+// construction, on the thread that made them (automatic with RAII); they cannot be copied or
+// moved. A scope destroyed out of order (e.g. held in a unique_ptr reset while a later scope is
+// open) or on another thread would restore the wrong state: in EVERY build (NDEBUG or not) its
+// destructor prints "mixprec::autocast_scope: scopes must end in reverse order ..." to stderr
+// and calls std::terminate, as std::thread's destructor does for a joinable thread (a
+// destructor cannot throw, and once the saved states are restored out of order no later call
+// can put them right).
 //
 // ARGUMENTS (as cast_result.hpp describes): floating scalars (float, double, mixprec types) and
 // floating tensors (spans, contiguous containers, C arrays of them) are "tensors"; a dtype value
@@ -79,8 +85,9 @@
 #ifndef MIXPREC_AUTOCAST_HPP
 #define MIXPREC_AUTOCAST_HPP
 
-#include <cassert>
 #include <cstddef>
+#include <cstdio>
+#include <exception>
 #include <map>
 #include <memory>
 #include <optional>
@@ -94,6 +101,7 @@
 
 #include "autocast_ops.hpp"
 #include "cast_result.hpp"
+#include "detail/quote_input.hpp"
 #include "dtype.hpp"
 #include "span.hpp"
 
@@ -209,6 +217,19 @@ inline std::size_t device_index(device_kind d) {
 
 }  // namespace detail
 
+namespace detail {
+/// A scope ended out of order or on another thread: a message on stderr, then std::terminate.
+[[noreturn]] inline void autocast_scope_order_violation(int depth, int nesting, bool other_thread) noexcept {
+  std::fprintf(stderr,
+               "mixprec::autocast_scope: scopes must end in reverse order of construction, on the thread that "
+               "made them (a scope opened at depth %d ended %s); terminating\n",
+               depth, other_thread ? "on another thread" : (nesting > depth ? "while a later scope is open"
+                                                                            : "after an earlier scope"));
+  std::fflush(stderr);
+  std::terminate();
+}
+}  // namespace detail
+
 /// An autocast region (torch.autocast). See the top of this header.
 class autocast_scope {
  public:
@@ -237,13 +258,13 @@ class autocast_scope {
     if (o.cache_enabled) s.cache_enabled = *o.cache_enabled;
     s.current = o.device;
     depth_ = ++s.nesting;
+    state_ = &s;
   }
   autocast_scope(const autocast_scope&) = delete;
   autocast_scope& operator=(const autocast_scope&) = delete;
   ~autocast_scope() {
     detail::autocast_thread_state& s = detail::autocast_state();
-    assert(s.nesting == depth_ && "mixprec::autocast_scope: scopes must end in reverse order");
-    (void)depth_;
+    if (&s != state_ || s.nesting != depth_) detail::autocast_scope_order_violation(depth_, s.nesting, &s != state_);
     s.device[device_ == device_kind::cpu ? 0 : 1] = saved_;
     s.cache_enabled = saved_cache_enabled_;
     s.current = saved_current_;
@@ -266,6 +287,7 @@ class autocast_scope {
   bool saved_cache_enabled_ = true;
   device_kind saved_current_ = device_kind::cuda;
   int depth_ = 0;
+  const detail::autocast_thread_state* state_ = nullptr;  // the constructing thread's state
 };
 
 /// The device of the innermost scope of this thread (cuda outside every scope).
@@ -372,7 +394,7 @@ inline autocast_decision autocast_decide_types(const autocast_settings& s, std::
           has_bf16 = has_bf16 || types[i] == dtype::bfloat16();
         }
         if (!any) break;
-        const std::string prefix = "mixprec::autocast: op '" + std::string(op) + "' (promote, " +
+        const std::string prefix = "mixprec::autocast: op " + detail::quote_input(op) + " (promote, " +
                                    std::string(to_string(s.device)) + " autocast dtype " +
                                    std::string(s.fast_dtype.name()) + ") with arguments " + dtype_list(types, n);
         if (has_half && has_bf16) {
@@ -404,7 +426,7 @@ inline autocast_decision autocast_decide_types(const autocast_settings& s, std::
       }
       case cast_policy::banned:
         if (entry != nullptr && !entry->advice.empty()) throw autocast_error(std::string(entry->advice));
-        throw autocast_error("mixprec::autocast: op '" + std::string(op) + "' is banned under " +
+        throw autocast_error("mixprec::autocast: op " + detail::quote_input(op) + " is banned under " +
                              std::string(to_string(s.device)) + " autocast");
       case cast_policy::unlisted: break;
     }

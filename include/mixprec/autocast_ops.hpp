@@ -58,6 +58,8 @@
 #include <string_view>
 #include <vector>
 
+#include "detail/quote_input.hpp"
+
 namespace mixprec {
 
 /// How autocast treats an op's floating arguments (ATen's CastPolicy, plus banned and unlisted).
@@ -441,6 +443,42 @@ inline constexpr autocast_op_table autocast_ops_cuda{detail::autocast_cuda_entri
 /// PyTorch 2.4's CPU autocast registrations (see the top of this header).
 inline constexpr autocast_op_table autocast_ops_cpu{detail::autocast_cpu_entries, "cpu"};
 
+namespace detail {
+// Composite ops with no registration of their own that PyTorch runs through registered ones
+// (CompositeImplicitAutograd decompositions; the autocast key is seen by the inner ops).
+inline constexpr autocast_op autocast_cpu_composite_entries[] = {
+    {"einsum", ac_lp},            // -> bmm
+    {"tensordot", ac_lp},         // -> mm
+    {"chain_matmul", ac_lp},      // -> linalg_multi_dot -> mm
+    {"linalg_multi_dot", ac_lp},  // -> mm
+    {"lstm_cell", ac_lp},         // -> linear (gate products; see below)
+    {"gru_cell", ac_lp},          // -> linear
+    {"rnn_tanh_cell", ac_lp},     // -> linear
+    {"rnn_relu_cell", ac_lp},     // -> linear
+    {"multi_head_attention_forward", ac_lp},  // nn.MultiheadAttention: linear, bmm/baddbmm
+};
+inline constexpr autocast_op autocast_cuda_composite_entries[] = {
+    // einsum, chain_matmul, linalg_multi_dot and the RNN cells are registered on CUDA;
+    // tensordot is registered promote (its inner mm then runs in the promoted type).
+    {"multi_head_attention_forward", ac_lp},  // linear, bmm/baddbmm (softmax in float)
+};
+}  // namespace detail
+
+/// autocast_ops_cpu / autocast_ops_cuda plus EFFECTIVE entries for composite ops that PyTorch
+/// does not register but computes through registered lower-precision ops, so that their
+/// products run in the autocast dtype: CPU einsum, tensordot, chain_matmul, linalg_multi_dot,
+/// lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell; both devices "multi_head_attention_forward"
+/// (F.multi_head_attention_forward, what nn.MultiheadAttention runs; not an ATen name). An entry
+/// says where the PRODUCTS run; the elementwise rest follows type promotion in PyTorch (e.g.
+/// lstm_cell's cell state stays float32 when cx is float32, and CUDA's softmax inside attention
+/// runs in float), which an op-level table cannot express. The plain tables stay PyTorch's
+/// registrations exactly: use these to ask "in what type do the products of op run".
+///   autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
+inline constexpr autocast_op_table autocast_ops_cpu_effective{autocast_ops_cpu, detail::autocast_cpu_composite_entries,
+                                                              "cpu_effective"};
+inline constexpr autocast_op_table autocast_ops_cuda_effective{
+    autocast_ops_cuda, detail::autocast_cuda_composite_entries, "cuda_effective"};
+
 /// A table derived at run time: overrides (owned here) on top of a base table (not copied, must
 /// outlive this object). Not copyable or movable: table() refers to this object's storage.
 class custom_autocast_ops {
@@ -457,7 +495,7 @@ class custom_autocast_ops {
     check_name(op);
     if (static_cast<unsigned>(p) > static_cast<unsigned>(cast_policy::unlisted)) {
       throw std::invalid_argument("mixprec::custom_autocast_ops: invalid cast_policy value " +
-                                  std::to_string(static_cast<unsigned>(p)) + " for op '" + std::string(op) + "'");
+                                  std::to_string(static_cast<unsigned>(p)) + " for op " + detail::quote_input(op));
     }
     std::string_view stored_advice = advice.empty() ? std::string_view() : store(advice);
     for (autocast_op& e : entries_) {
@@ -489,8 +527,8 @@ class custom_autocast_ops {
     if (op.empty()) throw std::invalid_argument("mixprec::custom_autocast_ops: empty op name");
     for (char c : op) {
       if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == ',') {
-        throw std::invalid_argument("mixprec::custom_autocast_ops: invalid op name '" + std::string(op) +
-                                    "' (no whitespace or commas)");
+        throw std::invalid_argument("mixprec::custom_autocast_ops: invalid op name " + detail::quote_input(op) +
+                                    " (no whitespace or commas)");
       }
     }
   }

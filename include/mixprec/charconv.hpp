@@ -1266,12 +1266,13 @@ std::to_chars_result to_chars(char* first, char* last, T value, std::chars_forma
 /// formats (where round_to would give NaN) and the MX formats (where it would clamp); so is
 /// "inf" for a format without infinity. With overflow::saturate such values give +-max and
 /// success. A non-zero value that rounds to zero is out of range under both policies.
-/// rounding::stochastic is not supported (errc::invalid_argument).
+/// rounding::stochastic and invalid mode or policy values (see is_valid in rounding.hpp) are
+/// errc::invalid_argument, value unchanged.
 template <class T, detail::enable_if_charconv_t<T> = 0>
 std::from_chars_result from_chars(const char* first, const char* last, T& value, rounding mode,
                                   overflow policy = overflow::ieee,
                                   std::chars_format fmt = std::chars_format::general) noexcept {
-  if (mode == rounding::stochastic) return {first, std::errc::invalid_argument};
+  if (mode == rounding::stochastic || !is_valid(mode) || !is_valid(policy)) return {first, std::errc::invalid_argument};
   detail::unpacked u{};
   const char* end = first;
   if (!detail::scan_float(first, last, fmt, u, end)) return {first, std::errc::invalid_argument};

@@ -5,18 +5,23 @@
 //   std::cout << mixprec::explain(mixprec::half(0.1f));
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1);              // with the error of 0.1
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1, rounding::toward_zero);
+//   std::cout << mixprec::explain<mixprec::half>("1.00048828125000000000000001");  // text: ONE rounding
 #ifndef MIXPREC_EXPLAIN_HPP
 #define MIXPREC_EXPLAIN_HPP
 
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <ostream>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
 
 #include "charconv.hpp"
 #include "classify.hpp"
+#include "detail/quote_input.hpp"
 #include "finfo.hpp"
 #include "math.hpp"
 #include "round_to.hpp"
@@ -166,6 +171,127 @@ inline std::ostream& operator<<(std::ostream& os, const conversion_explanation& 
   os << "rounding  " << c.mode << '\n';
   os << c.stored;
   os << "  error     " << c.abs_error << " absolute, " << c.rel_error << " relative, " << c.ulp_error << " ulp\n";
+  return os;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Explaining text: the number is read ONCE into T (never through double).
+
+/// What reading a text number into a format does (see explain<T>(std::string_view)).
+struct text_explanation {
+  value_explanation stored;  ///< the value stored: what round_to gives for the text's exact value
+  std::string source;        ///< the text, as given
+  std::string mode;          ///< the rounding mode's name
+  std::string policy;        ///< the overflow policy's name ("ieee" or "saturate")
+  std::string range;         ///< "" when from_chars accepts the text; else what happened and why
+  bool out_of_range = false; ///< whether from_chars reports errc::result_out_of_range
+  double abs_error = 0;      ///< stored - source, with source rounded to double (see explain)
+  double rel_error = 0;      ///< abs_error / |source| (0 when source is 0 or not finite)
+  double ulp_error = 0;      ///< abs_error in ulps of the stored value
+};
+
+namespace detail {
+
+/// Splits strtod-style text into sign, body and chars_format: "+"/"-", then "0x"/"0X" (hex) or
+/// not. False when the body is empty or starts with another sign.
+inline bool split_number_text(std::string_view text, bool& neg, std::string_view& body, std::chars_format& fmt) {
+  neg = false;
+  body = text;
+  if (!body.empty() && (body[0] == '+' || body[0] == '-')) {
+    neg = body[0] == '-';
+    body.remove_prefix(1);
+  }
+  fmt = std::chars_format::general;
+  if (body.size() >= 2 && body[0] == '0' && (body[1] == 'x' || body[1] == 'X')) {
+    fmt = std::chars_format::hex;
+    body.remove_prefix(2);
+  }
+  return !body.empty() && body[0] != '+' && body[0] != '-';
+}
+
+/// Why from_chars rejects u (range rules at the top of charconv.hpp), for an explanation.
+template <class T>
+std::string range_reason(const unpacked& u, rounding mode) {
+  using F = typename float_traits<T>::format_type;
+  const std::string name = finfo<T>::name;
+  if (u.cls == value_class::nan) return "not representable: " + name + " has no NaN";
+  if constexpr (F::enc == encoding::exponent_only) {
+    if (u.sign || u.cls == value_class::zero) return "not representable: " + name + " has no zero and no negative values";
+  }
+  if (u.cls == value_class::infinite) return "not representable: " + name + " has no infinity";
+  if (beyond_max<F>(u, mode)) {
+    return std::string("overflow: ") + (u.sign ? "negative, " : "positive, ") + "beyond the largest finite " + name +
+           " (" + shortest_decimal(std::numeric_limits<T>::max()) + ") once rounded";
+  }
+  return std::string("underflow: ") + (u.sign ? "negative, " : "positive, ") + "not zero, but below the smallest " +
+         name + " (" + shortest_decimal(std::numeric_limits<T>::denorm_min()) + ") once rounded";
+}
+
+}  // namespace detail
+
+/// Explains reading text into T, rounded ONCE from the text's exact value (as from_chars; never
+/// through double): explain<half>("1.00048828125000000000000001") stores 0x3c01, where parsing
+/// to double first would give 0x3c00. Grammar (strtod's): an optional '+' or '-', then decimal
+/// text ("1e-5", ".5"), hex text after "0x"/"0X" ("0x1.8p1", p exponent optional), or "inf",
+/// "infinity", "nan", "nan(chars)" in any case; the whole text must be the number.
+/// stored is the conversion's result (round_to in mode and policy), also where from_chars
+/// reports errc::result_out_of_range: range then says what happened — "overflow: ..." (the
+/// stored value is then +-inf, +-max or NaN, by mode, policy and format), "underflow: ..." (a
+/// signed zero, or e8m0fnu's smallest value), or a value the format lacks ("inf" without
+/// infinities, ...). The errors use the text's value rounded to double (exact when the text is
+/// a double): a finite text stored as an infinity has an infinite error, "inf" stored as inf
+/// none; NaN stored or read gives NaN errors.
+/// Throws std::invalid_argument (quoting at most 64 bytes of text) for text that is not a
+/// number, rounding::stochastic, or invalid mode/policy values.
+template <class T, std::enable_if_t<is_mixprec_float<T>::value, int> = 0>
+text_explanation explain(std::string_view text, rounding mode = rounding::nearest_even,
+                         overflow policy = overflow::ieee) {
+  using F = typename float_traits<T>::format_type;
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  bool neg = false;
+  std::string_view body;
+  std::chars_format fmt{};
+  detail::unpacked u{};
+  const char* end = nullptr;
+  if (!detail::split_number_text(text, neg, body, fmt) ||
+      !detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) || end != body.data() + body.size()) {
+    throw std::invalid_argument("mixprec::explain: not a number: " + detail::quote_input(text));
+  }
+  u.sign = neg;
+  text_explanation e;
+  const T stored = T::from_bits(detail::pack<F>(u, mode, policy, 0));
+  e.stored = explain(stored);
+  e.source = std::string(text);
+  e.mode = detail::rounding_name(mode);
+  e.policy = policy == overflow::ieee ? "ieee" : "saturate";
+  if (!detail::round_parsed<F>(u, mode, policy).ok) {
+    e.out_of_range = true;
+    e.range = detail::range_reason<T>(u, mode) + "; from_chars reports result_out_of_range; round_to gives " +
+              e.stored.shortest;
+  }
+  using D = typename float_traits<double>::format_type;
+  const double source = float_traits<double>::from_bits(detail::pack<D>(u, rounding::nearest_even, overflow::ieee, 0));
+  const double s = static_cast<double>(stored);
+  if (u.cls == detail::value_class::finite && std::isinf(s)) {
+    e.abs_error = s;  // a finite number stored as an infinity (source may be infinite in double too)
+  } else if (u.cls == detail::value_class::infinite && s == source) {
+    e.abs_error = 0;  // "inf" stored as inf
+  } else {
+    e.abs_error = s - source;
+  }
+  e.rel_error = source != 0 && std::isfinite(source) ? e.abs_error / std::fabs(source) : 0.0;
+  const double ulp_d = isfinite(stored) ? static_cast<double>(ulp(stored)) : 0.0;
+  e.ulp_error = ulp_d != 0 ? e.abs_error / ulp_d : e.abs_error;
+  return e;
+}
+
+inline std::ostream& operator<<(std::ostream& os, const text_explanation& t) {
+  os << "source    " << t.source << " (text, rounded once)\n";
+  os << "rounding  " << t.mode << ", overflow::" << t.policy << '\n';
+  if (!t.range.empty()) os << "range     " << t.range << '\n';
+  os << t.stored;
+  os << "  error     " << t.abs_error << " absolute, " << t.rel_error << " relative, " << t.ulp_error << " ulp\n";
   return os;
 }
 

@@ -164,7 +164,10 @@ class grad_scaler {
 
   /// loss * scale, as PyTorch's outputs * scale: a float or lower-precision loss is multiplied by
   /// the float32 scale in float and rounded once to its type; a double loss in double. The loss
-  /// is returned unchanged when disabled.
+  /// is returned unchanged when disabled. Differs from PyTorch for a 0-dim half/bfloat16 loss:
+  /// there, 0-dim * 0-dim promotes to float32 (the unrounded float product, which cannot overflow
+  /// to inf where the loss type would); here the result has the loss's type, as PyTorch gives for
+  /// a loss with dimensions. For PyTorch's 0-dim result, pass static_cast<float>(loss).
   template <class T>
   T scale(T loss) const {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value || is_mixprec_float<T>::value,
@@ -349,7 +352,7 @@ class grad_scaler {
         if (v.type != json::kind::boolean) wrong_type(k, "a boolean", v);
         c.check_after_unscale = v.boolean;
       } else {
-        fail("unknown key " + json::quote(k));
+        fail("unknown key " + json::quote_key(k));
       }
     }
     const char* missing = !have_scale      ? "scale"
@@ -410,15 +413,19 @@ class grad_scaler {
   }
 
   [[noreturn]] static void fail(const std::string& msg) { throw scaler_error("load_state_dict: " + msg); }
+  /// A number literal from the document, truncated for a message (detail/quote_input.hpp).
+  static std::string literal(const std::string& text) {
+    return std::string(detail::input_head(text)) + detail::input_tail_note(text);
+  }
   [[noreturn]] static void wrong_type(const std::string& k, const char* expected, const detail::json::value& v) {
-    fail(detail::json::quote(k) + " must be " + expected + ", got " + detail::json::kind_name(v.type) +
-         (v.type == detail::json::kind::number ? " " + v.text : std::string()));
+    fail(detail::json::quote_key(k) + " must be " + expected + ", got " + detail::json::kind_name(v.type) +
+         (v.type == detail::json::kind::number ? " " + literal(v.text) : std::string()));
   }
   static double number(const std::string& k, const detail::json::value& v) {
     if (v.type != detail::json::kind::number) wrong_type(k, "a number", v);
     double d = 0;
     if (!detail::json::to_double(v.text, d))
-      fail(detail::json::quote(k) + " = " + v.text + " is out of the range of double");
+      fail(detail::json::quote_key(k) + " = " + literal(v.text) + " is out of the range of double");
     return d;
   }
   static std::int64_t integer(const std::string& k, const detail::json::value& v) {
@@ -427,7 +434,7 @@ class grad_scaler {
     }
     std::int64_t n = 0;
     if (!detail::json::to_int64(v.text, n))
-      fail(detail::json::quote(k) + " = " + v.text + " is out of the range of int64");
+      fail(detail::json::quote_key(k) + " = " + literal(v.text) + " is out of the range of int64");
     return n;
   }
 

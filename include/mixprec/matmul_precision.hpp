@@ -21,6 +21,8 @@
 #include <string>
 #include <string_view>
 
+#include "detail/quote_input.hpp"
+
 namespace mixprec {
 
 /// The three precisions of torch.set_float32_matmul_precision.
@@ -44,9 +46,21 @@ inline std::atomic<unsigned char>& matmul_high_mode_state() noexcept {
 }
 }  // namespace detail
 
-/// The name PyTorch uses for p.
+/// Whether p / m names an enumerator (the rule for invalid enum values: see rounding.hpp).
+constexpr bool is_valid(matmul_precision p) noexcept {
+  return p == matmul_precision::highest || p == matmul_precision::high || p == matmul_precision::medium;
+}
+constexpr bool is_valid(matmul_high_mode m) noexcept {
+  return m == matmul_high_mode::tf32_nearest_away || m == matmul_high_mode::tf32_nearest_even ||
+         m == matmul_high_mode::bf16x3;
+}
+
+/// The name PyTorch uses for p ("invalid" for a value that names no enumerator).
 constexpr std::string_view to_string(matmul_precision p) noexcept {
-  return p == matmul_precision::highest ? "highest" : p == matmul_precision::high ? "high" : "medium";
+  return p == matmul_precision::highest ? "highest"
+         : p == matmul_precision::high  ? "high"
+         : p == matmul_precision::medium ? "medium"
+                                         : "invalid";
 }
 
 /// Parses "highest", "high" or "medium" (exactly, as PyTorch). Throws std::invalid_argument
@@ -55,12 +69,14 @@ inline matmul_precision parse_matmul_precision(std::string_view name) {
   if (name == "highest") return matmul_precision::highest;
   if (name == "high") return matmul_precision::high;
   if (name == "medium") return matmul_precision::medium;
-  throw std::invalid_argument("mixprec: unknown float32 matmul precision '" + std::string(name) +
-                              "' (expected \"highest\", \"high\" or \"medium\")");
+  throw std::invalid_argument("mixprec: unknown float32 matmul precision " + detail::quote_input(name) +
+                              " (expected \"highest\", \"high\" or \"medium\")");
 }
 
-/// Sets the process-wide float32 matmul precision.
-inline void set_float32_matmul_precision(matmul_precision p) noexcept {
+/// Sets the process-wide float32 matmul precision. An invalid value (static_cast from an
+/// integer) throws std::invalid_argument and changes nothing.
+inline void set_float32_matmul_precision(matmul_precision p) {
+  if (!is_valid(p)) throw std::invalid_argument("mixprec: invalid matmul_precision value");
   detail::matmul_precision_state().store(static_cast<unsigned char>(p), std::memory_order_relaxed);
 }
 /// Sets it by PyTorch's name; an unknown name throws std::invalid_argument and changes nothing.
@@ -80,8 +96,10 @@ inline std::string_view get_float32_matmul_precision() noexcept {
   return to_string(float32_matmul_precision());
 }
 
-/// Selects how "high" rounds float inputs (process-wide; default tf32_nearest_away).
-inline void set_float32_matmul_high_mode(matmul_high_mode m) noexcept {
+/// Selects how "high" rounds float inputs (process-wide; default tf32_nearest_away). An invalid
+/// value throws std::invalid_argument and changes nothing.
+inline void set_float32_matmul_high_mode(matmul_high_mode m) {
+  if (!is_valid(m)) throw std::invalid_argument("mixprec: invalid matmul_high_mode value");
   detail::matmul_high_mode_state().store(static_cast<unsigned char>(m), std::memory_order_relaxed);
 }
 inline matmul_high_mode float32_matmul_high_mode() noexcept {

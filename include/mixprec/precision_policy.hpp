@@ -59,6 +59,7 @@
 #include <utility>
 
 #include "cast_result.hpp"
+#include "detail/quote_input.hpp"
 #include "dtype.hpp"
 
 namespace mixprec {
@@ -169,7 +170,9 @@ namespace detail {
   throw precision_policy_error("mixprec::precision_policy: " + what, std::string(token), position);
 }
 
-inline std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
+inline std::string quoted(std::string_view s) { return quote_input(s); }
+/// The whole policy text in a message: "text" truncated (detail/quote_input.hpp).
+inline std::string in_text(std::string_view s) { return " in " + quote_input(s, '"'); }
 
 /// jmp's parse_dtype; nullopt for an unknown name.
 inline std::optional<dtype> policy_dtype(std::string_view name, dtype half_dtype) noexcept {
@@ -184,8 +187,8 @@ inline std::optional<dtype> policy_dtype(std::string_view name, dtype half_dtype
 inline dtype policy_dtype_or_throw(std::string_view name, std::string_view input, std::size_t position,
                                    dtype half_dtype) {
   if (std::optional<dtype> t = policy_dtype(name, half_dtype)) return *t;
-  policy_error("unknown dtype " + quoted(name) + " in \"" + std::string(input) +
-                   "\" (expected full, half, f32, float32, f16, float16, bf16, bfloat16, f64 or float64)",
+  policy_error("unknown dtype " + quoted(name) + in_text(input) +
+                   " (expected full, half, f32, float32, f16, float16, bf16, bfloat16, f64 or float64)",
                name, position);
 }
 
@@ -264,8 +267,8 @@ inline precision_policy parse_precision_policy(std::string_view text, dtype half
     const std::string_view part = text.substr(start, comma == std::string_view::npos ? text.size() - start : comma - start);
     const std::size_t eq = part.find('=');
     if (eq == std::string_view::npos || part.find('=', eq + 1) != std::string_view::npos) {
-      detail::policy_error("malformed part " + detail::quoted(part) + " in \"" + std::string(text) +
-                               "\" (expected exactly one key=value, e.g. p=f32,c=bf16,o=f32)",
+      detail::policy_error("malformed part " + detail::quoted(part) + detail::in_text(text) +
+                               " (expected exactly one key=value, e.g. p=f32,c=bf16,o=f32)",
                            part, start);
     }
     const std::string_view key = part.substr(0, eq);
@@ -278,8 +281,8 @@ inline precision_policy parse_precision_policy(std::string_view text, dtype half
     } else if (key == "o" || key == "output") {
       output = t;
     } else {
-      detail::policy_error("unknown key " + detail::quoted(key) + " in \"" + std::string(text) +
-                               "\" (expected params, compute or output, or p, c, o)",
+      detail::policy_error("unknown key " + detail::quoted(key) + detail::in_text(text) +
+                               " (expected params, compute or output, or p, c, o)",
                            key, start);
     }
     if (comma == std::string_view::npos) break;

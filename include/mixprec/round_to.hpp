@@ -13,6 +13,7 @@ namespace mixprec {
 /// Rounds x (float, double, any integer, or any mixprec type) to T (float, double or a mixprec
 /// type) in ONE rounding from the exact value of x, never through an intermediate type.
 /// random_bits is used only when mode is rounding::stochastic (see round_to(x, random_bits)).
+/// Unchecked (the hot path): invalid mode or policy values give an unspecified value.
 template <class T, class S>
 MIXPREC_HD constexpr T round_to(S x, rounding mode, overflow policy, std::uint32_t random_bits) noexcept {
   return float_traits<T>::from_bits(detail::round_bits<T>(x, mode, policy, random_bits));
@@ -20,27 +21,43 @@ MIXPREC_HD constexpr T round_to(S x, rounding mode, overflow policy, std::uint32
 
 namespace detail {
 
-/// rounding::stochastic without random bits is a caller error: std::invalid_argument on the
-/// host, a trap on a device.
-MIXPREC_HD constexpr void require_random_bits(rounding mode) {
-  if (mode == rounding::stochastic) {
+/// A caller error in a rounding argument: std::invalid_argument(what) on the host, a trap on a
+/// device (or without exceptions).
+[[noreturn]] MIXPREC_HD inline void rounding_argument_error(const char* what) {
 #if defined(__CUDA_ARCH__)
-    __trap();
+  (void)what;
+  __trap();
 #elif MIXPREC_HAS_EXCEPTIONS
-    throw std::invalid_argument("mixprec: rounding::stochastic needs random bits (pass them as the last argument)");
+  throw std::invalid_argument(what);
 #else
-    __builtin_trap();
+  (void)what;
+  __builtin_trap();
 #endif
+}
+
+/// rounding::stochastic without random bits, and an invalid mode (see is_valid in
+/// rounding.hpp), are caller errors: std::invalid_argument on the host, a trap on a device.
+MIXPREC_HD constexpr void require_random_bits(rounding mode) {
+  if (!is_valid(mode)) rounding_argument_error("mixprec: invalid rounding value (not a rounding enumerator)");
+  if (mode == rounding::stochastic) {
+    rounding_argument_error("mixprec: rounding::stochastic needs random bits (pass them as the last argument)");
   }
+}
+
+/// An invalid overflow policy is a caller error, reported as require_random_bits does.
+MIXPREC_HD constexpr void require_valid(overflow policy) {
+  if (!is_valid(policy)) rounding_argument_error("mixprec: invalid overflow value (not an overflow enumerator)");
 }
 
 }  // namespace detail
 
 /// Rounds x to T in one rounding. rounding::stochastic needs random bits: it is rejected here
-/// (see detail::require_random_bits); call round_to(x, random_bits).
+/// (see detail::require_random_bits); call round_to(x, random_bits). Invalid mode or policy
+/// values (see is_valid in rounding.hpp): std::invalid_argument.
 template <class T, class S>
 MIXPREC_HD constexpr T round_to(S x, rounding mode = rounding::nearest_even, overflow policy = overflow::ieee) {
   detail::require_random_bits(mode);
+  detail::require_valid(policy);
   return round_to<T>(x, mode, policy, 0);
 }
 

@@ -18,11 +18,14 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <set>
 #include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "quote_input.hpp"
 
 #if defined(__has_include)
 #if __has_include(<charconv>)
@@ -74,6 +77,8 @@ struct value {
 };
 
 constexpr int max_depth = 64;
+
+inline std::string quote_key(std::string_view x);
 
 namespace impl {
 
@@ -385,7 +390,7 @@ class parser {
       parse_string(key);
       if (!seen.insert(key).second) {
         i_ = key_at;
-        fail("duplicate key \"" + key + "\"");
+        fail("duplicate key " + quote_key(key));
       }
       skip_ws();
       if (at_end() || p_[i_] != ':') fail("expected ':'");
@@ -474,28 +479,64 @@ inline bool to_double(const std::string& t, double& out) {
 #endif
 }
 
-/// The shortest decimal text that reads back as exactly x, as Python's repr writes floats
-/// ("65536.0", "0.1", "1e+16", "5e-324"), or NaN / Infinity / -Infinity.
+/// Python's repr(float) exactly: the shortest digits that read back as x (the nearest such
+/// string), written "d.ddde+XX" (at least two exponent digits, no '.' for one digit) when the
+/// decimal exponent is below -4 or at least 16, else fixed with at least one digit after the
+/// point: "65536.0", "0.0001", "1e-05", "1e+16", "1.2345678901234568e+17", "5e-324"; NaN,
+/// Infinity and -Infinity as Python's json writes them. Checked against Python's repr on the
+/// vectors in tests/golden/python_float_repr.txt.
 inline std::string format_double(double x) {
   if (std::isnan(x)) return "NaN";
   if (std::isinf(x)) return x < 0 ? "-Infinity" : "Infinity";
+  // The shortest round-trip digits in scientific form, "-d.ddde-XX".
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
   char buf[64];
-  const auto r = std::to_chars(buf, buf + sizeof buf, x);
-  std::string s(buf, r.ptr);
+  const auto r = std::to_chars(buf, buf + sizeof buf, x, std::chars_format::scientific);
+  const std::string sci(buf, r.ptr);
 #else
-  std::ostringstream o;
-  o.imbue(std::locale::classic());
-  o.precision(17);
-  o << x;
-  std::string s = o.str();
+  std::string sci;
+  for (int p = 0; p <= 17; ++p) {  // the first precision that reads back: the shortest, nearest
+    std::ostringstream o;
+    o.imbue(std::locale::classic());
+    o.precision(p);
+    o << std::scientific << x;
+    sci = o.str();
+    std::istringstream in(sci);
+    in.imbue(std::locale::classic());
+    double back = 0;
+    in >> back;
+    if (back == x) break;
+  }
 #endif
-  if (s.find_first_of(".e") == std::string::npos) s += ".0";
-  return s;
+  const bool neg = sci[0] == '-';
+  const std::size_t epos = sci.find('e');
+  std::string digits;
+  for (std::size_t i = neg ? 1 : 0; i < epos; ++i) {
+    if (sci[i] != '.') digits += sci[i];
+  }
+  while (digits.size() > 1 && digits.back() == '0') digits.pop_back();
+  const int e = std::atoi(sci.c_str() + epos + 1);
+  const int nd = static_cast<int>(digits.size());
+  std::string out = neg ? "-" : "";
+  if (e < -4 || e >= 16) {
+    out += digits[0];
+    if (nd > 1) out += "." + digits.substr(1);
+    const int ae = e < 0 ? -e : e;
+    out += e < 0 ? "e-" : "e+";
+    if (ae < 10) out += '0';
+    out += std::to_string(ae);
+  } else if (e < 0) {
+    out += "0." + std::string(static_cast<std::size_t>(-e - 1), '0') + digits;
+  } else if (e + 1 >= nd) {
+    out += digits + std::string(static_cast<std::size_t>(e + 1 - nd), '0') + ".0";
+  } else {
+    out += digits.substr(0, static_cast<std::size_t>(e + 1)) + "." + digits.substr(static_cast<std::size_t>(e + 1));
+  }
+  return out;
 }
 
 /// x as a JSON string literal (quotes and escapes added; UTF-8 passed through).
-inline std::string quote(const std::string& x) {
+inline std::string quote(std::string_view x) {
   std::string out = "\"";
   static const char hex[] = "0123456789abcdef";
   for (const char ch : x) {
@@ -529,6 +570,10 @@ inline std::string quote(const std::string& x) {
   out += '"';
   return out;
 }
+
+/// Caller input (a key) for an error message: quote(input_head(x)) + input_tail_note(x)
+/// (see detail/quote_input.hpp): at most quote_limit bytes of it.
+inline std::string quote_key(std::string_view x) { return quote(input_head(x)) + input_tail_note(x); }
 
 }  // namespace json
 }  // namespace detail

@@ -4,7 +4,7 @@
 //
 // src and dst: mixprec::span (std::span in C++20), or any contiguous container (std::vector,
 // std::array, ...) of float, double or a mixprec type; src.size() == dst.size() (else
-// std::invalid_argument, nothing written). dst[i] = round_to<D>(src[i], mode, policy): one
+// std::invalid_argument, nothing written; so are invalid rounding/overflow values, see rounding.hpp). dst[i] = round_to<D>(src[i], mode, policy): one
 // rounding from the exact value, exactly as the scalar round_to. With rounding::stochastic the
 // random bits of element i are counter_rng(seed)(offset + i), so the result does not depend on
 // the policy, the thread count or the device.
@@ -77,6 +77,8 @@ void convert(Policy policy, Src&& src, Dst&& dst, rounding mode = rounding::near
   static_assert(!std::is_const<D>::value, "mixprec::convert: the destination is const");
   static_assert(detail::is_convertible_float<S>::value && detail::is_convertible_float<D>::value,
                 "mixprec::convert: float, double or mixprec types only");
+  if (!is_valid(mode)) throw std::invalid_argument("mixprec::convert: invalid rounding value");
+  if (!is_valid(ovf)) throw std::invalid_argument("mixprec::convert: invalid overflow value");
   if (s.size() != d.size()) {
     throw std::invalid_argument("mixprec::convert: source has " + std::to_string(s.size()) +
                                 " elements, destination " + std::to_string(d.size()));

@@ -985,7 +985,7 @@ gemm_problem<Acc, TA, TB, TC> gemm_setup(transpose op_a, transpose op_b, std::si
   if (opts.algorithm != gemm_algorithm::exact && opts.algorithm != gemm_algorithm::bf16_dot2) {
     fail("invalid algorithm value");
   }
-  if (static_cast<unsigned>(opts.output_rounding) > static_cast<unsigned>(rounding::stochastic)) {
+  if (!is_valid(opts.output_rounding)) {
     fail("invalid output rounding value");
   }
   const bool row = opts.order == layout::row_major;

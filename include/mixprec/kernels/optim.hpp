@@ -69,7 +69,8 @@
 //   * float32 sqrt: PyTorch's CPU kernel calls MKL's vsSqrt (VML_HA), which is not correctly
 //     rounded (1 ulp off for about 16% of random inputs on our Zen 4); PyTorch's CUDA kernel, its
 //     half/bfloat16 CPU path and mixprec round correctly. The float32 goldens are generated with
-//     the correctly rounded sqrt.
+//     the correctly rounded sqrt. PyTorch's CPU float64 sqrt is not correctly rounded either
+//     (also found by outside testing); mixprec's double sqrt is (IEEE sqrt).
 //   * half/bfloat16 add with alpha: PyTorch's vectorized loop computes fma(b, alpha, a) in float
 //     and rounds once (matched), but the scalar tail of each contiguous chunk (the last n % 64
 //     elements of a small tensor) computes in c10::Half arithmetic, rounding alpha * b to half
@@ -83,7 +84,7 @@
 // different sizes (model_copy: empty or the same size; SGD's momentum_buffer: the same size when
 // momentum != 0), step < 1, and option values PyTorch's constructors reject (lr < 0, eps < 0,
 // betas outside [0, 1), weight_decay < 0, momentum < 0, nesterov without momentum or with
-// dampening).
+// dampening), an invalid update_rounding.mode (see is_valid in rounding.hpp).
 //
 // Every operation is one IEEE operation written explicitly (detail/ieee_ops.hpp), so results are
 // the same bits under exec::seq, exec::par(n) and exec::cuda (without --use_fast_math).
@@ -346,6 +347,7 @@ void adam_impl(const char* what, Policy policy, span<W> params, span<const G> gr
   static_assert(!std::is_const<W>::value && !std::is_const<S>::value && !std::is_const<M>::value,
                 "mixprec optimizer steps: params, states and model_copy must be writable");
   check_adam(what, params, grads, exp_avg, exp_avg_sq, step, o, model_copy);
+  if (!is_valid(ur.mode)) fail(what, "invalid update_rounding.mode value");
   using C = opmath_t<W, G, S>;
   using Gd = promote_t<G, W>;
   const double lr = o.lr, b1 = o.beta1, b2 = o.beta2, wd = o.weight_decay;
@@ -408,6 +410,7 @@ void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> moment
   if (o.momentum != 0.0f) oi::check_size(what, "momentum_buffer", momentum_buffer.size(), n);
   if (!model_copy.empty()) oi::check_size(what, "model_copy", model_copy.size(), n);
   if (step < 1) oi::fail(what, "step must be >= 1 (got " + std::to_string(step) + ")");
+  if (!is_valid(ur.mode)) oi::fail(what, "invalid update_rounding.mode value");
   oi::check_option(what, o.lr >= 0.0f, "learning rate", o.lr);
   oi::check_option(what, o.momentum >= 0.0f, "momentum", o.momentum);
   oi::check_option(what, o.weight_decay >= 0.0f, "weight_decay", o.weight_decay);
