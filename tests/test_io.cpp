@@ -408,9 +408,45 @@ TEST_CASE_TEMPLATE("every value survives operator<< then operator>>", T, half, b
   CHECK(failures == 0);
 }
 
+#if (defined(__cpp_lib_format) && __cpp_lib_format >= 201907L) || defined(MIXPREC_TEST_HAVE_FMT)
+/// For every value of T: format(x) ("{}") is the shortest round-trip text, the same as
+/// mixprec::to_chars(first, last, x) (test_charconv checks that text is the shortest) and reads
+/// back as x. Returns the number of failures.
+template <class T, class Format>
+long braces_are_shortest(Format format) {
+  const std::uint64_t codes = std::uint64_t{1} << T::format_type::bits;
+  long failures = 0;
+  for (std::uint64_t c = 0; c < codes; ++c) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(c << T::format_type::padding_bits));
+    char buf[64];
+    const auto r = mixprec::to_chars(buf, buf + sizeof buf, x);
+    const std::string expected(buf, r.ptr);
+    const std::string text = format(x);
+    T back = T::from_bits(0);
+    const char* first = text.data();
+    const auto p = mixprec::from_chars(first, first + text.size(), back);
+    const bool ok = text == expected && p.ec == std::errc{} && p.ptr == first + text.size() && same(x, back);
+    if (!ok && ++failures <= 10) FAIL_CHECK("code " << c << ": \"" << text << "\", to_chars \"" << expected << "\"");
+  }
+  return failures;
+}
+
+#endif
+
 #if defined(__cpp_lib_format) && __cpp_lib_format >= 201907L
 TEST_CASE("std::format") {
   CHECK(std::format("{}", half(0.1f)) == "0.1");
+  // "{}" is the shortest round-trip text (as for float), not operator<<'s 6 digits
+  CHECK(std::format("{}", bfloat16(3.140625f)) == "3.14");
+  CHECK(std::format("{}", mixprec::float8_e4m3fn(2.75f)) == "2.8");
+  CHECK(std::format("{}", 3.140625f) == "3.140625");
+  auto f = [](auto x) { return std::format("{}", x); };
+  CHECK(braces_are_shortest<half>(f) == 0);
+  CHECK(braces_are_shortest<bfloat16>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e4m3fn>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e5m2fnuz>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e8m0fnu>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float4_e2m1fn>(f) == 0);
   CHECK(std::format("{:.3f}", half(0.1f)) == "0.100");
   CHECK(std::format("{:>8}", half(-1.5f)) == "    -1.5");
   CHECK(std::format("{:*^9.2e}", half(1.5f)) == "1.50e+00*");
@@ -424,6 +460,17 @@ TEST_CASE("std::format") {
 #ifdef MIXPREC_TEST_HAVE_FMT
 TEST_CASE("fmt::format") {
   CHECK(fmt::format("{}", half(0.1f)) == "0.1");
+  // "{}" is the shortest round-trip text (as for float), not operator<<'s 6 digits
+  CHECK(fmt::format("{}", bfloat16(3.140625f)) == "3.14");
+  CHECK(fmt::format("{}", mixprec::float8_e4m3fn(2.75f)) == "2.8");
+  CHECK(fmt::format("{}", 3.140625f) == "3.140625");
+  auto f = [](auto x) { return fmt::format("{}", x); };
+  CHECK(braces_are_shortest<half>(f) == 0);
+  CHECK(braces_are_shortest<bfloat16>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e4m3fn>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e5m2fnuz>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e8m0fnu>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float4_e2m1fn>(f) == 0);
   CHECK(fmt::format("{}", bfloat16(1e10f)) == "1e+10");
   CHECK(fmt::format("{:.3f}", half(0.1f)) == "0.100");
   CHECK(fmt::format("{:.3}", half(0.1f)) == "0.1");
