@@ -4,6 +4,12 @@
 #include <mixprec/mixprec.hpp>
 #include <mixprec/std_format.hpp>  // declares nothing without <format>
 
+// CI's libc++ job defines this, so that a standard library without <format> fails loudly
+// instead of skipping the std::format test.
+#if defined(MIXPREC_TEST_REQUIRE_STD_FORMAT) && !(defined(__cpp_lib_format) && __cpp_lib_format >= 201907L)
+#error "MIXPREC_TEST_REQUIRE_STD_FORMAT: this standard library has no usable <format>"
+#endif
+
 #include <doctest/doctest.h>
 
 #include "formats_list.hpp"
@@ -440,6 +446,7 @@ TEST_CASE("std::format") {
   CHECK(std::format("{}", bfloat16(3.140625f)) == "3.14");
   CHECK(std::format("{}", mixprec::float8_e4m3fn(2.75f)) == "2.8");
   CHECK(std::format("{}", 3.140625f) == "3.140625");
+  CHECK(std::format("{:.5f}", bfloat16(3.140625f)) == "3.14062");
   auto f = [](auto x) { return std::format("{}", x); };
   CHECK(braces_are_shortest<half>(f) == 0);
   CHECK(braces_are_shortest<bfloat16>(f) == 0);
