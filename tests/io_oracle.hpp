@@ -37,8 +37,10 @@ inline const std::locale& grouping_locale() {
   return loc;
 }
 
-/// floatfield x precision x other flags x width/adjustment (+ the locale on a subset).
-inline std::vector<settings> grid() {
+/// floatfield x precision x other flags x width/adjustment (+ the locale on a share): 1000
+/// settings. every_width = false: each (floatfield, precision, flags) once, with the
+/// width/adjustment taking its 5 variants in turn (200 settings).
+inline std::vector<settings> grid(bool every_width = true) {
   using b = std::ios_base;
   const b::fmtflags fields[] = {b::fmtflags{}, b::fixed, b::scientific, b::fixed | b::scientific};
   const std::streamsize precisions[] = {-1, 0, 1, 2, 3, 4, 6, 9, 17, 40};
@@ -54,7 +56,12 @@ inline std::vector<settings> grid() {
   for (const auto f : fields) {
     for (const auto p : precisions) {
       for (const auto o : others) {
-        for (const auto a : adjusts) g.push_back({f | o | a.flag, p, a.width, (i++ % 7) == 3});
+        if (every_width) {
+          for (const auto a : adjusts) g.push_back({f | o | a.flag, p, a.width, (i++ % 7) == 3});
+        } else {
+          const adjust a = adjusts[g.size() % 5];
+          g.push_back({f | o | a.flag, p, a.width, (i++ % 7) == 3});
+        }
       }
     }
   }
@@ -65,7 +72,8 @@ template <class V>
 std::string print(std::ostringstream& os, V v, const settings& s) {
   os.str(std::string());
   os.clear();
-  os.imbue(s.grouping_locale ? grouping_locale() : std::locale::classic());
+  const std::locale& loc = s.grouping_locale ? grouping_locale() : std::locale::classic();
+  if (os.getloc() != loc) os.imbue(loc);
   os.flags(s.flags);
   os.precision(s.precision);
   os.width(s.width);
