@@ -8,8 +8,9 @@
 // NaN prints with its sign ("-nan" where the sign bit is set; fnuz's NaN is negative, as in
 // ml_dtypes); hexfloat is double's %a (half's 2^-24 prints 0x1p-24). Every built-in format's
 // values are doubles. The only formats whose values are not (user formats with 11 exponent bits
-// and the fn/finite encodings, or fnuz with 11 exponent and 52 mantissa bits) are printed by mixprec's own exact printf (the same digits; hexfloat in the format's
-// own layout, as to_chars; no digit grouping). For text that reads back as the value, use
+// and the fn/finite encodings, or fnuz with 11 exponent and 52 mantissa bits) are printed by
+// mixprec's own exact printf (the same digits; hexfloat in the format's own layout, as
+// to_chars; no digit grouping). For text that reads back as the value, use
 // std::setprecision(std::numeric_limits<T>::max_digits10), or to_chars / std::format("{}"),
 // which print the shortest round-trip text.
 //   std::cout << mixprec::bfloat16(3.140625f);             // 3.14062 (as std::cout << 3.140625)
