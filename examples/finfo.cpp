@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// finfo: machine limits of every built-in format, printed like numpy.finfo / torch.finfo, and an
+// finfo: machine limits of every built-in format, laid out like numpy.finfo / torch.finfo but with
+// every value exact (every digit, where numpy rounds to the type's precision), and an
 // SVG drawing of their bit layouts (sign, exponent, mantissa), like the "bfloat16 structure"
 // slide of a mixed-precision lecture.
 //
@@ -17,10 +18,12 @@
 
 namespace {
 
+/// Every digit of the exact value: %.1100g keeps them all (no value of these formats has more
+/// than 1100 significant digits; float's smallest subnormal has 105) and drops trailing zeros.
 template <class T>
 std::string text(T x) {
-  char buf[64];
-  const auto r = mixprec::to_chars(buf, buf + sizeof buf, x);
+  char buf[1200];
+  const auto r = mixprec::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 1100);
   return std::string(buf, r.ptr);
 }
 

@@ -7,6 +7,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <sstream>
 #include <string>
 
@@ -96,4 +97,17 @@ TEST_CASE("explain of a conversion gives the stored value and the rounding error
   CHECK(d.mode == "toward_zero");
   CHECK(d.abs_error <= 0);
   CHECK(d.ulp_error > -1);
+  // Printed without rounding: the absolute error exactly, the quotients so that they read back.
+  std::ostringstream os;
+  os << c;
+  const std::string text = os.str();
+  const std::string line = text.substr(text.find("  error     "));
+  std::istringstream fields(line);
+  std::string word, abs, rel, ulps;
+  fields >> word >> abs >> word >> rel >> word >> ulps;
+  CHECK(abs == mpfr_exact(stored - 0.1));
+  CHECK(abs.size() > 40);
+  CHECK(std::strtod(rel.c_str(), nullptr) == c.rel_error);
+  CHECK(std::strtod(ulps.c_str(), nullptr) == c.ulp_error);
+  CHECK(text.find("  exact     " + mpfr_exact(stored) + "\n") != std::string::npos);
 }

@@ -4,7 +4,16 @@
 #include <mixprec/mixprec.hpp>
 #include <mixprec/std_format.hpp>  // declares nothing without <format>
 
+// CI's libc++ job defines this, so that a standard library without <format> fails loudly
+// instead of skipping the std::format test.
+#if defined(MIXPREC_TEST_REQUIRE_STD_FORMAT) && !(defined(__cpp_lib_format) && __cpp_lib_format >= 201907L)
+#error "MIXPREC_TEST_REQUIRE_STD_FORMAT: this standard library has no usable <format>"
+#endif
+
 #include <doctest/doctest.h>
+
+#include "formats_list.hpp"
+#include "io_oracle.hpp"
 
 #include <cctype>
 #include <cmath>
@@ -14,6 +23,8 @@
 #include <random>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #if defined(__has_include)
 #if __has_include(<fmt/format.h>)
@@ -52,67 +63,122 @@ bool same(T a, T b) {
   return a.bits() == b.bits();
 }
 
-TEST_CASE("operator<< prints the shortest round-trip text by default") {
-  CHECK(out(half(0.1f)) == "0.1");
+TEST_CASE("operator<< prints as the stream prints the double of the same value") {
+  CHECK(out(mixprec::float8_e4m3fn(2.75f)) == "2.75");
+  CHECK(out(bfloat16(3.140625f)) == "3.14062");  // std::cout << 3.140625
+  CHECK(out(half(0.1f)) == "0.0999756");         // 0.0999755859375, 6 significant digits
+  CHECK(out(half(0.1f), {}, 3) == "0.1");
+  CHECK(out(half(0.1f), {}, 17) == "0.0999755859375");
+  CHECK(out(half(0.1f), {}, 0) == "0.1");  // %.0g is %.1g
+  CHECK(out(half(0.1f), {}, -1) == "0.0999756");
+  CHECK(out(half(1.0f / 3.0f), std::ios_base::fixed, 2) == "0.33");
+  CHECK(out(half(1.0f / 3.0f), std::ios_base::scientific, 3) == "3.333e-01");
   CHECK(out(half(3.0f)) == "3");
   CHECK(out(half(-0.0f)) == "-0");
   CHECK(out(half(65504.0f)) == "65504");
-  CHECK(out(bfloat16(1e10f)) == "1e+10");
-  CHECK(out(half(1.0f / 3.0f)) == "0.3333");
-  CHECK(out(half(1.0f / 3.0f), {}, 2) == "0.3333");  // the precision applies to fixed/scientific only
+  CHECK(out(half(65504.0f), {}, 4) == "6.55e+04");
+  CHECK(out(bfloat16(1e10f)) == "9.99922e+09");  // 9999220736
+  CHECK(out(mixprec::tf32(0.1f)) == "0.0999756");
+  CHECK(out(mixprec::tf32(0.1f), {}, std::numeric_limits<mixprec::tf32>::max_digits10) == "0.099976");
   CHECK(out(std::numeric_limits<half>::infinity()) == "inf");
   CHECK(out(-std::numeric_limits<half>::quiet_NaN()) == "-nan");
-  CHECK(out(mixprec::tf32(0.1f)) == "0.1");
-  CHECK(out(mixprec::float8_e4m3fn(0.1f)) == "0.1");
+  CHECK(out(std::numeric_limits<half>::quiet_NaN()) == "nan");
+  CHECK(out(mixprec::float8_e4m3fnuz::from_bits(0x80)) == "-nan");  // its one NaN has the sign bit
+  CHECK(out(mixprec::float8_e8m0fnu::from_bits(0xFF)) == "nan");
+  CHECK(out(mixprec::float8_e8m0fnu::from_bits(0)) == "5.87747e-39");
   CHECK(out(half(3.0f), std::ios_base::showpos) == "+3");
-  CHECK(out(half(3.0f), std::ios_base::showpoint) == "3.");
+  CHECK(out(half(3.0f), std::ios_base::showpoint) == "3.00000");
   CHECK(out(half(3.0f), {}, 6, 5) == "    3");
   CHECK(out(half(-3.0f), std::ios_base::left, 6, 5, '*') == "-3***");
   CHECK(out(half(-3.0f), std::ios_base::internal, 6, 5, '*') == "-***3");
-  CHECK(out(half(1e-7f), std::ios_base::uppercase) == "1E-07");
+  CHECK(out(half(1e-7f), std::ios_base::uppercase) == "1.19209E-07");
   CHECK(out(half(-3.0f), std::ios_base::internal | std::ios_base::fixed | std::ios_base::scientific, 6, 12, '_') ==
         "-___0x1.8p+1");
   CHECK(out(half(3.0f), std::ios_base::internal | std::ios_base::fixed | std::ios_base::scientific, 6, 12, '_') ==
         "0x____1.8p+1");
   CHECK(out(half(3.0f), std::ios_base::hex | std::ios_base::oct) == "3");  // basefield: ignored
-}
-
-TEST_CASE("fixed, scientific and hexfloat print as the same real printed as a double") {
-  // The stream text of a double under these flags depends only on the real number (hexfloat:
-  // for normal values of the narrow type), so it is an independent reference.
-  std::mt19937 rng(5);
-  const std::ios_base::fmtflags fields[] = {std::ios_base::fixed, std::ios_base::scientific,
-                                            std::ios_base::fixed | std::ios_base::scientific};
-  const std::ios_base::fmtflags extras[] = {{}, std::ios_base::showpos, std::ios_base::uppercase,
-                                            std::ios_base::showpoint, std::ios_base::left,
-                                            std::ios_base::internal | std::ios_base::showpos};
-  long failures = 0;
-  for (std::uint32_t code = 0; code < 65536; code += 3) {
-    const half x = half::from_bits(static_cast<std::uint16_t>(code));
-    const double d = static_cast<double>(x);
-    const auto u = mixprec::detail::unpack<half::format_type>(x.bits());
-    for (const auto field : fields) {
-      const bool hex = field == (std::ios_base::fixed | std::ios_base::scientific);
-      if (hex && u.cls == mixprec::detail::value_class::finite && u.exp < half::format_type::emin) continue;
-      const auto extra = extras[rng() % 6];
-      const std::streamsize precision = static_cast<std::streamsize>(rng() % 12);
-      const int width = static_cast<int>(rng() % 16);
-      const std::string mine = out(x, field | extra, precision, width, '_');
-      std::string theirs = out(d, field | extra, precision, width, '_');
-      if (field == std::ios_base::fixed && !std::isfinite(d)) {
-        // The standard maps fixed to %f even with uppercase (libstdc++: "nan"); libc++ prints
-        // "NAN". mixprec follows the standard.
-        for (char& c : theirs) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-      }
-      if (mine != theirs && ++failures <= 10) FAIL_CHECK(mine << " vs double " << theirs);
-    }
-  }
-  CHECK(failures == 0);
   CHECK(out(half(3.0f), std::ios_base::fixed | std::ios_base::scientific) == "0x1.8p+1");
   CHECK(out(half(-3.0f), std::ios_base::fixed | std::ios_base::scientific | std::ios_base::uppercase) ==
         "-0X1.8P+1");
-  CHECK(out(std::numeric_limits<half>::denorm_min(), std::ios_base::fixed | std::ios_base::scientific) ==
-        "0x0.004p-14");
+  // hexfloat is double's %a: a half subnormal is a normal double
+  CHECK(out(std::numeric_limits<half>::denorm_min(), std::ios_base::fixed | std::ios_base::scientific) == "0x1p-24");
+  // std::setprecision(max_digits10) gives text that reads back.
+  std::ostringstream os;
+  os << std::setprecision(std::numeric_limits<half>::max_digits10) << half(0.1f);
+  CHECK(os.str() == "0.099976");
+}
+
+TEST_CASE_TEMPLATE("operator<< of every value under a grid of stream settings is the double's text", T, half,
+                   bfloat16, mixprec::tf32, mixprec::float8_e4m3fn, mixprec::float8_e5m2, mixprec::float8_e4m3fnuz,
+                   mixprec::float8_e5m2fnuz, mixprec::float8_e8m0fnu, mixprec::float6_e2m3fn, mixprec::float6_e3m2fn,
+                   mixprec::float4_e2m1fn, reftest::e3m4, reftest::e6m9fn) {
+  // Every code, each under several settings (all of them for the formats of at most 8 bits,
+  // 5 for 16 bits, 1 for tf32's 2^19 codes); tests/exhaustive/test_io_exhaustive.cpp runs
+  // every setting on every half and bfloat16.
+  const std::vector<iotest::settings> grid = iotest::grid();
+  const ref::format& f = reftest::ref_of<T>();
+  constexpr int pad = reftest::pad_of<T>();
+  const std::uint64_t codes = std::uint64_t{1} << ref::total_bits(f);
+  const std::size_t per_code = codes <= 256 ? grid.size() : codes <= 65536 ? 5 : 1;
+  std::ostringstream mine;
+  std::ostringstream theirs;
+  long failures = 0;
+  std::size_t k = 0;
+  for (std::uint64_t c = 0; c < codes; ++c) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(c << pad));
+    const double d = ref::decode(f, c);
+    for (std::size_t i = 0; i < per_code; ++i) {
+      const std::string why = iotest::compare(mine, theirs, x, d, grid[k++ % grid.size()]);
+      if (!why.empty() && ++failures <= 10) FAIL_CHECK(why);
+    }
+  }
+  CHECK(failures == 0);
+  CHECK(k >= grid.size());  // every setting was used
+}
+
+TEST_CASE("operator<< on formats whose values are not all doubles: mixprec's exact printf") {
+  // 11 exponent bits without infinity: the largest binade is beyond double's range.
+  using wide_fn = mixprec::basic_float<mixprec::format<11, 10, mixprec::encoding::fn>>;
+  using wide_fnuz = mixprec::basic_float<mixprec::format<11, 52, mixprec::encoding::fnuz>>;  // 2^-1075
+  static_assert(!mixprec::detail::values_fit_double<wide_fn::format_type>, "");
+  static_assert(!mixprec::detail::values_fit_double<wide_fnuz::format_type>, "");
+  static_assert(mixprec::detail::values_fit_double<mixprec::basic_float<mixprec::format<11, 52>>::format_type>, "");
+  CHECK(out(wide_fn::from_bits(0xFFC00)) == "1");
+  CHECK(out(wide_fn::from_bits(0x1FFFFE)) == "3.59188e+308");  // 1.998046875 * 2^1024
+  CHECK(out(wide_fn::from_bits(0x1FFFFF)) == "nan");
+  CHECK(out(wide_fn::from_bits(0x1FFFFE), std::ios_base::uppercase | std::ios_base::showpos, 3, 12, '*') ==
+        "**+3.59E+308");
+  CHECK(out(wide_fn::from_bits(0xFFC00), std::ios_base::fixed | std::ios_base::scientific) == "0x1p+0");
+  CHECK(out(wide_fnuz::from_bits(1), std::ios_base::scientific, 3) == "2.470e-324");
+  CHECK(out(wide_fnuz::from_bits(std::uint64_t{1} << 63)) == "-nan");
+  // The same text as the long double of the same value, where long double holds them (x86, AArch64).
+  if (std::numeric_limits<long double>::digits >= 53 && std::numeric_limits<long double>::max_exponent > 1025 &&
+      std::numeric_limits<long double>::min_exponent < -1075) {
+    const std::vector<iotest::settings> grid = iotest::grid();
+    std::ostringstream mine;
+    std::ostringstream theirs;
+    long failures = 0;
+    std::size_t k = 0;
+    for (std::uint32_t c = 0; c < (1u << 22); c += 97) {
+      const wide_fn x = wide_fn::from_bits(c);
+      const std::uint32_t e = (c >> 10) & 0x7FFu;
+      const std::uint32_t m = c & 0x3FFu;
+      const bool neg = ((c >> 21) & 1u) != 0;
+      if (e == 0x7FF && m == 0x3FF) continue;  // NaN
+      long double v = e == 0 ? std::ldexp(static_cast<long double>(m), 1 - 1023 - 10)
+                             : std::ldexp(static_cast<long double>(m + 1024u), static_cast<int>(e) - 1023 - 10);
+      if (neg) v = -v;
+      iotest::settings s = grid[k++ % grid.size()];
+      if ((s.flags & std::ios_base::floatfield) == (std::ios_base::fixed | std::ios_base::scientific)) {
+        continue;  // %La has long double's own hex layout
+      }
+      const std::string a = iotest::print(mine, x, s);
+      const std::string b = iotest::print(theirs, v, s);
+      if (s.grouping_locale) continue;  // no digit grouping on this path (documented)
+      if (a != b && ++failures <= 10) FAIL_CHECK(c << ": " << a << " vs long double " << b);
+    }
+    CHECK(failures == 0);
+  }
 }
 
 TEST_CASE("wide streams and the locale's decimal point") {
@@ -222,10 +288,119 @@ TEST_CASE("operator>> on malformed or out-of-range text sets failbit and leaves 
   }
 }
 
+struct boom {};  // what the stream buffers below throw
+
+/// Reads text; underflow (and so uflow) throws once position throw_at is reached.
+struct throwing_input : std::streambuf {
+  std::string text;
+  std::size_t pos = 0;
+  std::size_t throw_at;
+  throwing_input(std::string t, std::size_t at) : text(std::move(t)), throw_at(at) {}
+  int_type underflow() override {
+    if (pos >= throw_at) throw boom{};
+    return pos < text.size() ? traits_type::to_int_type(text[pos]) : traits_type::eof();
+  }
+  int_type uflow() override {
+    const int_type c = underflow();
+    if (!traits_type::eq_int_type(c, traits_type::eof())) ++pos;
+    return c;
+  }
+};
+
+/// Accepts throw_at characters, then overflow throws.
+struct throwing_output : std::streambuf {
+  std::size_t n = 0;
+  std::size_t throw_at;
+  explicit throwing_output(std::size_t at) : throw_at(at) {}
+  int_type overflow(int_type c) override {
+    if (n >= throw_at) throw boom{};
+    ++n;
+    return traits_type::not_eof(c);
+  }
+};
+
+/// What a formatted extraction did: the state, and which exception escaped (0 none, 1 boom,
+/// 2 ios_base::failure).
+struct outcome {
+  std::ios_base::iostate state;
+  int thrown;
+  bool operator==(const outcome& o) const { return state == o.state && thrown == o.thrown; }
+};
+
+template <class V>
+outcome read_with(const std::string& text, std::size_t throw_at, std::ios_base::iostate mask, V& v) {
+  throwing_input buf(text, throw_at);
+  std::istream is(&buf);
+  is.exceptions(mask);
+  int thrown = 0;
+  try {
+    is >> v;
+  } catch (const boom&) {
+    thrown = 1;
+  } catch (const std::ios_base::failure&) {
+    thrown = 2;
+  }
+  return {is.rdstate(), thrown};
+}
+
+TEST_CASE("operator>>: an exception from the stream buffer sets badbit, rethrown only if exceptions() has badbit") {
+  using b = std::ios_base;
+  const b::iostate masks[] = {b::goodbit, b::failbit, b::eofbit, b::badbit, b::badbit | b::failbit};
+  const char* const texts[] = {"12.5e3 ", "  7", "-0.25"};  // (libstdc++'s double reads no "inf")
+  for (const char* text : texts) {
+    for (std::size_t at = 0; at <= std::string(text).size() + 1; ++at) {
+      for (const auto mask : masks) {
+        half x(42.0f);
+        double d = 42.0;
+        const outcome mine = read_with(text, at, mask, x);
+        const outcome theirs = read_with(text, at, mask, d);  // the standard library's double
+        INFO(std::string(text) << " throw at " << at << " mask " << mask);
+        CHECK(mine.state == theirs.state);
+        CHECK(mine.thrown == theirs.thrown);
+        const std::size_t start = std::string(text).find_first_not_of(' ');
+        if (at > start && at < std::string(text).size()) {  // thrown after the sentry, within the number
+          CHECK(mine.state == b::badbit);
+          CHECK(mine.thrown == ((mask & b::badbit) != 0 ? 1 : 0));
+          CHECK(static_cast<float>(x) == 42.0f);  // unchanged
+        }
+      }
+    }
+  }
+}
+
+TEST_CASE("operator<<: an exception from the stream buffer sets badbit, rethrown only if exceptions() has badbit") {
+  using wide_fn = mixprec::basic_float<mixprec::format<11, 10, mixprec::encoding::fn>>;  // mixprec's own path
+  using b = std::ios_base;
+  for (std::size_t at = 0; at < 3; ++at) {
+    for (const auto mask : {b::goodbit, b::failbit, b::badbit}) {
+      auto run = [&](auto v) {
+        throwing_output buf(at);
+        std::ostream os(&buf);
+        os.exceptions(mask);
+        int thrown = 0;
+        try {
+          os << v;
+        } catch (const boom&) {
+          thrown = 1;
+        } catch (const std::ios_base::failure&) {
+          thrown = 2;
+        }
+        return outcome{os.rdstate(), thrown};
+      };
+      INFO("throw at " << at << " mask " << mask);
+      const outcome theirs = run(-1.5);
+      CHECK((theirs.state & b::badbit) != 0);
+      CHECK(run(half(-1.5f)) == theirs);
+      CHECK(run(wide_fn::from_bits(0x2FF600)) == theirs);  // -1.5
+    }
+  }
+}
+
 TEST_CASE_TEMPLATE("every value survives operator<< then operator>>", T, half, bfloat16, mixprec::float8_e4m3fn,
                    mixprec::float8_e5m2fnuz, mixprec::float8_e8m0fnu, mixprec::float4_e2m1fn) {
   constexpr int nbits = T::format_type::storage_bits;
   std::stringstream ss;
+  ss << std::setprecision(std::numeric_limits<T>::max_digits10);
   for (std::uint64_t c = 0; c < (std::uint64_t{1} << nbits); ++c) {
     ss << T::from_bits(static_cast<typename T::storage_type>(c)) << '\n';
   }
@@ -239,9 +414,46 @@ TEST_CASE_TEMPLATE("every value survives operator<< then operator>>", T, half, b
   CHECK(failures == 0);
 }
 
+#if (defined(__cpp_lib_format) && __cpp_lib_format >= 201907L) || defined(MIXPREC_TEST_HAVE_FMT)
+/// For every value of T: format(x) ("{}") is the shortest round-trip text, the same as
+/// mixprec::to_chars(first, last, x) (test_charconv checks that text is the shortest) and reads
+/// back as x. Returns the number of failures.
+template <class T, class Format>
+long braces_are_shortest(Format format) {
+  const std::uint64_t codes = std::uint64_t{1} << T::format_type::bits;
+  long failures = 0;
+  for (std::uint64_t c = 0; c < codes; ++c) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(c << T::format_type::padding_bits));
+    char buf[64];
+    const auto r = mixprec::to_chars(buf, buf + sizeof buf, x);
+    const std::string expected(buf, r.ptr);
+    const std::string text = format(x);
+    T back = T::from_bits(0);
+    const char* first = text.data();
+    const auto p = mixprec::from_chars(first, first + text.size(), back);
+    const bool ok = text == expected && p.ec == std::errc{} && p.ptr == first + text.size() && same(x, back);
+    if (!ok && ++failures <= 10) FAIL_CHECK("code " << c << ": \"" << text << "\", to_chars \"" << expected << "\"");
+  }
+  return failures;
+}
+
+#endif
+
 #if defined(__cpp_lib_format) && __cpp_lib_format >= 201907L
 TEST_CASE("std::format") {
   CHECK(std::format("{}", half(0.1f)) == "0.1");
+  // "{}" is the shortest round-trip text (as for float), not operator<<'s 6 digits
+  CHECK(std::format("{}", bfloat16(3.140625f)) == "3.14");
+  CHECK(std::format("{}", mixprec::float8_e4m3fn(2.75f)) == "2.8");
+  CHECK(std::format("{}", 3.140625f) == "3.140625");
+  CHECK(std::format("{:.5f}", bfloat16(3.140625f)) == "3.14062");
+  auto f = [](auto x) { return std::format("{}", x); };
+  CHECK(braces_are_shortest<half>(f) == 0);
+  CHECK(braces_are_shortest<bfloat16>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e4m3fn>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e5m2fnuz>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e8m0fnu>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float4_e2m1fn>(f) == 0);
   CHECK(std::format("{:.3f}", half(0.1f)) == "0.100");
   CHECK(std::format("{:>8}", half(-1.5f)) == "    -1.5");
   CHECK(std::format("{:*^9.2e}", half(1.5f)) == "1.50e+00*");
@@ -255,6 +467,17 @@ TEST_CASE("std::format") {
 #ifdef MIXPREC_TEST_HAVE_FMT
 TEST_CASE("fmt::format") {
   CHECK(fmt::format("{}", half(0.1f)) == "0.1");
+  // "{}" is the shortest round-trip text (as for float), not operator<<'s 6 digits
+  CHECK(fmt::format("{}", bfloat16(3.140625f)) == "3.14");
+  CHECK(fmt::format("{}", mixprec::float8_e4m3fn(2.75f)) == "2.8");
+  CHECK(fmt::format("{}", 3.140625f) == "3.140625");
+  auto f = [](auto x) { return fmt::format("{}", x); };
+  CHECK(braces_are_shortest<half>(f) == 0);
+  CHECK(braces_are_shortest<bfloat16>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e4m3fn>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e5m2fnuz>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float8_e8m0fnu>(f) == 0);
+  CHECK(braces_are_shortest<mixprec::float4_e2m1fn>(f) == 0);
   CHECK(fmt::format("{}", bfloat16(1e10f)) == "1e+10");
   CHECK(fmt::format("{:.3f}", half(0.1f)) == "0.100");
   CHECK(fmt::format("{:.3}", half(0.1f)) == "0.1");

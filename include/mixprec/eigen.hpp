@@ -33,9 +33,9 @@
 //   - Mixing two scalar types in one expression (bfloat16 * float matrices) is deliberately not
 //     enabled (no ScalarBinaryOpTraits): convert with cast<>(), as mixprec asks for scalars.
 //   - Printing (std::cout << matrix, matrix.format(...)): mixprec/io.hpp's operator<<, included
-//     here; by default each element is the shortest text that reads back as the value (the
-//     stream precision that Eigen's FullPrecision/IOFormat sets applies under std::fixed or
-//     std::scientific only).
+//     here: each element is printed as the double of the same value under the stream's settings,
+//     so the precision Eigen sets applies as for float (FullPrecision: NumTraits::digits10(),
+//     2 for bfloat16, as Eigen 3.4 uses digits10 for float and double too).
 //
 // The order in which Eigen accumulates products and sums depends on the expression and the
 // sizes (blocked GEMM kernels, unrolled tree reductions for small fixed sizes, sequential loops

@@ -6,6 +6,8 @@
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1);              // with the error of 0.1
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1, rounding::toward_zero);
 //   std::cout << mixprec::explain<mixprec::half>("1.00048828125000000000000001");  // text: ONE rounding
+// Printing never rounds: values, ulps, neighbours and the absolute error are printed as exact
+// decimals (every digit), the relative and ulp errors as the shortest text that reads back.
 #ifndef MIXPREC_EXPLAIN_HPP
 #define MIXPREC_EXPLAIN_HPP
 
@@ -170,7 +172,10 @@ inline std::ostream& operator<<(std::ostream& os, const conversion_explanation& 
   os << "source    " << c.source << " (double)\n";
   os << "rounding  " << c.mode << '\n';
   os << c.stored;
-  os << "  error     " << c.abs_error << " absolute, " << c.rel_error << " relative, " << c.ulp_error << " ulp\n";
+  // The absolute error exactly (it is a double's exact value); the quotients as the shortest
+  // text that reads back as the double (not the stream's 6 digits).
+  os << "  error     " << detail::exact_decimal(c.abs_error) << " absolute, " << detail::shortest_decimal(c.rel_error)
+     << " relative, " << detail::shortest_decimal(c.ulp_error) << " ulp\n";
   return os;
 }
 

@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: MIT
 // mixprec/io.hpp — stream output and input for every mixprec type.
 //
-// operator<< prints
-//   - with no floatfield (the default): the shortest text that reads back as the value, as
-//     mixprec::to_chars(first, last, x) (the stream's precision is not used: 6 significant
-//     digits would not round-trip a tf32 and would print noise digits for an fp8);
-//   - std::fixed / std::scientific: %.<precision>f / %.<precision>e of the exact value;
-//   - std::hexfloat: "0x" and the shortest hex text (%a);
-// and honours showpos, uppercase (not for fixed, which is %f as for double), showpoint, width, fill and left/right/internal adjustment
-// (internal: the fill goes after the sign, or after "0x" when there is no sign, as libstdc++
-// does for double), and the locale's decimal point. The width is reset to 0, as for the
-// built-in types.
+// operator<< prints x exactly as the stream prints the double of the same value: it writes
+// that double with the stream's own num_put, so precision() (default 6 significant digits, as
+// %g), fixed, scientific, hexfloat, defaultfloat, showpos, showpoint, uppercase, width, fill,
+// left/right/internal and the locale (decimal point, grouping) all apply as for double, and
+// NaN prints with its sign ("-nan" where the sign bit is set; fnuz's NaN is negative, as in
+// ml_dtypes); hexfloat is double's %a (half's 2^-24 prints 0x1p-24). Every built-in format's
+// values are doubles. The only formats whose values are not (user formats with 11 exponent bits
+// and the fn/finite encodings, or fnuz with 11 exponent and 52 mantissa bits) are printed by
+// mixprec's own exact printf (the same digits; hexfloat in the format's own layout, as
+// to_chars; no digit grouping). For text that reads back as the value, use
+// std::setprecision(std::numeric_limits<T>::max_digits10), or to_chars / std::format("{}"),
+// which print the shortest round-trip text.
+//   std::cout << mixprec::bfloat16(3.140625f);             // 3.14062 (as std::cout << 3.140625)
+//   std::cout << std::setprecision(3) << std::fixed << mixprec::half(0.1f);  // 0.100
+// Exceptions from the stream buffer: badbit is set, and the exception is rethrown only if
+// exceptions() includes badbit (as for the built-in types).
 //
 // operator>> skips white space (unless noskipws), then reads the longest sequence of characters
 // that can begin a number: an optional sign ('+' accepted here, unlike from_chars), then decimal
@@ -19,6 +25,8 @@
 // text is converted by mixprec::from_chars (one correct rounding, nearest-even). If it is not
 // a complete number, or is out of range for the type, failbit is set and the value is left
 // unchanged (the characters read stay consumed). eofbit is set when the end of input is reached.
+// An exception from the stream buffer (or the locale) sets badbit and is rethrown only if
+// exceptions() includes badbit, as for the built-in types ([istream.formatted.reqmts]).
 #ifndef MIXPREC_IO_HPP
 #define MIXPREC_IO_HPP
 
@@ -163,73 +171,123 @@ inline int stream_precision(std::streamsize p) noexcept {
   return p > 2147483647 ? 2147483647 : static_cast<int>(p);
 }
 
-}  // namespace detail
+/// Whether every value of F is a double (finite values: multiples of 2^qmin below 2^(emax+1)
+/// with at most 53 significant bits).
+template <class F>
+constexpr bool values_fit_double = F::emax <= 1023 && F::qmin >= -1074 && F::mantissa_bits <= 52;
 
+/// The double holding exactly the value of bits (F: values_fit_double). NaN keeps its sign.
+template <class F>
+inline double exact_double(typename F::storage_type bits) noexcept {
+  static_assert(values_fit_double<F>, "the format has values that are not doubles");
+  return float_traits<double>::from_bits(pack<float64_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+}
+
+#if MIXPREC_HAS_EXCEPTIONS
+/// For stream operators: after an exception escaped from the stream buffer or the locale, sets
+/// badbit without throwing ios_base::failure, then rethrows the exception if exceptions() has
+/// badbit. Call only inside a catch block.
+template <class Stream>
+void set_badbit_rethrow(Stream& s) {
+  if ((s.exceptions() & std::ios_base::badbit) == 0) {
+    s.setstate(std::ios_base::badbit);  // cannot throw: badbit is not in exceptions()
+    return;
+  }
+  try {
+    s.setstate(std::ios_base::badbit);  // sets badbit, then throws ios_base::failure
+  } catch (const std::ios_base::failure&) {
+  }
+  throw;  // the exception being handled by the caller
+}
+#endif
+
+/// Writes x with the stream's formatting (formats whose values are not all doubles).
 template <class CharT, class Traits, class F>
-std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) {
-  const typename std::basic_ostream<CharT, Traits>::sentry ok(os);
-  if (!ok) return os;
+void write_exact_float(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) {
   const std::ios_base::fmtflags flags = os.flags();
   const std::ios_base::fmtflags field = flags & std::ios_base::floatfield;
-  detail::float_text_options o;
+  float_text_options o;
   bool hexfloat = false;
+  o.style = float_style::general;  // defaultfloat: %.<precision>g
+  o.precision = stream_precision(os.precision());
   if (field == std::ios_base::fixed) {
-    o.style = detail::float_style::fixed;
-    o.precision = detail::stream_precision(os.precision());
+    o.style = float_style::fixed;
   } else if (field == std::ios_base::scientific) {
-    o.style = detail::float_style::scientific;
-    o.precision = detail::stream_precision(os.precision());
+    o.style = float_style::scientific;
   } else if (field == (std::ios_base::fixed | std::ios_base::scientific)) {
-    o.style = detail::float_style::hex;
+    o.style = float_style::hex;  // %a: no precision
+    o.precision = -1;
     hexfloat = true;
   }
   o.alt = (flags & std::ios_base::showpoint) != 0;
   // uppercase: %E, %A, %G; fixed is always %f (the standard's table for num_put), so "inf".
   o.upper = (flags & std::ios_base::uppercase) != 0 && field != std::ios_base::fixed;
   if ((flags & std::ios_base::showpos) != 0) o.plus = '+';
-  std::string s = detail::float_text(x, o);
+  std::string s = float_text(x, o);
 
   // Where the fill goes for std::internal: after the sign, or else after "0x" (as libstdc++).
   const std::size_t sign = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1u : 0u;
   std::size_t prefix = sign;
-  const detail::value_class cls = detail::unpack<F>(x.bits()).cls;
-  if (hexfloat && (cls == detail::value_class::finite || cls == detail::value_class::zero)) {
+  const value_class cls = unpack<F>(x.bits()).cls;
+  if (hexfloat && (cls == value_class::finite || cls == value_class::zero)) {
     s.insert(sign, o.upper ? "0X" : "0x");
     if (sign == 0) prefix = 2;
   }
 
   const std::ctype<CharT>& ct = std::use_facet<std::ctype<CharT>>(os.getloc());
   const CharT point = std::use_facet<std::numpunct<CharT>>(os.getloc()).decimal_point();
-  std::basic_string<CharT, Traits> out;
-  out.reserve(s.size());
-  for (char c : s) out.push_back(c == '.' ? point : ct.widen(c));
+  std::basic_string<CharT, Traits> text;
+  text.reserve(s.size());
+  for (char c : s) text.push_back(c == '.' ? point : ct.widen(c));
 
   const std::streamsize width = os.width();
-  if (width > 0 && static_cast<std::size_t>(width) > out.size()) {
-    const std::size_t pad = static_cast<std::size_t>(width) - out.size();
+  if (width > 0 && static_cast<std::size_t>(width) > text.size()) {
+    const std::size_t pad = static_cast<std::size_t>(width) - text.size();
     const std::ios_base::fmtflags adjust = flags & std::ios_base::adjustfield;
-    const std::size_t at = adjust == std::ios_base::left       ? out.size()
+    const std::size_t at = adjust == std::ios_base::left       ? text.size()
                            : adjust == std::ios_base::internal ? prefix
                                                                : 0u;
-    out.insert(at, pad, os.fill());
+    text.insert(at, pad, os.fill());
   }
   os.width(0);
-  if (os.rdbuf()->sputn(out.data(), static_cast<std::streamsize>(out.size())) !=
-      static_cast<std::streamsize>(out.size())) {
+  if (os.rdbuf()->sputn(text.data(), static_cast<std::streamsize>(text.size())) !=
+      static_cast<std::streamsize>(text.size())) {
     os.setstate(std::ios_base::badbit);
   }
-  return os;
 }
 
+}  // namespace detail
+
 template <class CharT, class Traits, class F>
-std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>& is, basic_float<F>& x) {
-  const typename std::basic_istream<CharT, Traits>::sentry ok(is);
-  if (!ok) return is;
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) {
+  if constexpr (detail::values_fit_double<F>) {
+    return os << detail::exact_double<F>(x.bits());
+  } else {
+    const typename std::basic_ostream<CharT, Traits>::sentry ok(os);
+    if (!ok) return os;
+#if MIXPREC_HAS_EXCEPTIONS
+    try {
+      detail::write_exact_float(os, x);
+    } catch (...) {
+      detail::set_badbit_rethrow(os);
+    }
+#else
+    detail::write_exact_float(os, x);
+#endif
+    return os;
+  }
+}
+
+namespace detail {
+
+/// operator>>'s work after the sentry: reads a number into x, returns the state to set.
+template <class CharT, class Traits, class F>
+std::ios_base::iostate read_float(std::basic_istream<CharT, Traits>& is, basic_float<F>& x) {
+  std::ios_base::iostate state = std::ios_base::goodbit;
   const std::ctype<CharT>& ct = std::use_facet<std::ctype<CharT>>(is.getloc());
   const CharT point = std::use_facet<std::numpunct<CharT>>(is.getloc()).decimal_point();
   detail::number_token_reader reader;
   std::basic_streambuf<CharT, Traits>* sb = is.rdbuf();
-  std::ios_base::iostate state = std::ios_base::goodbit;
   typename Traits::int_type ch = sb->sgetc();
   for (;;) {
     if (Traits::eq_int_type(ch, Traits::eof())) {
@@ -264,6 +322,26 @@ std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>&
     if (good) x = v;
   }
   if (!good) state |= std::ios_base::failbit;
+  return state;
+}
+
+}  // namespace detail
+
+template <class CharT, class Traits, class F>
+std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>& is, basic_float<F>& x) {
+  const typename std::basic_istream<CharT, Traits>::sentry ok(is);
+  if (!ok) return is;
+  std::ios_base::iostate state = std::ios_base::goodbit;
+#if MIXPREC_HAS_EXCEPTIONS
+  try {
+    state = detail::read_float(is, x);
+  } catch (...) {
+    detail::set_badbit_rethrow(is);  // the value is left unchanged
+    return is;
+  }
+#else
+  state = detail::read_float(is, x);
+#endif
   is.setstate(state);
   return is;
 }

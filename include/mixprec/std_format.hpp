@@ -1,8 +1,14 @@
 // SPDX-License-Identifier: MIT
 // mixprec/std_format.hpp — std::formatter for every mixprec type (C++20 <format>).
 //
-// Optional: not included by mixprec.hpp. Where the standard library has no <format>
-// (__cpp_lib_format undefined, as with libstdc++ 12) this header declares nothing.
+// Optional: not included by mixprec.hpp. It needs C++20 and a standard library that defines
+// __cpp_lib_format: libstdc++ 13 or later (g++ 13+), libc++ 19 (clang++ -stdlib=libc++; tested
+// with clang 19, Debian packages clang-19 libc++-19-dev libc++abi-19-dev), MSVC 2019 16.10+.
+// ELSEWHERE IT DECLARES NOTHING, SILENTLY: with g++ 12 or clang 14 on libstdc++ 12 (Debian 12's
+// default toolchain), and with libc++ 14-16 (no __cpp_lib_format), std::format of a mixprec
+// value does not compile; use mixprec/fmt.hpp ({fmt}), operator<< or to_chars there.
+//   std::format("{}", mixprec::bfloat16(3.140625f))      // "3.14": shortest round trip
+//   std::format("{:.5f}", mixprec::bfloat16(3.140625f))  // "3.14062"
 //
 // The format spec is that of float and double ([format.string.std]): [[fill]align][sign][#][0]
 // [width][.precision][L][type], type one of a A e E f F g G. With no type and no precision the
