@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // round_to_integral (floor, ceil, trunc, round, rint, nearbyint) and to_integer (lrint, llrint,
-// lround, llround) over EVERY value of every format of at most 19 bits (half, bfloat16 and the
-// 8-bit formats among them), in all seven rounding modes, against MPFR's mpfr_rint (stochastic:
+// lround, llround) over EVERY value of every format (tf32 and some formats' to_integer in
+// tests/exhaustive/test_math_integral_all.cpp), in all seven rounding modes, against MPFR's mpfr_rint (stochastic:
 // the fractional part from mpfr_frac against the random bits) and saturation to the integer
 // type's limits computed by MPFR comparisons. Also: a signalling NaN comes back quiet.
 #include <cstdint>  // before mpfr.h: mpfr_get_sj/uj
@@ -97,7 +97,8 @@ void check_round_to_integral() {
         const double got = static_cast<double>(mixprec::round_to_integral(x, mode, rb));
         ++checked;
         if (!ref::same(got, want) && ++bad <= 5) {
-          MESSAGE(fmt.name, " round_to_integral(", d, ", mode ", m, ", ", rb, "): want ", want, " got ", got);
+          const std::string what = std::string(fmt.name) + " round_to_integral";
+          MESSAGE(what, "(", d, ", mode ", m, ", ", rb, "): want ", want, " got ", got);
         }
       }
     }
@@ -175,7 +176,10 @@ void check_to_integer() {
           }
         }
         const int fails = (0 + ... + (mixprec::to_integer<I>(x, mode, rb) != saturated<I>(r, nan) ? 1 : 0));
-        if (fails != 0 && ++bad <= 5) MESSAGE(fmt.name, " to_integer(", d, ", mode ", m, ", ", rb, ")");
+        if (fails != 0 && ++bad <= 5) {
+          const std::string what = std::string(fmt.name) + " to_integer";
+          MESSAGE(what, "(", d, ", mode ", m, ", ", rb, ")");
+        }
       }
     }
     if (!nan) {
@@ -198,23 +202,35 @@ void check_to_integer() {
 
 }  // namespace
 
-// (tf32's 2^19 values: tests/exhaustive/test_math_integral_all.cpp.)
-#ifndef MIXPREC_MATH_INTEGRAL_FORMATS
-#define MIXPREC_MATH_INTEGRAL_FORMATS                                                                 \
-  mixprec::half, mixprec::bfloat16, mixprec::float8_e4m3fn, mixprec::float8_e5m2, mixprec::float8_e4m3fnuz, \
-      mixprec::float8_e5m2fnuz, mixprec::float8_e8m0fnu, mixprec::float6_e2m3fn, mixprec::float6_e3m2fn,   \
-      mixprec::float4_e2m1fn, reftest::e3m4, reftest::e6m9fn
-#endif
-TEST_CASE_TEMPLATE("round_to_integral in every mode over every value, against MPFR", T, MIXPREC_MATH_INTEGRAL_FORMATS) {
+#define MIXPREC_MATH_INTEGER_TYPES                                                                    \
+  std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t, std::int64_t, std::uint64_t, \
+      long, unsigned long long, char, signed char
+
+#ifndef MIXPREC_MATH_INTEGRAL_EXHAUSTIVE
+TEST_CASE_TEMPLATE("round_to_integral in every mode over every value, against MPFR", T, mixprec::half,
+                   mixprec::bfloat16, mixprec::float8_e4m3fn, mixprec::float8_e5m2, mixprec::float8_e4m3fnuz,
+                   mixprec::float8_e5m2fnuz, mixprec::float8_e8m0fnu, mixprec::float6_e2m3fn, mixprec::float6_e3m2fn,
+                   mixprec::float4_e2m1fn, reftest::e3m4, reftest::e6m9fn) {
   check_round_to_integral<T>();
 }
 
 TEST_CASE_TEMPLATE("to_integer in every mode over every value, saturating, against MPFR", T, mixprec::half,
                    mixprec::bfloat16, mixprec::float8_e4m3fn, mixprec::float8_e5m2, mixprec::float8_e4m3fnuz,
                    mixprec::float8_e8m0fnu, mixprec::float6_e2m3fn) {
-  check_to_integer<T, std::int8_t, std::uint8_t, std::int16_t, std::uint16_t, std::int32_t, std::uint32_t,
-                   std::int64_t, std::uint64_t, long, unsigned long long, char, signed char>();
+  check_to_integer<T, MIXPREC_MATH_INTEGER_TYPES>();
 }
+#else
+// tests/exhaustive/test_math_integral_all.cpp: the formats left out above.
+TEST_CASE_TEMPLATE("round_to_integral in every mode over every value, against MPFR", T, mixprec::tf32) {
+  check_round_to_integral<T>();
+}
+
+TEST_CASE_TEMPLATE("to_integer in every mode over every value, saturating, against MPFR", T, mixprec::tf32,
+                   mixprec::float8_e5m2fnuz, mixprec::float6_e3m2fn, mixprec::float4_e2m1fn, reftest::e3m4,
+                   reftest::e6m9fn) {
+  check_to_integer<T, MIXPREC_MATH_INTEGER_TYPES>();
+}
+#endif
 #endif  // MIXPREC_TEST_HAVE_MPFR
 
 TEST_CASE("rint and the other integral functions return a quiet NaN for a signalling one") {

@@ -303,7 +303,9 @@ MIXPREC_HD constexpr basic_float<F> modf(basic_float<F> x, basic_float<F>* iptr)
   *iptr = t;
   const detail::unpacked u = detail::unpack<F>(x.bits());
   if (u.cls == detail::value_class::nan) return t;
-  if (u.cls != detail::value_class::finite || u.exp >= F::mantissa_bits) return detail::with_magnitude<F>(u.sign, 0);
+  if (u.cls != detail::value_class::finite || t == x) {  // a zero with x's sign (none in fnuz; NaN in e8m0fnu)
+    return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(u.sign), rounding::nearest_even, overflow::ieee));
+  }
   if (u.exp < 0) return x;
   return basic_float<F>::from_bits(detail::pack<F>(
       detail::soft_add(u, detail::negated(detail::unpack<F>(t.bits())), rounding::nearest_even),
