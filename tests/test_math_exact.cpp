@@ -228,7 +228,7 @@ TEST_CASE_TEMPLATE("exact two-argument functions on every half and bfloat16 agai
 }
 #else
 // tests/exhaustive/test_math_exact_pairs.cpp: the other formats' pairs, and every half and
-// bfloat16 x against 22 special y (all functions) and 400 random y (the exact ones), in threads.
+// bfloat16 x against 22 special y (all functions) and 250 random y (the exact ones), in threads.
 TEST_CASE_TEMPLATE("two-argument functions on every pair, against MPFR", T, mixprec::float8_e4m3fnuz,
                    mixprec::float8_e5m2fnuz, mixprec::float8_e8m0fnu, reftest::e3m4) {
   CHECK(all_pairs<T>() == 0);
@@ -236,7 +236,7 @@ TEST_CASE_TEMPLATE("two-argument functions on every pair, against MPFR", T, mixp
 
 TEST_CASE_TEMPLATE("two-argument functions on every half and bfloat16 against many y", T, mixprec::half,
                    mixprec::bfloat16) {
-  const std::vector<T> ys = y_values<T>(true, 400);
+  const std::vector<T> ys = y_values<T>(true, 250);
   const std::size_t n_special = y_values<T>(true, 0).size();
   const unsigned nt = std::max(2u, std::thread::hardware_concurrency());
   std::atomic<long> bad{0};
@@ -265,6 +265,44 @@ TEST_CASE_TEMPLATE("modf over every value, against MPFR", T, MIXPREC_ALL_FORMATS
   CHECK(bad == 0);
 }
 #endif  // MIXPREC_TEST_HAVE_MPFR
+
+#if MIXPREC_TEST_HAVE_MPFR
+TEST_CASE_TEMPLATE("three-argument hypot on random triples, against MPFR", T, mixprec::half, mixprec::bfloat16) {
+  const ref::format& fmt = reftest::ref_of<T>();
+  mref::context ctx(fmt);
+  mpfr_t a, s;
+  mpfr_init2(a, 64);
+  mpfr_init2(s, 512);  // x^2 + y^2 + z^2 exactly
+  std::mt19937_64 gen(13);
+  long bad = 0;
+  for (int i = 0; i < 40000; ++i) {
+    const T v[3] = {T::from_bits(static_cast<std::uint16_t>(gen())), T::from_bits(static_cast<std::uint16_t>(gen())),
+                    T::from_bits(static_cast<std::uint16_t>(gen() >> 2))};  // (the third: mostly small)
+    mpfr_set_zero(s, 1);
+    bool nan = false, inf = false;
+    for (T t : v) {
+      const double d = static_cast<double>(t);
+      nan = nan || std::isnan(d);
+      inf = inf || std::isinf(d);
+      mpfr_set_d(a, d, MPFR_RNDN);
+      mpfr_sqr(a, a, MPFR_RNDN);  // exact at 64 bits
+      mpfr_add(s, s, a, MPFR_RNDN);
+    }
+    const double want = inf ? INFINITY
+                        : nan ? NAN
+                              : ctx.round([&](mpfr_t r, mpfr_rnd_t rnd) { return mpfr_sqrt(r, s, rnd); },
+                                          rounding::nearest_even, overflow::ieee);
+    const double got = static_cast<double>(mixprec::hypot(v[0], v[1], v[2]));
+    if (!same_or_both_nan(got, want) && ++bad <= 4) {
+      MESSAGE("hypot(", static_cast<double>(v[0]), ", ", static_cast<double>(v[1]), ", ", static_cast<double>(v[2]),
+              "): want ", want, " got ", got);
+    }
+  }
+  mpfr_clear(a);
+  mpfr_clear(s);
+  CHECK(bad == 0);
+}
+#endif
 
 TEST_CASE("fmod, remainder, remquo, modf, fdim: special cases") {
   using mixprec::half;

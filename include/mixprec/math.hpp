@@ -7,8 +7,9 @@
 //   remainder, remquo, modf, floor, ceil, trunc, round, rint, nearbyint, round_to_integral,
 //   lrint, llrint, lround, llround, to_integer (math_integral.hpp), frexp, ilogb, logb,
 //   nextafter, nexttoward, ulp; ldexp, scalbn and fdim round once (nearest-even).
-// - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp).
-// - the others (exp, log, sin, ..., asinh, erf, tgamma, lgamma, hypot, pow, atan2) are evaluated
+// - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp), the
+//   three-argument hypot (formats of at most 24 significant bits).
+// - the others (exp, log, sin, ..., asinh, erf, tgamma, lgamma, hypot(x, y), pow, atan2) are evaluated
 //   in double (glibc/CUDA: under 1 ulp of double) and rounded once to the format. For formats of
 //   at most 24 significant bits the double result is 29+ bits more precise than the target, so
 //   the result is the correctly rounded one unless the exact value lies within about 2^-52
@@ -384,10 +385,42 @@ MIXPREC_BINARY(hypot)
 MIXPREC_BINARY(pow)
 #undef MIXPREC_BINARY
 
-/// sqrt(x^2 + y^2 + z^2) (C++17's three-argument hypot).
+/// sqrt(x^2 + y^2 + z^2) (C++17's three-argument hypot), without overflow or underflow in between:
+/// +inf if an argument is infinite (even with a NaN), else NaN if one is NaN. Correctly rounded
+/// for formats of at most 24 significant bits (all built-in ones): the squares, added smallest
+/// first, are exact to 64 bits plus a sticky bit, then one correctly rounded square root.
+/// (Not through std::hypot: libstdc++'s three-argument form gives NaN for infinite arguments and
+/// misrounds bfloat16 values near 1e-17.)
 template <class F>
-basic_float<F> hypot(basic_float<F> x, basic_float<F> y, basic_float<F> z) noexcept {
-  return basic_float<F>(std::hypot(static_cast<double>(x), static_cast<double>(y), static_cast<double>(z)));
+MIXPREC_HD constexpr basic_float<F> hypot(basic_float<F> x, basic_float<F> y, basic_float<F> z) noexcept {
+  using detail::unpacked;
+  unpacked u[3] = {detail::unpack<F>(x.bits()), detail::unpack<F>(y.bits()), detail::unpack<F>(z.bits())};
+  for (const unpacked& v : u) {
+    if (v.cls == detail::value_class::infinite) {
+      return basic_float<F>::from_bits(detail::pack<F>(detail::make_inf(false), rounding::nearest_even, overflow::ieee));
+    }
+  }
+  for (const unpacked& v : u) {
+    if (v.cls == detail::value_class::nan) {
+      return basic_float<F>::from_bits(detail::pack<F>(v, rounding::nearest_even, overflow::ieee));  // quiet
+    }
+  }
+  for (unpacked& v : u) v.sign = false;
+  // Ascending magnitude (zeros first), so that only the last addition can be inexact.
+  const auto less = [](const unpacked& a, const unpacked& b) {
+    return a.cls == detail::value_class::zero ? b.cls != detail::value_class::zero
+                                              : b.cls != detail::value_class::zero && detail::magnitude_less(a, b);
+  };
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2 - i; ++j)
+      if (less(u[j + 1], u[j])) {
+        const unpacked t = u[j];
+        u[j] = u[j + 1];
+        u[j + 1] = t;
+      }
+  unpacked s = detail::soft_mul(u[0], u[0]);
+  for (int i = 1; i < 3; ++i) s = detail::soft_add(s, detail::soft_mul(u[i], u[i]), rounding::nearest_even);
+  return basic_float<F>::from_bits(detail::pack<F>(detail::soft_sqrt(s), rounding::nearest_even, overflow::ieee));
 }
 
 /// atan2(y, x). For 0 < |y/x| < 2^-20 with x > 0 the result is y/x - (y/x)^3/3 + ..., and the
