@@ -178,10 +178,12 @@ MIXPREC_HD constexpr basic_float<F> nextafter(basic_float<F> x, basic_float<F> y
 template <class F>
 basic_float<F> nexttoward(basic_float<F> x, long double y) noexcept {
   if (isnan(x)) return detail::quiet(x);
-  if (y != y) return detail::quiet_nan<basic_float<F>>();
+  if (std::isnan(y)) return detail::quiet_nan<basic_float<F>>();
   const long double lx = static_cast<long double>(static_cast<double>(x));
-  if (lx == y) return lx == 0 ? detail::with_magnitude<F>(y < 0 || (y == 0 && std::signbit(y)), 0) : x;
-  return detail::step(x, lx < y);
+  if (lx < y) return detail::step(x, true);
+  if (lx > y) return detail::step(x, false);
+  // Equal: x, or for zero the zero of y's sign.
+  return detail::unpack<F>(x.bits()).cls == detail::value_class::zero ? detail::with_magnitude<F>(std::signbit(y), 0) : x;
 }
 /// The spacing of the format at x: 2^(max(exponent(x), emin) - mantissa bits), i.e. the gap
 /// from |x| to the next larger magnitude (at max, the spacing of max's binade). NaN for NaN and
