@@ -20,11 +20,12 @@
 // Integer conversion out of range saturates, NaN gives 0 (math_integral.hpp). Functions without a
 // rounding argument round to nearest-even: mixprec does not read the floating-point environment.
 //
-// Unqualified calls find these by ADL and round once to the argument's format; std:: calls
-// (std::sqrt(h), std::abs(h), std::isnan(h)) widen the value to float/double and return that:
+// Unqualified calls find these by ADL and return the format's once-rounded result; std:: calls
+// (std::sqrt(h), std::abs(h), std::isnan(h)) take the value through its implicit widening to a
+// standard floating type and return that type's result, not rounded to the format:
 //   mixprec::half h(2.0f);
-//   auto a = sqrt(h);       // half: 1.414 (0x3da8), rounded once
-//   auto b = std::sqrt(h);  // float (or double): 1.41421354, not rounded to half
+//   auto a = sqrt(h);       // half 1.4141 (0x3da8): sqrt(2) rounded once to half
+//   auto b = std::sqrt(h);  // float or double 1.41421..., as for std::sqrt(2.0f)
 #ifndef MIXPREC_MATH_HPP
 #define MIXPREC_MATH_HPP
 
