@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <limits>
 #include <random>
@@ -340,6 +341,10 @@ TEST_CASE("fmod, remainder, remquo, modf, fdim: special cases") {
   CHECK(mixprec::nexttoward(half(0.0f), -0.0L).bits() == 0x8000);
   CHECK(mixprec::nexttoward(half(1.0f), 1.0L).bits() == 0x3c00);
   CHECK(mixprec::isnan(mixprec::nexttoward(half(1.0f), std::numeric_limits<long double>::quiet_NaN())));
+  CHECK(mixprec::scalbln(half(1.0f), 3L).bits() == half(8.0f).bits());
+  CHECK(mixprec::scalbln(half(1.0f), LONG_MIN).bits() == 0);
+  CHECK(mixprec::scalbln(half(-1.0f), LONG_MAX).bits() == (-inf).bits());
+  CHECK(mixprec::scalbln(half::from_bits(0x0001), 24L).bits() == half(1.0f).bits());
 }
 
 TEST_CASE("the exact two-argument functions are constant expressions") {

@@ -6,7 +6,7 @@
 // - exact (no rounding, integer arithmetic on the bits): abs, fabs, copysign, fmin, fmax, fmod,
 //   remainder, remquo, modf, floor, ceil, trunc, round, rint, nearbyint, round_to_integral,
 //   lrint, llrint, lround, llround, to_integer (math_integral.hpp), frexp, ilogb, logb,
-//   nextafter, nexttoward, ulp; ldexp, scalbn and fdim round once (nearest-even).
+//   nextafter, nexttoward, ulp; ldexp, scalbn, scalbln and fdim round once (nearest-even).
 // - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp), the
 //   three-argument hypot (formats of at most 24 significant bits).
 // - the others (exp, log, sin, ..., asinh, erf, tgamma, lgamma, hypot(x, y), pow, atan2) are evaluated
@@ -24,7 +24,7 @@
 // (std::sqrt(h), std::abs(h), std::isnan(h)) take the value through its implicit widening to a
 // standard floating type and return that type's result, not rounded to the format:
 //   mixprec::half h(2.0f);
-//   auto a = sqrt(h);       // half 1.4141 (0x3da8): sqrt(2) rounded once to half
+//   auto a = sqrt(h);       // half 1.4140625 (0x3da8): sqrt(2) rounded once to half
 //   auto b = std::sqrt(h);  // float or double 1.41421..., as for std::sqrt(2.0f)
 #ifndef MIXPREC_MATH_HPP
 #define MIXPREC_MATH_HPP
@@ -116,6 +116,11 @@ MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbn(basic_float<F> x, int n) noexcept {
   return ldexp(x, n);
+}
+template <class F>
+MIXPREC_HD constexpr basic_float<F> scalbln(basic_float<F> x, long n) noexcept {
+  constexpr long limit = 4096;  // as ldexp: beyond every format's range
+  return ldexp(x, static_cast<int>(n > limit ? limit : (n < -limit ? -limit : n)));
 }
 /// The unbiased exponent: FP_ILOGB0 for zero, FP_ILOGBNAN for NaN, INT_MAX for infinity.
 template <class F>
