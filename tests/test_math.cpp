@@ -106,6 +106,14 @@ void all_unary() {
   MIXPREC_UNARY_CHECK(T, tanh, mpfr_tanh);
   MIXPREC_UNARY_CHECK(T, erf, mpfr_erf);
   MIXPREC_UNARY_CHECK(T, erfc, mpfr_erfc);
+  MIXPREC_UNARY_CHECK(T, asinh, mpfr_asinh);
+  MIXPREC_UNARY_CHECK(T, acosh, mpfr_acosh);
+  MIXPREC_UNARY_CHECK(T, atanh, mpfr_atanh);
+  MIXPREC_UNARY_CHECK(T, tgamma, mpfr_gamma);
+  check_unary<T>("lgamma", [](T x) { return mixprec::lgamma(x); }, [](mpfr_ptr r, mpfr_srcptr a, mpfr_rnd_t rnd) {
+    int sign = 0;
+    return mpfr_lgamma(r, &sign, a, rnd);
+  });
   MIXPREC_UNARY_CHECK(T, abs, mpfr_abs);
   MIXPREC_UNARY_CHECK(T, fabs, mpfr_abs);
   MIXPREC_UNARY_CHECK(T, floor, mpfr_rint_floor);

@@ -1,18 +1,31 @@
 // SPDX-License-Identifier: MIT
-// mixprec/math.hpp — <cmath>-style functions for every mixprec type, found by ADL.
+// mixprec/math.hpp — the <cmath> functions for every mixprec type, found by ADL.
 //
-// Accuracy (see the README's table; tests/test_math.cpp checks it against MPFR over every
-// input of half and bfloat16):
-// - exact: abs, fabs, copysign, fmin, fmax, floor, ceil, trunc, round, nearbyint, rint, frexp,
-//   ilogb, logb, nextafter, ulp; ldexp and scalbn round once.
-// - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp).
-// - the others are evaluated in double (glibc/CUDA: under 1 ulp of double) and rounded once to
-//   the format. For formats of at most 24 significant bits the double result is 29+ bits more
-//   precise than the target, so the result is the correctly rounded one unless the exact value
-//   lies within about 2^-52 (relative) of a rounding boundary; for half and bfloat16 the test
-//   finds no such input among all 65536.
-// Rounding-mode functions (rint, nearbyint) round half to even: mixprec does not read the
-// floating-point environment.
+// Accuracy (see the README's table; tests/test_math*.cpp check it against MPFR over every input
+// of half and bfloat16, and every pair of the 8-bit formats for the two-argument functions):
+// - exact (no rounding, integer arithmetic on the bits): abs, fabs, copysign, fmin, fmax, fmod,
+//   remainder, remquo, modf, floor, ceil, trunc, round, rint, nearbyint, round_to_integral,
+//   lrint, llrint, lround, llround, to_integer (math_integral.hpp), frexp, ilogb, logb,
+//   nextafter, nexttoward, ulp; ldexp, scalbn, scalbln and fdim round once (nearest-even).
+// - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp), the
+//   three-argument hypot (formats of at most 24 significant bits).
+// - the others (exp, log, sin, ..., asinh, erf, tgamma, lgamma, hypot(x, y), pow, atan2) are evaluated
+//   in double (glibc/CUDA: under 1 ulp of double) and rounded once to the format. For formats of
+//   at most 24 significant bits the double result is 29+ bits more precise than the target, so
+//   the result is the correctly rounded one unless the exact value lies within about 2^-52
+//   (relative) of a rounding boundary; for half and bfloat16 the tests find no such input among
+//   all 65536.
+// NaN results are quiet (a signalling NaN operand is quieted), except for the bit operations
+// abs, fabs, copysign and negation, which keep it, as IEEE 754 says.
+// Integer conversion out of range saturates, NaN gives 0 (math_integral.hpp). Functions without a
+// rounding argument round to nearest-even: mixprec does not read the floating-point environment.
+//
+// Unqualified calls find these by ADL and return the format's once-rounded result; std:: calls
+// (std::sqrt(h), std::abs(h), std::isnan(h)) take the value through its implicit widening to a
+// standard floating type and return that type's result, not rounded to the format:
+//   mixprec::half h(2.0f);
+//   auto a = sqrt(h);       // half 1.4140625 (0x3da8): sqrt(2) rounded once to half
+//   auto b = std::sqrt(h);  // float or double 1.41421..., as for std::sqrt(2.0f)
 #ifndef MIXPREC_MATH_HPP
 #define MIXPREC_MATH_HPP
 
@@ -22,6 +35,7 @@
 
 #include "arithmetic.hpp"
 #include "classify.hpp"
+#include "math_integral.hpp"
 
 namespace mixprec {
 namespace detail {
@@ -32,6 +46,12 @@ MIXPREC_HD constexpr basic_float<F> with_magnitude(bool negative, std::uint64_t 
     if (mag == 0) negative = false;
   }
   return from_code<basic_float<F>>((negative ? F::sign_mask : 0) | mag);
+}
+
+/// x made quiet (x a NaN).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> quiet(basic_float<F> x) noexcept {
+  return basic_float<F>::from_bits(pack<F>(unpack<F>(x.bits()), rounding::nearest_even, overflow::ieee));
 }
 
 }  // namespace detail
@@ -57,14 +77,14 @@ MIXPREC_HD constexpr basic_float<F> copysign(basic_float<F> x, basic_float<F> y)
 /// IEEE minNum/maxNum: a NaN operand is ignored; fmin(-0, +0) = -0, fmax(-0, +0) = +0.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmin(basic_float<F> x, basic_float<F> y) noexcept {
-  if (isnan(x)) return y;
+  if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
   if (isnan(y)) return x;
   if (x == y) return signbit(x) ? x : y;
   return x < y ? x : y;
 }
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noexcept {
-  if (isnan(x)) return y;
+  if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
   if (isnan(y)) return x;
   if (x == y) return signbit(x) ? y : x;
   return x < y ? y : x;
@@ -76,26 +96,6 @@ MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noe
   MIXPREC_HD basic_float<F> NAME(basic_float<F> x) noexcept {                      \
     return basic_float<F>(std::NAME(static_cast<double>(x)));                      \
   }
-// Integral rounding: exact in double, so exact here.
-MIXPREC_UNARY(floor)
-MIXPREC_UNARY(ceil)
-MIXPREC_UNARY(trunc)
-/// Half away from zero.
-MIXPREC_UNARY(round)
-/// Nearest integer, ties to even (the default rounding mode; the environment is not read).
-template <class F>
-MIXPREC_HD basic_float<F> rint(basic_float<F> x) noexcept {
-  const double d = static_cast<double>(x);
-  if (!(std::fabs(d) < 0x1p52)) return x;  // already an integer, or NaN or infinity
-  double t = std::trunc(d);                 // keeps the sign of zero
-  const double f = std::fabs(d - t);        // exact
-  if (f > 0.5 || (f == 0.5 && std::fmod(t, 2.0) != 0.0)) t += std::copysign(1.0, d);
-  return basic_float<F>(t);
-}
-template <class F>
-MIXPREC_HD basic_float<F> nearbyint(basic_float<F> x) noexcept {
-  return rint(x);
-}
 
 /// x = m * 2^e with |m| in [0.5, 1); returns m (rounded where T cannot hold it: in the MX types
 /// whose smallest normal is 1, [0.5, 1) is subnormal) and stores e.
@@ -107,6 +107,7 @@ MIXPREC_HD basic_float<F> frexp(basic_float<F> x, int* e) noexcept {
 template <class F>
 MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
   detail::unpacked u = detail::unpack<F>(x.bits());
+  if (u.cls == detail::value_class::nan) return detail::quiet(x);
   if (u.cls != detail::value_class::finite) return x;
   constexpr int limit = 4096;  // far beyond any format's range, and no int overflow
   u.exp += n > limit ? limit : (n < -limit ? -limit : n);
@@ -115,6 +116,11 @@ MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbn(basic_float<F> x, int n) noexcept {
   return ldexp(x, n);
+}
+template <class F>
+MIXPREC_HD constexpr basic_float<F> scalbln(basic_float<F> x, long n) noexcept {
+  constexpr long limit = 4096;  // as ldexp: beyond every format's range
+  return ldexp(x, static_cast<int>(n > limit ? limit : (n < -limit ? -limit : n)));
 }
 /// The unbiased exponent: FP_ILOGB0 for zero, FP_ILOGBNAN for NaN, INT_MAX for infinity.
 template <class F>
@@ -135,34 +141,55 @@ MIXPREC_HD constexpr basic_float<F> logb(basic_float<F> x) noexcept {
   const detail::unpacked u = detail::unpack<F>(x.bits());
   switch (u.cls) {
     case detail::value_class::zero: return basic_float<F>::from_bits(detail::pack<F>(detail::make_inf(true), rounding::nearest_even, overflow::ieee));
-    case detail::value_class::nan: return x;
+    case detail::value_class::nan: return detail::quiet(x);
     case detail::value_class::infinite: return abs(x);
     case detail::value_class::finite: break;
   }
   return basic_float<F>(u.exp);
 }
-/// The next representable value after x toward y (NaN if either is NaN; y if x == y). Stepping
-/// beyond the largest finite value gives infinity, or NaN in formats without infinity.
+namespace detail {
+
+/// The neighbour of a non-NaN x above (up) or below it. Beyond the largest finite value:
+/// infinity, or NaN in formats without infinity.
 template <class F>
-MIXPREC_HD constexpr basic_float<F> nextafter(basic_float<F> x, basic_float<F> y) noexcept {
+MIXPREC_HD constexpr basic_float<F> step(basic_float<F> x, bool up) noexcept {
   using T = basic_float<F>;
-  if (isnan(x)) return x;
-  if (isnan(y)) return y;
-  if (x == y) return y;
-  const bool up = x < y;
-  const std::uint64_t mag = detail::code_of<F>(x.bits()) & F::magnitude_mask;
+  const std::uint64_t mag = code_of<F>(x.bits()) & F::magnitude_mask;
   if constexpr (F::enc == encoding::exponent_only) {
-    if (!up && mag == 0) return detail::quiet_nan<T>();  // nothing below 2^-127
-    return detail::from_code<T>(up ? mag + 1 : mag - 1);  // past max: 0xff, the NaN
+    if (!up && mag == 0) return quiet_nan<T>();  // nothing below 2^-127
+    return from_code<T>(up ? mag + 1 : mag - 1);  // past max: 0xff, the NaN
   } else {
-    if (x == T(0)) return detail::with_magnitude<F>(!up, 1);
+    if (unpack<F>(x.bits()).cls == value_class::zero) return with_magnitude<F>(!up, 1);
     const bool neg = signbit(x);
     const bool grow = up != neg;  // the magnitude grows
     if (grow && mag == F::max_code) {
-      return T::from_bits(detail::pack<F>(detail::make_inf(neg), rounding::nearest_even, overflow::ieee));
+      return T::from_bits(pack<F>(make_inf(neg), rounding::nearest_even, overflow::ieee));
     }
-    return detail::with_magnitude<F>(neg, grow ? mag + 1 : mag - 1);
+    return with_magnitude<F>(neg, grow ? mag + 1 : mag - 1);
   }
+}
+
+}  // namespace detail
+
+/// The next representable value after x toward y (a quiet NaN if either is NaN; y if x == y).
+/// Stepping beyond the largest finite value gives infinity, or NaN in formats without infinity.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> nextafter(basic_float<F> x, basic_float<F> y) noexcept {
+  if (isnan(x)) return detail::quiet(x);
+  if (isnan(y)) return detail::quiet(y);
+  if (x == y) return y;
+  return detail::step(x, x < y);
+}
+/// nextafter toward a long double y (host only: device code has no long double).
+template <class F>
+basic_float<F> nexttoward(basic_float<F> x, long double y) noexcept {
+  if (isnan(x)) return detail::quiet(x);
+  if (std::isnan(y)) return detail::quiet_nan<basic_float<F>>();
+  const long double lx = static_cast<long double>(static_cast<double>(x));
+  if (lx < y) return detail::step(x, true);
+  if (lx > y) return detail::step(x, false);
+  // Equal: x, or for zero the zero of y's sign.
+  return detail::unpack<F>(x.bits()).cls == detail::value_class::zero ? detail::with_magnitude<F>(std::signbit(y), 0) : x;
 }
 /// The spacing of the format at x: 2^(max(exponent(x), emin) - mantissa bits), i.e. the gap
 /// from |x| to the next larger magnitude (at max, the spacing of max's binade). NaN for NaN and
@@ -175,6 +202,158 @@ MIXPREC_HD constexpr basic_float<F> ulp(basic_float<F> x) noexcept {
   }
   const int e = u.cls == detail::value_class::zero || u.exp < F::emin ? F::emin : u.exp;
   return detail::pow2<basic_float<F>>(e - F::mantissa_bits);
+}
+
+namespace detail {
+
+MIXPREC_HD constexpr bool magnitude_less(const unpacked& a, const unpacked& b) noexcept {
+  return a.exp < b.exp || (a.exp == b.exp && a.sig < b.sig);
+}
+
+/// x - n*y for finite x and finite non-zero y, exactly: n = trunc(x/y) (fmod) or, when nearest,
+/// x/y rounded to nearest, ties to even (IEEE remainder). q: |n| modulo 2^64.
+MIXPREC_HD constexpr unpacked exact_remainder(const unpacked& x, const unpacked& y, bool nearest,
+                                              std::uint64_t& q) noexcept {
+  q = 0;
+  if (x.cls == value_class::zero) return x;
+  if (magnitude_less(x, y)) {  // n = 0, or +-1 when |x| > |y|/2 (then the exponents differ by <= 1)
+    unpacked twice = x;
+    twice.exp += 1;
+    if (!nearest || !magnitude_less(y, twice)) return x;
+    q = 1;
+    unpacked ay = y, ax = x;
+    ay.sign = ax.sign = false;
+    unpacked r = soft_add(ay, negated(ax), rounding::nearest_even);  // exact
+    r.sign = !x.sign;
+    return r;
+  }
+  // Integer significands (every format has at most 53 significant bits): m * 2^(exp - 52).
+  const std::uint64_t mx = x.sig >> 11, my = y.sig >> 11;
+  const int a = x.exp - 52, b = y.exp - 52;
+  std::uint64_t r = 0, d = 0;  // remainder and divisor, in units of 2^w
+  int w = 0;
+  if (a >= b) {
+    d = my;
+    q = mx / d;
+    r = mx % d;
+    for (int k = a - b; k > 0;) {  // long division, 9 bits at a time (r < d < 2^53)
+      const int c = k < 9 ? k : 9;
+      r <<= c;
+      q = (q << c) + r / d;
+      r %= d;
+      k -= c;
+    }
+    w = b;
+  } else {
+    d = my << (b - a);  // <= mx < 2^53, as |y| <= |x|
+    q = mx / d;
+    r = mx % d;
+    w = a;
+  }
+  bool flip = false;
+  if (nearest && (2 * r > d || (2 * r == d && (q & 1u) != 0))) {
+    r = d - r;
+    q += 1;
+    flip = true;
+  }
+  if (r == 0) return make_zero(x.sign);
+  unpacked u = unpack_integer(r);
+  u.exp += w;
+  u.sign = x.sign != flip;
+  return u;
+}
+
+template <class F>
+MIXPREC_HD constexpr basic_float<F> remainder_of(basic_float<F> x, basic_float<F> y, bool nearest,
+                                                 int* quo) noexcept {
+  using T = basic_float<F>;
+  const unpacked ux = unpack<F>(x.bits()), uy = unpack<F>(y.bits());
+  if (quo) *quo = 0;
+  if (ux.cls == value_class::nan) return quiet(x);
+  if (uy.cls == value_class::nan) return quiet(y);
+  if (ux.cls == value_class::infinite || uy.cls == value_class::zero) {
+    return T::from_bits(pack<F>(default_nan(), rounding::nearest_even, overflow::ieee));
+  }
+  if (uy.cls == value_class::infinite) return x;
+  std::uint64_t q = 0;
+  const unpacked r = exact_remainder(ux, uy, nearest, q);
+  if (quo) {
+    const int n = static_cast<int>(q & 0x7fffffffu);
+    *quo = ux.sign != uy.sign ? -n : n;
+  }
+  return T::from_bits(pack<F>(r, rounding::nearest_even, overflow::ieee));  // exact
+}
+
+}  // namespace detail
+
+/// x - trunc(x/y) * y, exact (the sign of x). NaN for x infinite or y zero (+max in the MX
+/// formats without NaN, as 0/0 there); x for y infinite.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> fmod(basic_float<F> x, basic_float<F> y) noexcept {
+  return detail::remainder_of(x, y, false, nullptr);
+}
+/// IEEE remainder: x - n*y with n = x/y rounded to nearest, ties to even; exact, |result| <=
+/// |y|/2, a zero result has the sign of x. Special cases as fmod.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> remainder(basic_float<F> x, basic_float<F> y) noexcept {
+  return detail::remainder_of(x, y, true, nullptr);
+}
+/// remainder(x, y), and in *quo the sign of x/y and the low 31 bits of |n| (0 for NaN results).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> remquo(basic_float<F> x, basic_float<F> y, int* quo) noexcept {
+  return detail::remainder_of(x, y, true, quo);
+}
+
+/// Splits x into an integral part (*iptr, trunc(x)) and a fractional part (returned), both with
+/// the sign of x, both exact. Infinity: *iptr = x, returns +-0. NaN: both a quiet NaN.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> modf(basic_float<F> x, basic_float<F>* iptr) noexcept {
+  const basic_float<F> t = trunc(x);
+  *iptr = t;
+  const detail::unpacked u = detail::unpack<F>(x.bits());
+  if (u.cls == detail::value_class::nan) return t;
+  if (u.cls != detail::value_class::finite || t == x) {  // a zero with x's sign (none in fnuz; NaN in e8m0fnu)
+    return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(u.sign), rounding::nearest_even, overflow::ieee));
+  }
+  if (u.exp < 0) return x;
+  return basic_float<F>::from_bits(detail::pack<F>(
+      detail::soft_add(u, detail::negated(detail::unpack<F>(t.bits())), rounding::nearest_even),
+      rounding::nearest_even, overflow::ieee));  // exact
+}
+
+/// x - y (rounded once) if x > y, else +0; a NaN operand gives a quiet NaN.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> fdim(basic_float<F> x, basic_float<F> y) noexcept {
+  if (isnan(x)) return detail::quiet(x);
+  if (isnan(y)) return detail::quiet(y);
+  if (x > y) return x - y;
+  return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(false), rounding::nearest_even, overflow::ieee));
+}
+
+/// Quiet comparisons (never true for a NaN operand, as the operators).
+template <class F>
+MIXPREC_HD constexpr bool isgreater(basic_float<F> x, basic_float<F> y) noexcept {
+  return x > y;
+}
+template <class F>
+MIXPREC_HD constexpr bool isgreaterequal(basic_float<F> x, basic_float<F> y) noexcept {
+  return x >= y;
+}
+template <class F>
+MIXPREC_HD constexpr bool isless(basic_float<F> x, basic_float<F> y) noexcept {
+  return x < y;
+}
+template <class F>
+MIXPREC_HD constexpr bool islessequal(basic_float<F> x, basic_float<F> y) noexcept {
+  return x <= y;
+}
+template <class F>
+MIXPREC_HD constexpr bool islessgreater(basic_float<F> x, basic_float<F> y) noexcept {
+  return x < y || y < x;
+}
+template <class F>
+MIXPREC_HD constexpr bool isunordered(basic_float<F> x, basic_float<F> y) noexcept {
+  return isnan(x) || isnan(y);
 }
 
 // ---- functions evaluated in double, rounded once -----------------------------------------
@@ -198,6 +377,11 @@ MIXPREC_UNARY(cosh)
 MIXPREC_UNARY(tanh)
 MIXPREC_UNARY(erf)
 MIXPREC_UNARY(erfc)
+MIXPREC_UNARY(asinh)
+MIXPREC_UNARY(acosh)
+MIXPREC_UNARY(atanh)
+MIXPREC_UNARY(tgamma)
+MIXPREC_UNARY(lgamma)
 #undef MIXPREC_UNARY
 
 #define MIXPREC_BINARY(NAME)                                                                   \
@@ -208,6 +392,44 @@ MIXPREC_UNARY(erfc)
 MIXPREC_BINARY(hypot)
 MIXPREC_BINARY(pow)
 #undef MIXPREC_BINARY
+
+/// sqrt(x^2 + y^2 + z^2) (C++17's three-argument hypot), without overflow or underflow in between:
+/// +inf if an argument is infinite (even with a NaN), else NaN if one is NaN. Correctly rounded
+/// for formats of at most 24 significant bits (all built-in ones): the squares, added smallest
+/// first, are exact to 64 bits plus a sticky bit, then one correctly rounded square root.
+/// (Not through std::hypot: libstdc++'s three-argument form gives NaN for infinite arguments and
+/// misrounds bfloat16 values near 1e-17.)
+template <class F>
+MIXPREC_HD constexpr basic_float<F> hypot(basic_float<F> x, basic_float<F> y, basic_float<F> z) noexcept {
+  using detail::unpacked;
+  unpacked u[3] = {detail::unpack<F>(x.bits()), detail::unpack<F>(y.bits()), detail::unpack<F>(z.bits())};
+  for (const unpacked& v : u) {
+    if (v.cls == detail::value_class::infinite) {
+      return basic_float<F>::from_bits(detail::pack<F>(detail::make_inf(false), rounding::nearest_even, overflow::ieee));
+    }
+  }
+  for (const unpacked& v : u) {
+    if (v.cls == detail::value_class::nan) {
+      return basic_float<F>::from_bits(detail::pack<F>(v, rounding::nearest_even, overflow::ieee));  // quiet
+    }
+  }
+  for (unpacked& v : u) v.sign = false;
+  // Ascending magnitude (zeros first), so that only the last addition can be inexact.
+  const auto less = [](const unpacked& a, const unpacked& b) {
+    return a.cls == detail::value_class::zero ? b.cls != detail::value_class::zero
+                                              : b.cls != detail::value_class::zero && detail::magnitude_less(a, b);
+  };
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2 - i; ++j)
+      if (less(u[j + 1], u[j])) {
+        const unpacked t = u[j];
+        u[j] = u[j + 1];
+        u[j + 1] = t;
+      }
+  unpacked s = detail::soft_mul(u[0], u[0]);
+  for (int i = 1; i < 3; ++i) s = detail::soft_add(s, detail::soft_mul(u[i], u[i]), rounding::nearest_even);
+  return basic_float<F>::from_bits(detail::pack<F>(detail::soft_sqrt(s), rounding::nearest_even, overflow::ieee));
+}
 
 /// atan2(y, x). For 0 < |y/x| < 2^-20 with x > 0 the result is y/x - (y/x)^3/3 + ..., and the
 /// double result is y/x itself, which can be a tie of the format while the exact value lies just

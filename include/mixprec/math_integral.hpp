@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: MIT
+// mixprec/math_integral.hpp — rounding to integral values and conversion to integers, in every
+// rounding mode, exact (integer arithmetic on the bits; no double, no floating-point environment).
+//
+// - round_to_integral(x, mode[, random_bits]): the integral value x rounds to in mode (IEEE 754
+//   roundToIntegral; to_odd: truncate, then the odd neighbour if anything was discarded;
+//   stochastic: away from zero with probability equal to the discarded fraction, truncated to 32
+//   bits, as for conversions). floor, ceil, trunc, round (ties away), rint and nearbyint (ties to
+//   even: mixprec never reads the floating-point environment) are its fixed-mode forms. The sign
+//   of a zero result is that of x (no -0 in fnuz formats). NaN gives a quiet NaN (a signalling NaN
+//   is quieted), infinity itself. Where the integral value exceeds the format's largest finite
+//   value (only the MX float6_e2m3fn, max 7.5: upward 7.25 is 8) it overflows as a conversion
+//   does: +-max in formats without infinity. e8m0fnu has no zero: a result of 0 is its NaN.
+// - to_integer<I>(x, mode = toward_zero[, random_bits]): x rounded to an integer of type I (any
+//   integer type but bool) in one step. Out of range, SATURATING as CUDA's cvt and Rust's `as`:
+//   NaN gives 0; +inf and values above I's maximum give that maximum; -inf and values below I's
+//   minimum give that minimum (0 for unsigned I). Never undefined behaviour.
+// - lrint, llrint (nearest-even), lround, llround (ties away): to_integer<long / long long>.
+//
+//   mixprec::to_integer<int>(mixprec::half(-2.5f), mixprec::rounding::nearest_even)  // -2
+//   mixprec::lround(mixprec::half(2.5f))                                              // 3
+//   mixprec::to_integer<std::uint8_t>(mixprec::half(300.0f))                          // 255
+#ifndef MIXPREC_MATH_INTEGRAL_HPP
+#define MIXPREC_MATH_INTEGRAL_HPP
+
+#include <cstdint>
+#include <type_traits>
+
+#include "basic_float.hpp"
+#include "round_to.hpp"
+
+namespace mixprec {
+namespace detail {
+
+/// The magnitude of the integer a finite non-zero u rounds to in mode. big: the magnitude is
+/// 2^64 or more (mag is then meaningless).
+MIXPREC_HD constexpr std::uint64_t integral_magnitude(const unpacked& u, rounding mode, std::uint32_t random_bits,
+                                                      bool& big) noexcept {
+  big = u.exp >= 64;
+  if (u.exp >= 63) return u.sig;  // no fractional bits
+  std::uint64_t ip = 0;
+  std::uint64_t frac = 0;  // the fractional part, left-aligned: frac / 2^64
+  bool sticky = false;     // non-zero bits below frac
+  if (u.exp >= 0) {
+    ip = u.sig >> (63 - u.exp);
+    frac = u.sig << (u.exp + 1);
+  } else {
+    const int s = -u.exp - 1;  // frac = sig >> s
+    frac = s >= 64 ? 0 : u.sig >> s;
+    sticky = s >= 64 || (s > 0 && (u.sig << (64 - s)) != 0);
+  }
+  const bool half = (frac >> 63) != 0;
+  const bool rest = (frac << 1) != 0 || sticky;
+  bool up = false;
+  switch (mode) {
+    case rounding::nearest_even: up = half && (rest || (ip & 1u) != 0); break;
+    case rounding::nearest_away: up = half; break;
+    case rounding::toward_zero: break;
+    case rounding::upward: up = !u.sign && (half || rest); break;
+    case rounding::downward: up = u.sign && (half || rest); break;
+    case rounding::to_odd: up = (half || rest) && (ip & 1u) == 0; break;
+    case rounding::stochastic: up = (frac >> 32) + random_bits >= (std::uint64_t{1} << 32); break;
+  }
+  return ip + (up ? 1u : 0u);  // ip < 2^63: no wrap
+}
+
+/// The value of I nearest to (-1)^neg * mag (mag >= 2^64 when big).
+template <class I>
+MIXPREC_HD constexpr I saturate_integer(bool neg, std::uint64_t mag, bool big) noexcept {
+  using U = std::make_unsigned_t<I>;
+  constexpr std::uint64_t umax = static_cast<std::uint64_t>(static_cast<U>(~static_cast<U>(0)));
+  constexpr std::uint64_t imax = std::is_signed<I>::value ? umax >> 1 : umax;
+  if (mag == 0 && !big) return I(0);
+  if (!neg) return big || mag > imax ? static_cast<I>(imax) : static_cast<I>(mag);
+  if constexpr (std::is_signed<I>::value) {
+    // |min| = imax + 1; -(mag - 1) - 1 does not overflow long long for mag <= 2^63.
+    if (big || mag > imax + 1) mag = imax + 1;
+    return static_cast<I>(-static_cast<long long>(mag - 1) - 1);
+  } else {
+    return I(0);
+  }
+}
+
+}  // namespace detail
+
+/// x rounded to an integral value of its format in mode (see the header comment);
+/// random_bits is used by rounding::stochastic only.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding mode,
+                                                      std::uint32_t random_bits) noexcept {
+  using T = basic_float<F>;
+  detail::unpacked u = detail::unpack<F>(x.bits());
+  if (u.cls == detail::value_class::nan) return T::from_bits(detail::pack<F>(u, mode, overflow::ieee));  // quiet
+  if (u.cls != detail::value_class::finite || u.exp >= F::mantissa_bits) return x;  // zero, inf, integral
+  bool big = false;
+  const std::uint64_t mag = detail::integral_magnitude(u, mode, random_bits, big);
+  const bool neg = u.sign;
+  u = mag == 0 ? detail::unpacked{detail::value_class::zero, neg, false, 0, 0} : detail::unpack_integer(mag);
+  u.sign = neg;
+  return T::from_bits(detail::pack<F>(u, rounding::nearest_even, overflow::ieee));  // exact but for overflow
+}
+/// round_to_integral in a deterministic mode (rounding::stochastic needs random bits: see
+/// detail::require_random_bits).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding mode = rounding::nearest_even) {
+  detail::require_random_bits(mode);
+  return round_to_integral(x, mode, 0);
+}
+
+template <class F>
+MIXPREC_HD constexpr basic_float<F> floor(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::downward, 0);
+}
+template <class F>
+MIXPREC_HD constexpr basic_float<F> ceil(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::upward, 0);
+}
+template <class F>
+MIXPREC_HD constexpr basic_float<F> trunc(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::toward_zero, 0);
+}
+/// Nearest integer, ties away from zero.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> round(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::nearest_away, 0);
+}
+/// Nearest integer, ties to even (the default rounding mode; the environment is not read).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> rint(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::nearest_even, 0);
+}
+template <class F>
+MIXPREC_HD constexpr basic_float<F> nearbyint(basic_float<F> x) noexcept {
+  return round_to_integral(x, rounding::nearest_even, 0);
+}
+
+/// x rounded to an integer of type I in mode, saturating (NaN: 0; see the header comment).
+template <class I, class F>
+MIXPREC_HD constexpr I to_integer(basic_float<F> x, rounding mode, std::uint32_t random_bits) noexcept {
+  static_assert(std::is_integral<I>::value && !std::is_same<I, bool>::value,
+                "to_integer converts to an integer type other than bool");
+  const detail::unpacked u = detail::unpack<F>(x.bits());
+  switch (u.cls) {
+    case detail::value_class::nan:
+    case detail::value_class::zero: return I(0);
+    case detail::value_class::infinite: return detail::saturate_integer<I>(u.sign, 0, true);
+    case detail::value_class::finite: break;
+  }
+  bool big = false;
+  const std::uint64_t mag = detail::integral_magnitude(u, mode, random_bits, big);
+  return detail::saturate_integer<I>(u.sign, mag, big);
+}
+/// to_integer in a deterministic mode; truncates by default, like static_cast from float.
+template <class I, class F>
+MIXPREC_HD constexpr I to_integer(basic_float<F> x, rounding mode = rounding::toward_zero) {
+  detail::require_random_bits(mode);
+  return to_integer<I>(x, mode, 0);
+}
+
+template <class F>
+MIXPREC_HD constexpr long lrint(basic_float<F> x) noexcept {
+  return to_integer<long>(x, rounding::nearest_even, 0);
+}
+template <class F>
+MIXPREC_HD constexpr long long llrint(basic_float<F> x) noexcept {
+  return to_integer<long long>(x, rounding::nearest_even, 0);
+}
+template <class F>
+MIXPREC_HD constexpr long lround(basic_float<F> x) noexcept {
+  return to_integer<long>(x, rounding::nearest_away, 0);
+}
+template <class F>
+MIXPREC_HD constexpr long long llround(basic_float<F> x) noexcept {
+  return to_integer<long long>(x, rounding::nearest_away, 0);
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_MATH_INTEGRAL_HPP
