@@ -362,7 +362,7 @@ bool throws_naming(F f, const std::vector<std::string>& parts) {
   return false;
 }
 
-#if defined(__unix__)
+#if defined(__unix__) && defined(MIXPREC_STUDY_HAVE_ZLIB)
 /// The process's peak resident set so far, in bytes (getrusage: a high-water mark).
 long long peak_rss() {
   rusage u{};
