@@ -4,13 +4,13 @@
 //   mixprec::exec::par          host threads from mixprec's pool (default size: set_num_threads(),
 //                               else $MIXPREC_NUM_THREADS, else std::thread::hardware_concurrency())
 //   mixprec::exec::par(4)       at most 4 threads (the caller included)
+//   mixprec::exec::cuda         (nvcc only) the default stream; exec::cuda(stream) another one
 //
 // Thread counts are capped at max_num_threads (4096) everywhere: set_num_threads(n), exec::par(n)
 // and $MIXPREC_NUM_THREADS take min(n, 4096). A $MIXPREC_NUM_THREADS that is not a decimal
-// integer >= 1 is ignored (the hardware default is used) with one warning on stderr per process,
-// as is one above the cap (then 4096 is used). When the system refuses a new thread
+// integer >= 1 is ignored (the hardware default is used), one above the cap gives 4096; either
+// way one warning goes to stderr, once per process. When the system refuses a new thread
 // (std::system_error), the pool runs the job with the threads it has, down to the caller alone.
-//   mixprec::exec::cuda         (nvcc only) the default stream; exec::cuda(stream) another one
 //
 // Every kernel is written once: a __host__ __device__ body over a range of indices. Under seq the
 // body sees [0, n) in blocks, under par the blocks are shared among threads, under cuda each
@@ -22,8 +22,9 @@
 // callers queue); a kernel called from inside a job runs sequentially in its thread. Bodies
 // must not throw (the kernels' bodies do not).
 //
-// for_each_index(policy, n, f) is public: f(i) for every i in [0, n), with f callable on the
-// device when the policy is exec::cuda (pointers then must be device or managed memory).
+// for_each_index(policy, n, f) is public: f(i) for every i in [0, n) (any n up to SIZE_MAX),
+// with f callable on the device when the policy is exec::cuda (pointers then must be device or
+// managed memory).
 #ifndef MIXPREC_EXEC_HPP
 #define MIXPREC_EXEC_HPP
 
@@ -299,10 +300,11 @@ inline void cuda_check(cudaError_t e, const char* what) {
 
 template <class F>
 __global__ void for_each_block_kernel(std::size_t nblocks, std::size_t n, std::size_t grain, F f) {
-  for (std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; b < nblocks;
-       b += static_cast<std::size_t>(blockDim.x) * gridDim.x) {
+  const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
+  for (std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; b < nblocks; b += stride) {
     const std::size_t begin = b * grain;
     f(begin, block_end(begin, n, grain));
+    if (nblocks - b <= stride) break;  // b + stride would reach nblocks (or wrap past SIZE_MAX)
   }
 }
 #endif
@@ -359,7 +361,7 @@ void for_each_block(exec::cuda_policy p, std::size_t n, std::size_t grain, F f) 
   if (n == 0) return;
   const std::size_t nblocks = block_count(n, grain);
   const unsigned threads = 256;
-  const std::size_t want = (nblocks + threads - 1) / threads;
+  const std::size_t want = block_count(nblocks, threads);
   const unsigned blocks = static_cast<unsigned>(want < 65535u * 16u ? want : 65535u * 16u);
   for_each_block_kernel<<<blocks, threads, 0, p.stream>>>(nblocks, n, grain, f);
   cuda_check(cudaGetLastError(), "kernel launch");
