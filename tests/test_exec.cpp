@@ -183,8 +183,8 @@ std::string run_child(const std::string& env, const char* filter) {
   char self[4096] = {};
   const ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
   REQUIRE(len > 0);
-  const std::string cmd = "MIXPREC_TEST_EXEC_CHILD=1 " + env + " '" + self + "' --test-case='" + filter +
-                          "' --no-version 2>&1";
+  const std::string cmd =
+      "MIXPREC_TEST_EXEC_CHILD=1 " + env + " '" + self + "' --test-case='" + filter + "' --no-version 2>&1";
   std::string out;
   std::FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);

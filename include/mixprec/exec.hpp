@@ -82,9 +82,7 @@ struct sequenced_policy {};
 struct parallel_policy {
   unsigned threads = 0;
   /// exec::par(n): at most min(n, max_num_threads) threads (n == 0: the default).
-  constexpr parallel_policy operator()(unsigned n) const noexcept {
-    return parallel_policy{detail::cap_threads(n)};
-  }
+  constexpr parallel_policy operator()(unsigned n) const noexcept { return parallel_policy{detail::cap_threads(n)}; }
 };
 
 inline constexpr sequenced_policy seq{};
@@ -148,8 +146,8 @@ inline unsigned parse_num_threads(const char* s, std::string& warning) {
     return 0;
   }
   if (v > max_num_threads) {
-    warning = "mixprec: MIXPREC_NUM_THREADS=" + quoted + " is above the cap; using " +
-              std::to_string(max_num_threads) + " thread(s)\n";
+    warning = "mixprec: MIXPREC_NUM_THREADS=" + quoted + " is above the cap; using " + std::to_string(max_num_threads) +
+              " thread(s)\n";
     return max_num_threads;
   }
   return static_cast<unsigned>(v);
