@@ -1,10 +1,14 @@
 // kernels/unscale.hpp: unscale_and_check against the per-element rule of PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_ (spec/amp.md), for several gradient types at
-// once, under every policy; update_scale against dynamic_loss_scale's PyTorch preset.
+// once, under every policy; update_scale against dynamic_loss_scale's PyTorch preset, and its
+// out-of-contract inputs (a saturating tracker, growth_interval < 1 rejected).
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 #include <random>
+#include <stdexcept>
 #include <vector>
 
 #include "kernel_test_util.hpp"
@@ -113,4 +117,42 @@ TEST_CASE("update_scale: PyTorch's state machine, equal to dynamic_loss_scale's 
   update_scale(big, t, 0.0f, 2.0, 0.5, 1);
   CHECK(big == 3e38f);
   CHECK(t == 0);
+}
+
+TEST_CASE("update_scale: out-of-contract trackers and intervals (no int32 overflow; policy overloads reject)") {
+  const std::int32_t max = std::numeric_limits<std::int32_t>::max();
+  // A tracker at INT32_MAX: PyTorch's `tracker + 1` overflows; here it saturates, the scale stays.
+  for (std::int32_t interval : {max, std::int32_t{2000}, std::int32_t{1}, std::int32_t{0}, std::int32_t{-5}}) {
+    float s = 8.0f;
+    std::int32_t t = max;
+    update_scale(s, t, 0.0f, 2.0, 0.5, interval);
+    CHECK(t == max);
+    CHECK(s == 8.0f);
+    // An overflow resets it as usual.
+    update_scale(s, t, 1.0f, 2.0, 0.5, interval);
+    CHECK(t == 0);
+    CHECK(s == 4.0f);
+  }
+  // Past the interval (or interval <= 0): counts up without growing, as PyTorch.
+  float s = 8.0f;
+  std::int32_t t = 5;
+  update_scale(s, t, 0.0f, 2.0, 0.5, 3);
+  CHECK((t == 6 && s == 8.0f));
+  t = 0;
+  update_scale(s, t, 0.0f, 2.0, 0.5, 0);
+  CHECK((t == 1 && s == 8.0f));
+  // The largest interval still grows when reached.
+  t = max - 1;
+  update_scale(s, t, 0.0f, 2.0, 0.5, max);
+  CHECK((t == 0 && s == 16.0f));
+  // The policy overloads check the interval first and touch nothing.
+  for (std::int32_t bad : {std::int32_t{0}, std::int32_t{-1}, std::numeric_limits<std::int32_t>::min()}) {
+    float scale = 8.0f;
+    std::int32_t tracker = 7;
+    const float found = 0.0f;
+    CHECK_THROWS_WITH_AS(update_scale(exec::seq, &scale, &tracker, &found, 2.0, 0.5, bad),
+                         doctest::Contains("growth_interval must be in [1, 2147483647]"), std::invalid_argument);
+    CHECK_THROWS_AS(update_scale(exec::par, &scale, &tracker, &found, 2.0, 0.5, bad), std::invalid_argument);
+    CHECK((scale == 8.0f && tracker == 7));
+  }
 }

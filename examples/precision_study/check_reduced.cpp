@@ -19,8 +19,13 @@
 //      every skip halves the scale (final = 2^24 / 2^skipped), optimizer steps = steps - skipped;
 //   3. all ten modes run (a few steps each), and every number is the same with 1 and 2 threads;
 //   4. bad flags: usage on stderr and exit status 2; --help: exit 0;
+//   4b. flags are checked before anything trains (--init-scale 1e-50: status 2, nothing run);
+//      --modes lists each mode once, where first listed (all,all: ten modes);
 //   5. the IDX reader: truncated, corrupt and wrong files give an error naming the file; gzip
-//      files are read (with zlib) or refused with a message saying gzip is unavailable.
+//      files are read (with zlib) or refused with a message saying gzip is unavailable; the
+//      header is read first and then at most its payload + 1 byte (64 MiB after one image, a
+//      2^32 - 1 count, a 256 MiB gzip bomb: counted bytes and the peak RSS);
+//   6. output files: renamed from NAME.tmp; a full disk (/dev/full) leaves no half-written file.
 //
 //   precision_study_check [WORK_DIR [STUDY_ARGS...]]   (default ./precision_study_check_out; STUDY_ARGS,
 //                                                     e.g. --data synthetic, go to every study run)
@@ -37,6 +42,13 @@
 #include <string>
 #include <vector>
 
+#if defined(__unix__)
+#include <sys/resource.h>  // getrusage
+#endif
+#if defined(MIXPREC_STUDY_HAVE_ZLIB)
+#include <zlib.h>
+#endif
+
 #include "cli.hpp"
 
 namespace {
@@ -45,6 +57,7 @@ namespace json = mixprec::detail::json;
 namespace ps = precision_study;
 
 int failures = 0;
+std::string work_dir;  // argv[1]
 std::vector<std::string> extra_args;  // from the command line, put before every study run's own
 
 void check(bool ok, const std::string& what) {
@@ -214,6 +227,9 @@ void reduced_study(const std::string& dir) {
                         "time.svg", "memory.svg"}) {
     check(std::filesystem::exists(out + "/" + f), std::string("wrote ") + f);
   }
+  bool temps = false;
+  for (const auto& entry : std::filesystem::directory_iterator(out)) temps = temps || entry.path().extension() == ".tmp";
+  check(!temps, "no temporary file left in the output directory");
   const std::string csv = read_text(out + "/results.csv");
   check(csv.rfind("mode,test_acc,", 0) == 0 && csv.find("\nfloat16-mixed,") != std::string::npos,
         "results.csv has a header and a row per mode");
@@ -275,7 +291,39 @@ void flags() {
   check(run({"--threads"}, &out, &err) == 2 && err.find("needs a value") != std::string::npos,
         "a flag without its value is refused");
   check(run({"--init-scale", "-1"}, &out, &err) == 2, "a negative scale is refused");
+  // 1e-50 is positive and finite as a double but 0 as the scaler's float32 scale: refused while
+  // parsing (status 2, nothing trained, no output directory), not when float16-mixed starts.
+  const std::string never = work_dir + "/never-created";
+  check(run({"--init-scale", "1e-50", "--modes", "float32,float16-mixed", "--limit", "300", "--epochs", "1", "--out",
+             never, "--log-every", "0"},
+            &out, &err) == 2 &&
+            err.find("--init-scale: '1e-50'") != std::string::npos && out.find("## ") == std::string::npos &&
+            !std::filesystem::exists(never),
+        "--init-scale 1e-50 is refused up front, before any mode trains");
+  check(run({"--init-scale", "1e-45", "--help"}, &out, &err) == 0, "--init-scale 1e-45 (a float32 subnormal) is taken");
   check(run({"--help"}, &out, &err) == 0 && out.find("--modes LIST") != std::string::npos, "--help prints the usage");
+}
+
+/// --modes: a mode listed again runs once, where first listed.
+void modes_dedup() {
+  auto names = [](std::vector<const char*> args) {
+    args.insert(args.begin(), "precision_study");
+    const ps::options o = ps::parse_options(static_cast<int>(args.size()), args.data());
+    std::vector<std::string> n;
+    for (const ps::mode_spec* m : o.modes) n.push_back(m->name);
+    return n;
+  };
+  std::vector<std::string> all;
+  for (const ps::mode_spec& m : ps::all_modes()) all.push_back(m.name);
+  check(names({"--modes", "all,all"}) == all, "--modes all,all: each mode once, in the usual order");
+  check(names({"--modes", "all"}) == all && names({}) == all, "--modes all and the default: the ten modes");
+  std::vector<std::string> mixed_first = {"float16-mixed"};
+  for (const std::string& n : all) {
+    if (n != "float16-mixed") mixed_first.push_back(n);
+  }
+  check(names({"--modes", "float16-mixed,all,float32,float16-mixed"}) == mixed_first,
+        "--modes float16-mixed,all,...: float16-mixed first, every other mode once after it");
+  check(names({"--modes", "float32,float32"}) == std::vector<std::string>{"float32"}, "--modes float32,float32: once");
 }
 
 std::vector<std::uint8_t> idx_images(std::uint32_t n, std::uint32_t magic = 0x803, std::size_t keep = ~std::size_t{0}) {
@@ -314,6 +362,91 @@ bool throws_naming(F f, const std::vector<std::string>& parts) {
   return false;
 }
 
+#if defined(__unix__) && defined(MIXPREC_STUDY_HAVE_ZLIB)
+/// The process's peak resident set so far, in bytes (getrusage: a high-water mark).
+long long peak_rss() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<long long>(u.ru_maxrss) * 1024;
+}
+#endif
+
+/// The reader reads the header, then at most the payload it announces and one byte more:
+/// counted on a byte_source (what it delivered), and as the peak RSS for a gzip bomb.
+void bounded_reads(const std::string& d) {
+  constexpr std::size_t one_image = 16 + 784;
+  std::size_t count = 0;
+  // A raw file: a header announcing one image, then 64 MiB of zeros.
+  {
+    std::vector<std::uint8_t> b = idx_images(1);
+    b.resize(b.size() + (std::size_t{64} << 20), 0);
+    write_bytes(d + "/raw-trailing", b);
+    ps::detail::byte_source src(d + "/raw-trailing");
+    check(throws_naming([&] { ps::detail::read_idx_images(src, count); }, {d + "/raw-trailing", "corrupt"}),
+          "64 MiB after one image: an error naming the file");
+    check(src.delivered() <= one_image + 1, "64 MiB after one image: at most header + payload + 1 bytes read (read " +
+                                                std::to_string(src.delivered()) + ")");
+    std::filesystem::remove(d + "/raw-trailing");
+  }
+  // A header announcing 2^32 - 1 images: refused before any payload is read.
+  {
+    std::vector<std::uint8_t> huge = idx_images(1);  // then the count patched to 2^32 - 1
+    huge[4] = huge[5] = huge[6] = huge[7] = 0xff;
+    write_bytes(d + "/huge-count", huge);
+    ps::detail::byte_source src(d + "/huge-count");
+    check(throws_naming([&] { ps::detail::read_idx_images(src, count); }, {d + "/huge-count", "4294967295", "more than"}),
+          "a header announcing 2^32 - 1 images: refused, naming the count");
+    check(src.delivered() == 16, "a header announcing 2^32 - 1 images: only the header read");
+    std::vector<std::uint8_t> labels = idx_labels(0);
+    labels[4] = labels[5] = labels[6] = labels[7] = 0xff;
+    write_bytes(d + "/huge-labels", labels);
+    check(throws_naming([&] { ps::read_idx_labels(d + "/huge-labels"); }, {d + "/huge-labels", "more than"}),
+          "a header announcing 2^32 - 1 labels: refused");
+  }
+#if defined(MIXPREC_STUDY_HAVE_ZLIB)
+  // A gzip bomb: a member holding a one-image file, then 256 members of 1 MiB of zeros each
+  // (about 256 MiB decompressed from about 256 KiB). Reading it costs header + payload + 1 bytes.
+  {
+    auto gzip = [](const std::vector<std::uint8_t>& raw) {
+      z_stream z{};
+      std::vector<std::uint8_t> out(compressBound(static_cast<uLong>(raw.size())) + 64);
+      if (deflateInit2(&z, 9, Z_DEFLATED, 15 + 16, 9, Z_DEFAULT_STRATEGY) != Z_OK) return std::vector<std::uint8_t>{};
+      z.next_in = const_cast<Bytef*>(raw.data());
+      z.avail_in = static_cast<uInt>(raw.size());
+      z.next_out = out.data();
+      z.avail_out = static_cast<uInt>(out.size());
+      const int rc = deflate(&z, Z_FINISH);
+      out.resize(z.total_out);
+      deflateEnd(&z);
+      return rc == Z_STREAM_END ? out : std::vector<std::uint8_t>{};
+    };
+    std::vector<std::uint8_t> bomb = gzip(idx_images(1));
+    const std::vector<std::uint8_t> zeros = gzip(std::vector<std::uint8_t>(std::size_t{1} << 20, 0));
+    check(!bomb.empty() && !zeros.empty(), "zlib compresses the test's gzip bomb");
+    for (int i = 0; i < 256; ++i) bomb.insert(bomb.end(), zeros.begin(), zeros.end());
+    write_bytes(d + "/bomb.gz", bomb);
+#if defined(__unix__)
+    const long long rss_before = peak_rss();
+#endif
+    {
+      ps::detail::byte_source src(d + "/bomb.gz");
+      check(throws_naming([&] { ps::detail::read_idx_images(src, count); }, {d + "/bomb.gz", "corrupt"}),
+            "a gzip bomb after one image: an error naming the file");
+      check(src.delivered() <= one_image + 1, "a gzip bomb: at most header + payload + 1 bytes decompressed (got " +
+                                                  std::to_string(src.delivered()) + ")");
+    }
+    check(throws_naming([&] { ps::read_idx_images(d + "/bomb.gz", count); }, {d + "/bomb.gz", "corrupt"}),
+          "a gzip bomb through the public reader: the same error");
+#if defined(__unix__)
+    const long long grown = peak_rss() - rss_before;
+    check(grown < (32ll << 20), "a gzip bomb (256 MiB inflated): the peak RSS grows by less than 32 MiB (grew " +
+                                    std::to_string(grown >> 20) + " MiB)");
+#endif
+    std::filesystem::remove(d + "/bomb.gz");
+  }
+#endif
+}
+
 void idx_reader(const std::string& dir) {
   const std::string d = dir + "/idx";
   std::filesystem::create_directories(d);
@@ -340,6 +473,7 @@ void idx_reader(const std::string& dir) {
   write_bytes(d + "/extra", extra);
   check(throws_naming([&] { ps::read_idx_images(d + "/extra", count); }, {d + "/extra", "corrupt"}),
         "bytes after the data: an error naming the file");
+  bounded_reads(d);
   write_bytes(d + "/bad-label", idx_labels(20, 7));
   check(throws_naming([&] { ps::read_idx_labels(d + "/bad-label"); }, {d + "/bad-label", "label 12"}),
         "a label outside 0..9: an error naming the file");
@@ -408,13 +542,51 @@ void synthetic() {
   check(all && a.train.pixels.size() == 300 * 784, "the synthetic task has all ten classes");
 }
 
+/// Output files go to NAME.tmp and are renamed: a failed write (a full disk) leaves no file
+/// half-written under its name and the previous files as they were.
+void atomic_outputs(const std::string& dir) {
+  namespace fs = std::filesystem;
+  const std::string d = dir + "/atomic";
+  fs::remove_all(d);
+  fs::create_directories(d);
+  auto gone = [](const std::string& p) { return !fs::exists(fs::symlink_status(p)); };
+  const std::string a = d + "/a.csv", b = d + "/b.csv";
+  ps::detail::write_files({{a, "old a\n"}, {b, "old b\n"}});
+  check(read_text(a) == "old a\n" && read_text(b) == "old b\n", "write_files writes every file");
+  check(gone(ps::detail::temp_name(a)) && gone(ps::detail::temp_name(b)), "write_files leaves no temporary file");
+#if defined(__linux__)
+  // A full disk: b's temporary file is /dev/full, where every write fails (ENOSPC).
+  fs::create_symlink("/dev/full", ps::detail::temp_name(b));
+  check(throws_naming([&] { ps::detail::write_files({{a, "new a\n"}, {b, "new b\n"}}); }, {b, "write failed"}),
+        "a full disk: an error naming the file");
+  check(read_text(a) == "old a\n" && read_text(b) == "old b\n",
+        "a full disk: the previous files are intact, none half-written");
+  check(gone(ps::detail::temp_name(a)) && gone(ps::detail::temp_name(b)), "a full disk: no temporary file left");
+  // The study's files, into an empty directory: losses.csv fails, so no file is there at all.
+  const std::string e = d + "/study";
+  fs::create_directories(e);
+  fs::create_symlink("/dev/full", ps::detail::temp_name(e + "/losses.csv"));
+  ps::study_report rep;
+  check(throws_naming([&] { ps::write_outputs(rep, e); }, {e + "/losses.csv", "write failed"}),
+        "write_outputs on a full disk: an error naming losses.csv");
+  check(fs::is_empty(e), "write_outputs on a full disk: no file (not a 0-byte losses.csv), no temporary file");
+  const std::vector<std::string> written = ps::write_outputs(rep, e);
+  std::size_t n = 0;
+  for (const auto& entry : fs::directory_iterator(e)) n += entry.path().extension() != ".tmp";
+  check(written.size() == 9 && n == 9 && fs::file_size(e + "/losses.csv") > 0, "write_outputs then writes all nine");
+#endif
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   const std::string dir = argc > 1 ? argv[1] : "precision_study_check_out";
   for (int i = 2; i < argc; ++i) extra_args.push_back(argv[i]);
   std::filesystem::create_directories(dir);
+  work_dir = dir;
   flags();
+  modes_dedup();
+  atomic_outputs(dir);
   idx_reader(dir);
   synthetic();
   reduced_study(dir);

@@ -9,13 +9,18 @@
 #define MIXPREC_PRECISION_STUDY_CLI_HPP
 
 #include <mixprec/exec.hpp>
+#include <mixprec/loss_scale.hpp>
 
+#include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <ostream>
+#include <stdexcept>
 #include <string>
 #include <system_error>
 #include <vector>
@@ -56,7 +61,8 @@ inline std::string usage() {
              "Trains an MLP 784-512-256-10 on Fashion-MNIST in ten precisions with mixprec's kernels and reports\n"
              "test accuracy, time, memory, loss scaling and NaNs per mode (table, CSV, JSON, SVG).\n"
              "\n"
-             "  --modes LIST        comma-separated modes (default: all ten):") +
+             "  --modes LIST        comma-separated modes, or all (default: all ten); a mode listed again runs once,\n"
+             "                      where first listed:") +
          modes +
          "\n"
          "  --epochs N          epochs (default 3)\n"
@@ -89,7 +95,7 @@ inline bool parse_unsigned(const std::string& s, std::uint64_t& v) {
 
 }  // namespace detail
 
-/// Parses argv; throws study_error naming the bad flag.
+/// Parses and checks every flag before anything runs; throws study_error naming the bad flag.
 inline options parse_options(int argc, const char* const* argv) {
   options o;
   bool modes_given = false;
@@ -131,8 +137,12 @@ inline options parse_options(int argc, const char* const* argv) {
       for (;;) {
         const std::size_t comma = value.find(',', at);
         const std::string name = value.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+        // A mode listed again (by name or through "all") runs once, where it was first listed.
+        auto add = [&](const mode_spec* m) {
+          if (std::find(o.modes.begin(), o.modes.end(), m) == o.modes.end()) o.modes.push_back(m);
+        };
         if (name == "all") {
-          for (const mode_spec& m : all_modes()) o.modes.push_back(&m);
+          for (const mode_spec& m : all_modes()) add(&m);
         } else {
           const mode_spec* m = find_mode(name);
           if (m == nullptr) {
@@ -140,10 +150,7 @@ inline options parse_options(int argc, const char* const* argv) {
             for (const mode_spec& s : all_modes()) names += std::string(names.empty() ? "" : ", ") + s.name;
             throw study_error("--modes: unknown mode '" + name + "' (modes: " + names + ", or all)");
           }
-          for (const mode_spec* seen : o.modes) {
-            if (seen == m) throw study_error("--modes: '" + name + "' is listed twice");
-          }
-          o.modes.push_back(m);
+          add(m);
         }
         if (comma == std::string::npos) break;
         at = comma + 1;
@@ -169,6 +176,15 @@ inline options parse_options(int argc, const char* const* argv) {
       const double s = std::strtod(value.c_str(), &end);
       if (value.empty() || end == nullptr || *end != '\0' || !(s > 0) || !std::isfinite(s) || s > 3.0e38) {
         throw study_error("--init-scale: '" + value + "' is not a positive finite number");
+      }
+      // The scaler's own rule, checked here rather than when float16-mixed starts (after the
+      // modes before it have trained): e.g. 1e-50 is 0 as a float32 scale.
+      mixprec::loss_scale_config c = mixprec::loss_scale_config::pytorch();
+      c.init_scale = s;
+      try {
+        c.validate();
+      } catch (const std::invalid_argument& e) {
+        throw study_error("--init-scale: '" + value + "' is refused by the loss scaler: " + e.what());
       }
       o.init_scale = s;
     } else if (arg == "--log-every") {

@@ -8,9 +8,12 @@
 //   train-images-idx3-ubyte  train-labels-idx1-ubyte  t10k-images-idx3-ubyte  t10k-labels-idx1-ubyte
 // each as NAME.gz or NAME. With zlib (MIXPREC_STUDY_HAVE_ZLIB) both kinds are read through gzread,
 // which passes raw files through; without it the raw files are preferred and a gzip file is
-// refused (gzip_unavailable) with a message saying so. A bad magic number, a wrong image size, a count that disagrees between images and
-// labels, a label outside 0..9, a short (truncated) file, bytes after the data, or a gzip stream
-// that does not decode throw study_error naming the file and the problem.
+// refused (gzip_unavailable) with a message saying so. The header is read first, then at most the
+// payload it announces and one byte more: memory follows the header's claim (at most
+// max_idx_items = 2^20 images or labels), never the size of a decompressed stream. A bad magic
+// number, a wrong image size, a count above that cap or that disagrees between images and labels,
+// a label outside 0..9, a short (truncated) file, bytes after the data, or a gzip stream that does
+// not decode throw study_error naming the file and the problem.
 //
 // The synthetic task (used when no data is found, or with --data synthetic): ten classes of
 // 28x28 images in [0, 1]. Each class has a "prototype" made of Gaussian blobs: three families of
@@ -24,6 +27,7 @@
 #ifndef MIXPREC_PRECISION_STUDY_DATA_HPP
 #define MIXPREC_PRECISION_STUDY_DATA_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -91,52 +95,78 @@ inline std::string zlib_message(gzFile f, const std::string& path) {
 }
 #endif
 
-/// Reads a whole file: decompressed through zlib when available (gzread passes raw files
-/// through), else raw (a gzip file is refused).
-inline std::vector<std::uint8_t> read_file_bytes(const std::string& path) {
-  std::vector<std::uint8_t> out;
+/// A file read front to back: gzip-decoded through zlib when available (gzread passes raw files
+/// through), else raw (a gzip file is refused with gzip_unavailable). Reads only what is asked
+/// for, so a reader that knows how much it wants never decompresses more (a gzip bomb costs
+/// nothing). Throws study_error naming the file.
+class byte_source {
+ public:
+  explicit byte_source(const std::string& path) : path_(path) {
 #if defined(MIXPREC_STUDY_HAVE_ZLIB)
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (f == nullptr) throw study_error(path + ": cannot open");
-  std::unique_ptr<gzFile_s, int (*)(gzFile)> guard(f, gzclose);
-  std::vector<std::uint8_t> buf(1u << 20);
-  for (;;) {
-    const int n = gzread(f, buf.data(), static_cast<unsigned>(buf.size()));
-    if (n < 0) {
-      throw study_error(path + ": corrupt gzip data (" + zlib_message(f, path) + ")");
-    }
-    if (n == 0) break;
-    out.insert(out.end(), buf.data(), buf.data() + n);
-  }
-  // A gzip stream cut short reads as a clean end in some zlib versions: ask explicitly.
-  int code = 0;
-  gzerror(f, &code);
-  if (code != Z_OK && code != Z_STREAM_END) {
-    throw study_error(path + ": corrupt or truncated gzip data (" + zlib_message(f, path) + ")");
-  }
+    f_ = gzopen(path.c_str(), "rb");
 #else
-  std::FILE* f = std::fopen(path.c_str(), "rb");
-  if (f == nullptr) throw study_error(path + ": cannot open");
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> guard(f, std::fclose);
-  std::vector<std::uint8_t> buf(1u << 20);
-  for (;;) {
-    const std::size_t n = std::fread(buf.data(), 1, buf.size(), f);
-    out.insert(out.end(), buf.data(), buf.data() + n);
-    if (n < buf.size()) break;
-  }
-  if (std::ferror(f) != 0) throw study_error(path + ": read error");
-  if (out.size() >= 2 && out[0] == 0x1f && out[1] == 0x8b) {
-    throw gzip_unavailable(path +
-                      ": is gzip-compressed but this build has no gzip support (zlib was not found when it was "
-                      "built); gunzip the file or rebuild with zlib");
-  }
+    f_ = std::fopen(path.c_str(), "rb");
 #endif
-  return out;
-}
+    if (f_ == nullptr) throw study_error(path + ": cannot open");
+  }
+  byte_source(const byte_source&) = delete;
+  byte_source& operator=(const byte_source&) = delete;
+  ~byte_source() {
+#if defined(MIXPREC_STUDY_HAVE_ZLIB)
+    gzclose(f_);
+#else
+    std::fclose(f_);
+#endif
+  }
 
-inline std::uint32_t be32(const std::vector<std::uint8_t>& b, std::size_t at) {
-  return (std::uint32_t{b[at]} << 24) | (std::uint32_t{b[at + 1]} << 16) | (std::uint32_t{b[at + 2]} << 8) |
-         std::uint32_t{b[at + 3]};
+  /// Reads up to n bytes into p; fewer only at the end of the data.
+  std::size_t read(std::uint8_t* p, std::size_t n) {
+    std::size_t got = 0;
+#if defined(MIXPREC_STUDY_HAVE_ZLIB)
+    while (got < n) {
+      const unsigned ask = static_cast<unsigned>(std::min<std::size_t>(n - got, std::size_t{1} << 30));
+      const int r = gzread(f_, p + got, ask);
+      if (r < 0) throw study_error(path_ + ": corrupt gzip data (" + zlib_message(f_, path_) + ")");
+      if (r == 0) {
+        // A gzip stream cut short reads as a clean end in some zlib versions: ask explicitly.
+        int code = 0;
+        gzerror(f_, &code);
+        if (code != Z_OK && code != Z_STREAM_END) {
+          throw study_error(path_ + ": corrupt or truncated gzip data (" + zlib_message(f_, path_) + ")");
+        }
+        break;
+      }
+      got += static_cast<std::size_t>(r);
+    }
+#else
+    got = std::fread(p, 1, n, f_);
+    if (got < n && std::ferror(f_) != 0) throw study_error(path_ + ": read error");
+    if (delivered_ == 0 && got >= 2 && p[0] == 0x1f && p[1] == 0x8b) {
+      throw gzip_unavailable(path_ +
+                             ": is gzip-compressed but this build has no gzip support (zlib was not found when it "
+                             "was built); gunzip the file or rebuild with zlib");
+    }
+#endif
+    delivered_ += got;
+    return got;
+  }
+
+  /// Bytes delivered so far (decompressed).
+  std::uint64_t delivered() const noexcept { return delivered_; }
+  const std::string& path() const noexcept { return path_; }
+
+ private:
+  std::string path_;
+#if defined(MIXPREC_STUDY_HAVE_ZLIB)
+  gzFile f_ = nullptr;
+#else
+  std::FILE* f_ = nullptr;
+#endif
+  std::uint64_t delivered_ = 0;
+};
+
+inline std::uint32_t be32(const std::uint8_t* b) {
+  return (std::uint32_t{b[0]} << 24) | (std::uint32_t{b[1]} << 16) | (std::uint32_t{b[2]} << 8) | std::uint32_t{b[3]};
 }
 
 inline std::string hex32(std::uint32_t v) {
@@ -145,53 +175,85 @@ inline std::string hex32(std::uint32_t v) {
   return s;
 }
 
-/// The byte count of the payload an IDX header announces, checked against what is there.
-inline void check_payload(const std::string& path, const std::vector<std::uint8_t>& b, std::size_t header,
-                          std::size_t payload) {
-  const std::size_t have = b.size() - header;
-  if (have < payload) {
-    throw study_error(path + ": truncated: the header announces " + std::to_string(payload) + " bytes of data, the file has " +
-                      std::to_string(have));
-  }
-  if (have > payload) {
-    throw study_error(path + ": corrupt: " + std::to_string(have - payload) + " unexpected bytes after the " +
-                      std::to_string(payload) + " bytes of data");
+/// Reads the header_size bytes of an IDX header; throws naming `what` when the file is shorter.
+inline void read_header(byte_source& src, std::uint8_t* h, std::size_t header_size, const char* what) {
+  const std::size_t got = src.read(h, header_size);
+  if (got < header_size) {
+    throw study_error(src.path() + ": truncated: " + std::to_string(got) + " bytes, shorter than an " + what +
+                      " header");
   }
 }
 
-}  // namespace detail
-
-/// Reads an IDX3 file of 28x28 byte images. Throws study_error naming the file.
-inline std::vector<std::uint8_t> read_idx_images(const std::string& path, std::size_t& count) {
-  std::vector<std::uint8_t> b = detail::read_file_bytes(path);
-  if (b.size() < 16) throw study_error(path + ": truncated: " + std::to_string(b.size()) + " bytes, shorter than an IDX3 header");
-  const std::uint32_t magic = detail::be32(b, 0);
-  if (magic != 0x00000803u) {
-    throw study_error(path + ": not an IDX image file (magic " + detail::hex32(magic) + ", expected 0x00000803)");
+/// The payload an IDX header announces: reads at most payload + 1 bytes (the one more tells
+/// bytes after the data from none), growing the buffer with what arrives, not with the claim.
+inline std::vector<std::uint8_t> read_payload(byte_source& src, std::size_t payload) {
+  std::vector<std::uint8_t> b;
+  const std::size_t want = payload + 1;
+  std::size_t have = 0;
+  while (have < want) {
+    const std::size_t chunk = std::min<std::size_t>(want - have, std::size_t{1} << 24);
+    b.resize(have + chunk);
+    const std::size_t got = src.read(b.data() + have, chunk);
+    have += got;
+    if (got < chunk) break;
   }
-  const std::uint32_t n = detail::be32(b, 4), rows = detail::be32(b, 8), cols = detail::be32(b, 12);
+  b.resize(have);
+  if (have < payload) {
+    throw study_error(src.path() + ": truncated: the header announces " + std::to_string(payload) +
+                      " bytes of data, the file has " + std::to_string(have));
+  }
+  if (have > payload) {
+    throw study_error(src.path() + ": corrupt: bytes after the " + std::to_string(payload) +
+                      " bytes of data the header announces");
+  }
+  return b;
+}
+
+/// The largest count of images or labels an IDX header may announce (Fashion-MNIST: 60000).
+constexpr std::uint32_t max_idx_items = 1u << 20;
+
+inline void check_count(const std::string& path, std::uint32_t n, const char* what) {
+  if (n > max_idx_items) {
+    throw study_error(path + ": the header announces " + std::to_string(n) + " " + what + ", more than the " +
+                      std::to_string(max_idx_items) + " this reader takes");
+  }
+}
+
+/// read_idx_images from an open source (the public one opens the file).
+inline std::vector<std::uint8_t> read_idx_images(byte_source& src, std::size_t& count) {
+  const std::string& path = src.path();
+  std::uint8_t h[16];
+  read_header(src, h, 16, "IDX3");
+  const std::uint32_t magic = be32(h);
+  if (magic != 0x00000803u) {
+    throw study_error(path + ": not an IDX image file (magic " + hex32(magic) + ", expected 0x00000803)");
+  }
+  const std::uint32_t n = be32(h + 4), rows = be32(h + 8), cols = be32(h + 12);
   if (rows != image_side || cols != image_side) {
     throw study_error(path + ": images are " + std::to_string(rows) + "x" + std::to_string(cols) + ", expected 28x28");
   }
   if (n == 0) throw study_error(path + ": holds no image");
-  detail::check_payload(path, b, 16, static_cast<std::size_t>(n) * image_pixels);
+  check_count(path, n, "images");
+  std::vector<std::uint8_t> px = read_payload(src, static_cast<std::size_t>(n) * image_pixels);
   count = n;
-  return std::vector<std::uint8_t>(b.begin() + 16, b.end());
+  return px;
 }
 
-/// Reads an IDX1 file of labels 0..9. Throws study_error naming the file.
-inline std::vector<std::int32_t> read_idx_labels(const std::string& path) {
-  std::vector<std::uint8_t> b = detail::read_file_bytes(path);
-  if (b.size() < 8) throw study_error(path + ": truncated: " + std::to_string(b.size()) + " bytes, shorter than an IDX1 header");
-  const std::uint32_t magic = detail::be32(b, 0);
+/// read_idx_labels from an open source.
+inline std::vector<std::int32_t> read_idx_labels(byte_source& src) {
+  const std::string& path = src.path();
+  std::uint8_t h[8];
+  read_header(src, h, 8, "IDX1");
+  const std::uint32_t magic = be32(h);
   if (magic != 0x00000801u) {
-    throw study_error(path + ": not an IDX label file (magic " + detail::hex32(magic) + ", expected 0x00000801)");
+    throw study_error(path + ": not an IDX label file (magic " + hex32(magic) + ", expected 0x00000801)");
   }
-  const std::uint32_t n = detail::be32(b, 4);
-  detail::check_payload(path, b, 8, n);
+  const std::uint32_t n = be32(h + 4);
+  check_count(path, n, "labels");
+  const std::vector<std::uint8_t> b = read_payload(src, n);
   std::vector<std::int32_t> labels(n);
   for (std::size_t i = 0; i < n; ++i) {
-    const std::uint8_t v = b[8 + i];
+    const std::uint8_t v = b[i];
     if (v >= num_classes) {
       throw study_error(path + ": corrupt: label " + std::to_string(v) + " at index " + std::to_string(i) +
                         " is outside 0..9");
@@ -199,6 +261,21 @@ inline std::vector<std::int32_t> read_idx_labels(const std::string& path) {
     labels[i] = v;
   }
   return labels;
+}
+
+}  // namespace detail
+
+/// Reads an IDX3 file of 28x28 byte images (header first, then at most the payload it announces
+/// and one byte more). Throws study_error naming the file.
+inline std::vector<std::uint8_t> read_idx_images(const std::string& path, std::size_t& count) {
+  detail::byte_source src(path);
+  return detail::read_idx_images(src, count);
+}
+
+/// Reads an IDX1 file of labels 0..9 (as read_idx_images). Throws study_error naming the file.
+inline std::vector<std::int32_t> read_idx_labels(const std::string& path) {
+  detail::byte_source src(path);
+  return detail::read_idx_labels(src);
 }
 
 namespace detail {
@@ -223,8 +300,8 @@ inline std::string find_idx(const std::string& dir, const std::string& name) {
 inline image_set load_pair(const std::string& images_path, const std::string& labels_path) {
   image_set s;
   std::size_t n = 0;
-  s.pixels = read_idx_images(images_path, n);
-  s.labels = read_idx_labels(labels_path);
+  s.pixels = precision_study::read_idx_images(images_path, n);
+  s.labels = precision_study::read_idx_labels(labels_path);
   if (s.labels.size() != n) {
     throw study_error(labels_path + ": holds " + std::to_string(s.labels.size()) + " labels but " + images_path +
                       " holds " + std::to_string(n) + " images");

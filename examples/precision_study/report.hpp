@@ -14,6 +14,8 @@
 //   accuracy.svg   test accuracy per mode (bars)
 //   time.svg       wall time per mode (bars)
 //   memory.svg     exact bytes per mode, stacked: parameters, gradients, optimizer, activations
+// Each is written as NAME.tmp, all of them first, then renamed onto NAME: a write that fails (a
+// full disk) leaves the previous files as they were and no half-written file.
 #ifndef MIXPREC_PRECISION_STUDY_REPORT_HPP
 #define MIXPREC_PRECISION_STUDY_REPORT_HPP
 
@@ -22,9 +24,12 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 #include "train.hpp"
@@ -93,12 +98,43 @@ inline std::string xml_escape(const std::string& s) {
   return o;
 }
 
-inline void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path, std::ios::binary);
-  if (!f) throw study_error(path + ": cannot write");
+/// Writes text to the file `path` (errors name `shown`).
+inline void write_text(const std::string& path, const std::string& text, const std::string& shown) {
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) throw study_error(shown + ": cannot write");
   f << text;
   f.close();
-  if (!f) throw study_error(path + ": write failed");
+  if (!f) throw study_error(shown + ": write failed (disk full?)");
+}
+
+/// The temporary name a file is written under before it is renamed onto its own.
+inline std::string temp_name(const std::string& path) { return path + ".tmp"; }
+
+/// Writes every (path, text): all to temp_name(path) first, then each renamed onto its path. A
+/// failed write (a full disk) removes the temporary files and leaves every path as it was: no
+/// file is ever left half-written under its own name. Throws study_error naming the file.
+inline void write_files(const std::vector<std::pair<std::string, std::string>>& files) {
+  std::size_t made = 0;
+  auto remove_temps = [&](std::size_t from) {
+    for (std::size_t i = from; i < made; ++i) std::remove(temp_name(files[i].first).c_str());
+  };
+  try {
+    for (const auto& f : files) {
+      ++made;  // the temporary may exist (half-written) even when write_text throws
+      write_text(temp_name(f.first), f.second, f.first);
+    }
+  } catch (...) {
+    remove_temps(0);
+    throw;
+  }
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    std::error_code ec;
+    std::filesystem::rename(temp_name(files[i].first), files[i].first, ec);
+    if (ec) {
+      remove_temps(i);
+      throw study_error(files[i].first + ": cannot replace it (" + ec.message() + ")");
+    }
+  }
 }
 
 inline const char* palette(std::size_t i) {
@@ -436,14 +472,11 @@ inline std::string loss_svg(const study_report& rep) {
   return o.str();
 }
 
-/// Writes every output file into dir (which must exist); returns their paths.
+/// Writes every output file into dir (which must exist) through detail::write_files (none is
+/// left half-written); returns their paths.
 inline std::vector<std::string> write_outputs(const study_report& rep, const std::string& dir) {
-  std::vector<std::string> written;
-  auto put = [&](const char* name, const std::string& text) {
-    const std::string path = dir + "/" + name;
-    detail::write_text(path, text);
-    written.push_back(path);
-  };
+  std::vector<std::pair<std::string, std::string>> files;
+  auto put = [&](const char* name, std::string text) { files.emplace_back(dir + "/" + name, std::move(text)); };
   put("summary.md", "Precision study: " + rep.data_source + ", " + std::to_string(rep.train_count) + " training / " +
                         std::to_string(rep.val_count) + " validation / " + std::to_string(rep.test_count) +
                         " test images, " + std::to_string(rep.config.epochs) + " epoch(s), seed " +
@@ -458,6 +491,9 @@ inline std::vector<std::string> write_outputs(const study_report& rep, const std
   put("accuracy.svg", accuracy_svg(rep));
   put("time.svg", time_svg(rep));
   put("memory.svg", memory_svg(rep));
+  detail::write_files(files);
+  std::vector<std::string> written;
+  for (const auto& f : files) written.push_back(f.first);
   return written;
 }
 

@@ -6,6 +6,12 @@
 //   mixprec::exec::par(4)       at most 4 threads (the caller included)
 //   mixprec::exec::cuda         (nvcc only) the default stream; exec::cuda(stream) another one
 //
+// Thread counts are capped at max_num_threads (4096) everywhere: set_num_threads(n), exec::par(n)
+// and $MIXPREC_NUM_THREADS take min(n, 4096). A $MIXPREC_NUM_THREADS that is not a decimal
+// integer >= 1 is ignored (the hardware default is used), one above the cap gives 4096; either
+// way one warning goes to stderr, once per process. When the system refuses a new thread
+// (std::system_error), the pool runs the job with the threads it has, down to the caller alone.
+//
 // Every kernel is written once: a __host__ __device__ body over a range of indices. Under seq the
 // body sees [0, n) in blocks, under par the blocks are shared among threads, under cuda each
 // device thread runs the body on one index (or one reduction block). Work is split into blocks
@@ -16,8 +22,9 @@
 // callers queue); a kernel called from inside a job runs sequentially in its thread. Bodies
 // must not throw (the kernels' bodies do not).
 //
-// for_each_index(policy, n, f) is public: f(i) for every i in [0, n), with f callable on the
-// device when the policy is exec::cuda (pointers then must be device or managed memory).
+// for_each_index(policy, n, f) is public: f(i) for every i in [0, n) (any n up to SIZE_MAX),
+// with f callable on the device when the policy is exec::cuda (pointers then must be device or
+// managed memory).
 #ifndef MIXPREC_EXEC_HPP
 #define MIXPREC_EXEC_HPP
 
@@ -26,11 +33,13 @@
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <type_traits>
 #include <utility>
@@ -43,6 +52,27 @@
 #endif
 
 namespace mixprec {
+
+/// The most threads exec::par uses (see the top).
+inline constexpr unsigned max_num_threads = 4096;
+
+namespace detail {
+
+constexpr unsigned cap_threads(unsigned n) noexcept { return n < max_num_threads ? n : max_num_threads; }
+
+/// The number of blocks of `grain` (>= 1) indices that cover [0, n): ceil(n / grain), without
+/// the overflow of (n + grain - 1) / grain for n near SIZE_MAX.
+MIXPREC_HD constexpr std::size_t block_count(std::size_t n, std::size_t grain) noexcept {
+  return n / grain + (n % grain != 0 ? 1 : 0);
+}
+
+/// The end of the block that starts at begin (< n): min(n, begin + grain) without overflow.
+MIXPREC_HD constexpr std::size_t block_end(std::size_t begin, std::size_t n, std::size_t grain) noexcept {
+  return n - begin > grain ? begin + grain : n;
+}
+
+}  // namespace detail
+
 namespace exec {
 
 /// Run on the calling thread.
@@ -51,8 +81,8 @@ struct sequenced_policy {};
 /// Run on host threads. threads == 0: the default (num_threads()).
 struct parallel_policy {
   unsigned threads = 0;
-  /// exec::par(n): at most n threads (n == 0: the default).
-  constexpr parallel_policy operator()(unsigned n) const noexcept { return parallel_policy{n}; }
+  /// exec::par(n): at most min(n, max_num_threads) threads (n == 0: the default).
+  constexpr parallel_policy operator()(unsigned n) const noexcept { return parallel_policy{detail::cap_threads(n)}; }
 };
 
 inline constexpr sequenced_policy seq{};
@@ -99,13 +129,36 @@ inline unsigned hardware_threads() noexcept {
   return hw == 0 ? 1u : hw;
 }
 
-inline unsigned env_threads() noexcept {
-  const char* s = std::getenv("MIXPREC_NUM_THREADS");
+/// A $MIXPREC_NUM_THREADS value: 0 when unset or empty; else a decimal integer >= 1, capped at
+/// max_num_threads. `warning` is set (and 0 returned) for anything else, or set when capped.
+inline unsigned parse_num_threads(const char* s, std::string& warning) {
+  warning.clear();
   if (s == nullptr || *s == '\0') return 0;
-  char* end = nullptr;
-  const unsigned long v = std::strtoul(s, &end, 10);
-  if (end == s || *end != '\0' || v == 0 || v > 4096) return 0;
+  unsigned long long v = 0;
+  const char* p = s;
+  for (; *p >= '0' && *p <= '9'; ++p) {
+    if (v <= max_num_threads) v = v * 10 + static_cast<unsigned>(*p - '0');  // stops growing past the cap
+  }
+  std::string quoted(s, std::min<std::size_t>(std::char_traits<char>::length(s), 40));
+  if (*p != '\0' || p == s || v == 0) {
+    warning = "mixprec: ignoring MIXPREC_NUM_THREADS=\"" + quoted + "\" (not an integer >= 1); using " +
+              std::to_string(hardware_threads()) + " thread(s)\n";
+    return 0;
+  }
+  if (v > max_num_threads) {
+    warning = "mixprec: MIXPREC_NUM_THREADS=" + quoted + " is above the cap; using " + std::to_string(max_num_threads) +
+              " thread(s)\n";
+    return max_num_threads;
+  }
   return static_cast<unsigned>(v);
+}
+
+/// $MIXPREC_NUM_THREADS (0: not set or invalid); a warning on stderr when it is not usable as is.
+inline unsigned env_threads() {
+  std::string warning;
+  const unsigned n = parse_num_threads(std::getenv("MIXPREC_NUM_THREADS"), warning);
+  if (!warning.empty()) std::fputs(warning.c_str(), stderr);
+  return n;
 }
 
 /// A small persistent pool. run(n, threads, f) calls f(i) for every i in [0, n), spread over
@@ -137,12 +190,18 @@ class thread_pool {
       return;
     }
     std::lock_guard<std::mutex> submit(submit_);
-    const unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(threads - 1, n - 1));
+    unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(cap_threads(threads) - 1, n - 1));
     {
       std::unique_lock<std::mutex> lk(m_);
       while (workers_.size() < helpers) {
         const unsigned index = static_cast<unsigned>(workers_.size());
-        workers_.emplace_back([this, index] { worker(index); });
+        try {
+          workers_.emplace_back([this, index] { worker(index); });
+        } catch (const std::system_error&) {
+          // No more threads to be had (a process or memory limit): the job runs with those
+          // there are, down to the calling thread alone.
+          helpers = static_cast<unsigned>(workers_.size());
+        }
       }
       ctx_ = static_cast<void*>(&f);
       invoke_ = [](void* ctx, std::size_t i) { (*static_cast<F*>(ctx))(i); };
@@ -239,45 +298,58 @@ inline void cuda_check(cudaError_t e, const char* what) {
 
 template <class F>
 __global__ void for_each_block_kernel(std::size_t nblocks, std::size_t n, std::size_t grain, F f) {
-  for (std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; b < nblocks;
-       b += static_cast<std::size_t>(blockDim.x) * gridDim.x) {
+  const std::size_t stride = static_cast<std::size_t>(blockDim.x) * gridDim.x;
+  for (std::size_t b = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x; b < nblocks; b += stride) {
     const std::size_t begin = b * grain;
-    const std::size_t end = begin + grain < n ? begin + grain : n;
-    f(begin, end);
+    f(begin, block_end(begin, n, grain));
+    if (nblocks - b <= stride) break;  // b + stride would reach nblocks (or wrap past SIZE_MAX)
   }
 }
 #endif
 
 }  // namespace detail
 
-/// Sets the default size of exec::par (n == 0: back to $MIXPREC_NUM_THREADS / the hardware).
-inline void set_num_threads(unsigned n) noexcept { detail::default_threads_state().store(n); }
+/// Sets the default size of exec::par to min(n, max_num_threads) (n == 0: back to
+/// $MIXPREC_NUM_THREADS / the hardware).
+inline void set_num_threads(unsigned n) noexcept { detail::default_threads_state().store(detail::cap_threads(n)); }
 
-/// The number of threads exec::par uses by default.
+/// The number of threads exec::par uses by default (the first call reads $MIXPREC_NUM_THREADS,
+/// warning once on stderr when it is not usable as is).
 inline unsigned num_threads() noexcept {
   const unsigned n = detail::default_threads_state().load();
   if (n != 0) return n;
-  static const unsigned from_env = detail::env_threads();
+  static const unsigned from_env = [] {
+    try {
+      return detail::env_threads();
+    } catch (...) {  // std::bad_alloc building the warning
+      return 0u;
+    }
+  }();
   return from_env != 0 ? from_env : detail::hardware_threads();
 }
 
 namespace detail {
 
-inline unsigned threads_of(const exec::parallel_policy& p) noexcept { return p.threads != 0 ? p.threads : num_threads(); }
+inline unsigned threads_of(const exec::parallel_policy& p) noexcept {
+  return p.threads != 0 ? cap_threads(p.threads) : num_threads();
+}
 
 /// f(begin, end) over [0, n) cut into consecutive blocks of `grain` indices (the last may be
 /// shorter), in order.
 template <class F>
 void for_each_block(exec::sequenced_policy, std::size_t n, std::size_t grain, F&& f) {
-  for (std::size_t b = 0; b < n; b += grain) f(b, std::min(n, b + grain));
+  for (std::size_t b = 0; b < n;) {
+    const std::size_t e = block_end(b, n, grain);
+    f(b, e);
+    b = e;
+  }
 }
 
 /// The same blocks, shared among the pool's threads.
 template <class F>
 void for_each_block(exec::parallel_policy p, std::size_t n, std::size_t grain, F&& f) {
-  const std::size_t nblocks = (n + grain - 1) / grain;
-  auto body = [&](std::size_t b) { f(b * grain, std::min(n, b * grain + grain)); };
-  thread_pool::instance().run(nblocks, threads_of(p), body);
+  auto body = [&](std::size_t b) { f(b * grain, block_end(b * grain, n, grain)); };
+  thread_pool::instance().run(block_count(n, grain), threads_of(p), body);
 }
 
 #if defined(__CUDACC__)
@@ -285,9 +357,9 @@ void for_each_block(exec::parallel_policy p, std::size_t n, std::size_t grain, F
 template <class F>
 void for_each_block(exec::cuda_policy p, std::size_t n, std::size_t grain, F f) {
   if (n == 0) return;
-  const std::size_t nblocks = (n + grain - 1) / grain;
+  const std::size_t nblocks = block_count(n, grain);
   const unsigned threads = 256;
-  const std::size_t want = (nblocks + threads - 1) / threads;
+  const std::size_t want = block_count(nblocks, threads);
   const unsigned blocks = static_cast<unsigned>(want < 65535u * 16u ? want : 65535u * 16u);
   for_each_block_kernel<<<blocks, threads, 0, p.stream>>>(nblocks, n, grain, f);
   cuda_check(cudaGetLastError(), "kernel launch");

@@ -26,12 +26,20 @@
 // where the data lives (one device thread under exec::cuda: no host synchronisation). It is the
 // state machine of dynamic_loss_scale with loss_scale_config::pytorch(), which
 // tests/test_unscale.cpp checks step by step.
+// Out-of-contract state: the policy overloads throw std::invalid_argument, touching nothing,
+// when growth_interval < 1 (the rule of loss_scale_config::validate; PyTorch checks nothing).
+// The scalar overload has no error channel and is total: a tracker at or past growth_interval
+// (or any tracker with growth_interval < 1) counts up without growing, as in PyTorch, and
+// saturates at INT32_MAX where PyTorch's int32 `tracker + 1` would overflow (undefined).
+//   std::int32_t t = INT32_MAX; float s = 8; update_scale(s, t, 0.0f, 2.0, 0.5, 2000);  // t, s unchanged
 #ifndef MIXPREC_KERNELS_UNSCALE_HPP
 #define MIXPREC_KERNELS_UNSCALE_HPP
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -171,6 +179,9 @@ MIXPREC_HD inline void update_scale(float& scale, std::int32_t& growth_tracker, 
     growth_tracker = 0;
     return;
   }
+  // Saturated (only reachable from a tracker at or past growth_interval): PyTorch's + 1 would
+  // overflow int32, and the scale does not grow there anyway.
+  if (growth_tracker == INT32_MAX) return;
   const std::int32_t successful = growth_tracker + 1;
   if (successful == growth_interval) {
     const float grown = static_cast<float>(static_cast<double>(scale) * growth_factor);
@@ -181,10 +192,22 @@ MIXPREC_HD inline void update_scale(float& scale, std::int32_t& growth_tracker, 
   }
 }
 
-/// The same on data the policy can reach (host pointers for seq/par).
+namespace detail {
+/// Throws std::invalid_argument when growth_interval < 1 (see the top).
+inline void check_growth_interval(std::int32_t growth_interval) {
+  if (growth_interval < 1) {
+    throw std::invalid_argument("mixprec::update_scale: growth_interval must be in [1, 2147483647] (got " +
+                                std::to_string(growth_interval) + ")");
+  }
+}
+}  // namespace detail
+
+/// The same on data the policy can reach (host pointers for seq/par). Throws
+/// std::invalid_argument, touching nothing, when growth_interval < 1.
 template <class Policy, std::enable_if_t<exec::is_host_policy<Policy>::value, int> = 0>
 void update_scale(Policy, float* scale, std::int32_t* growth_tracker, const float* found_inf, double growth_factor,
-                  double backoff_factor, std::int32_t growth_interval) noexcept {
+                  double backoff_factor, std::int32_t growth_interval) {
+  detail::check_growth_interval(growth_interval);
   update_scale(*scale, *growth_tracker, *found_inf, growth_factor, backoff_factor, growth_interval);
 }
 
@@ -263,6 +286,7 @@ device_flag unscale_and_check(exec::cuda_policy policy, Args&&... args) {
 /// update_scale on device data, in one device thread (no host synchronisation).
 inline void update_scale(exec::cuda_policy policy, float* scale, std::int32_t* growth_tracker, const float* found_inf,
                          double growth_factor, double backoff_factor, std::int32_t growth_interval) {
+  detail::check_growth_interval(growth_interval);
   detail::update_scale_kernel<><<<1, 1, 0, policy.stream>>>(scale, growth_tracker, found_inf, growth_factor,
                                                           backoff_factor, growth_interval);
   detail::cuda_check(cudaGetLastError(), "kernel launch");
