@@ -198,6 +198,9 @@ TEST_CASE("conversion to integers truncates and saturates, for every half and bf
 }
 
 TEST_CASE("implicit conversions: from every integer type, widening to float and double") {
+  static_assert(sizeof(half) == 2 && sizeof(mixprec::float8_e4m3fn) == 1 && std::is_trivially_copyable<half>::value &&
+                    std::is_standard_layout<half>::value,
+                "the conversion base classes add no state");
   static_assert(std::is_convertible<int, half>::value && std::is_convertible<unsigned long long, half>::value &&
                     std::is_convertible<char, bfloat16>::value && std::is_convertible<bool, half>::value,
                 "integers convert implicitly");

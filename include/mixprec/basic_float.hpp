@@ -141,50 +141,36 @@ MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST double to_double(typename F::storage_type 
 }
 
 /// The conversions of basic_float<F> to float, double and long double: implicit to the type
-/// widening_of<F> names and to every wider one, explicit (rounding to nearest-even) otherwise.
-/// A base class because C++17 has no explicit(bool).
+/// widening_of<F> names (and through it to every wider one), explicit (rounding to
+/// nearest-even) otherwise. Base classes because C++17 has no explicit(bool).
+template <class F>
+struct conversions_base {
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
+    return static_cast<long double>(to_double<F>(bits()));
+  }
+
+ protected:
+  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
+    return static_cast<const basic_float<F>&>(*this).bits();
+  }
+};
+
 template <class F, widening W = widening_of<F>>
-struct float_conversions {  // widening::none
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
-    return static_cast<long double>(to_double<F>(bits()));
-  }
-
- private:
-  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
-    return static_cast<const basic_float<F>&>(*this).bits();
-  }
+struct float_conversions : conversions_base<F> {  // widening::none
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(this->bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(this->bits()); }
 };
 
 template <class F>
-struct float_conversions<F, widening::to_float> {
-  /// Implicit: float holds every value (through it, double and long double too).
-  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
-    return static_cast<long double>(to_double<F>(bits()));
-  }
-
- private:
-  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
-    return static_cast<const basic_float<F>&>(*this).bits();
-  }
+struct float_conversions<F, widening::to_float> : conversions_base<F> {
+  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(this->bits()); }
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(this->bits()); }
 };
 
 template <class F>
-struct float_conversions<F, widening::to_double> {
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(bits()); }
-  /// Implicit: double holds every value (through it, long double too).
-  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(bits()); }
-  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator long double() const noexcept {
-    return static_cast<long double>(to_double<F>(bits()));
-  }
-
- private:
-  MIXPREC_HD constexpr typename F::storage_type bits() const noexcept {
-    return static_cast<const basic_float<F>&>(*this).bits();
-  }
+struct float_conversions<F, widening::to_double> : conversions_base<F> {
+  MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST operator float() const noexcept { return to_float<F>(this->bits()); }
+  MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST operator double() const noexcept { return to_double<F>(this->bits()); }
 };
 
 }  // namespace detail
