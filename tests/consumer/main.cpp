@@ -2,6 +2,8 @@
 // installed (or subproject) library for real.
 // SPDX-License-Identifier: MIT
 #include <mixprec/mixprec.hpp>
+#include <mixprec/amp.hpp>      // the ML layer's umbrella is installed too
+#include <mixprec/kernels.hpp>
 
 #include <cstdio>
 #include <cstring>
@@ -21,6 +23,9 @@ int main() {
     const mixprec::bfloat16 b(1.0f / 3);
     check(b.bits() == 0x3EAB, "bfloat16(1/3).bits() == 0x3eab");
     check(static_cast<float>(b) == 0.333984375f, "float(bfloat16(1/3)) == 0.333984375");
+
+    const mixprec::grad_scaler scaler;
+    check(scaler.get_scale() == 65536.0, "grad_scaler().get_scale() == 65536");
 
     check(std::strcmp(MIXPREC_VERSION_STRING, MIXPREC_CONSUMER_EXPECTED_VERSION) == 0,
           "MIXPREC_VERSION_STRING == expected version");
