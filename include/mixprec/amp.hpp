@@ -18,6 +18,12 @@
 #ifndef MIXPREC_AMP_HPP
 #define MIXPREC_AMP_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/amp.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include "mixprec.hpp"
 #include "loss_scale.hpp"
 #include "grad_scaler.hpp"

@@ -20,6 +20,12 @@
 #ifndef MIXPREC_LOSS_SCALE_HPP
 #define MIXPREC_LOSS_SCALE_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/loss_scale.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <limits>

@@ -51,6 +51,12 @@
 #ifndef MIXPREC_PRECISION_POLICY_HPP
 #define MIXPREC_PRECISION_POLICY_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/precision_policy.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cstddef>
 #include <optional>
 #include <stdexcept>

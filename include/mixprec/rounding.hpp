@@ -3,6 +3,8 @@
 #ifndef MIXPREC_ROUNDING_HPP
 #define MIXPREC_ROUNDING_HPP
 
+#include "config.hpp"
+
 namespace mixprec {
 
 /// How an exact value that falls between two representable values is rounded.
