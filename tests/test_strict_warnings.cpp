@@ -51,7 +51,7 @@ TEST_CASE("core: arithmetic, math, text") {
   is >> parsed;
   CHECK(parsed.bits() == 0x3400);
   CHECK(mixprec::explain(half(1.0f)).kind == "normal");
-  CHECK(mixprec::explain(0.1, mixprec::rounding::nearest_even).ulp_error > 0.0);
+  CHECK(mixprec::explain<half>(0.1, mixprec::rounding::nearest_even).ulp_error > 0.0);
 }
 
 TEST_CASE("kernels: convert, reduce, softmax, optimizers, gemm, unscale") {
@@ -122,5 +122,4 @@ TEST_CASE("amp: grad_scaler, loss scaling, fp8 and MX scaling, autocast") {
   mixprec::autocast_scope scope(mixprec::device_kind::cuda);
   CHECK(mixprec::autocast_type("linear", 1.0f) == mixprec::dtype::float16());
   CHECK(mixprec::parse_precision_policy("mixed_float16") == mixprec::parse_precision_policy("mixed_float16"));
-  CHECK(mixprec::apex_preset("O1") == mixprec::apex_preset("O1"));
 }

@@ -171,7 +171,7 @@ inline float current_scale(float amax, float fp8_max_value, const current_scalin
     throw std::invalid_argument("mixprec::current_scale: value_for_inf must be positive and finite");
   }
   if (amax < cfg.epsilon) amax = cfg.epsilon;
-  if (std::isinf(amax) || amax == 0.0f || std::isnan(amax)) return 1.0f;
+  if (std::isinf(amax) || detail::exact_eq(amax, 0.0f) || std::isnan(amax)) return 1.0f;
   float s = fp8_max_value / amax;
   if (std::isinf(s)) s = cfg.value_for_inf;
   if (cfg.power_of_two) s = detail::bit_cast<float>(detail::bit_cast<std::uint32_t>(s) & 0xFF800000u);

@@ -89,7 +89,7 @@ MIXPREC_HD basic_float<F> rint(basic_float<F> x) noexcept {
   if (!(std::fabs(d) < 0x1p52)) return x;  // already an integer, or NaN or infinity
   double t = std::trunc(d);                 // keeps the sign of zero
   const double f = std::fabs(d - t);        // exact
-  if (f > 0.5 || (f == 0.5 && std::fmod(t, 2.0) != 0.0)) t += std::copysign(1.0, d);
+  if (f > 0.5 || (detail::exact_eq(f, 0.5) && !detail::exact_eq(std::fmod(t, 2.0), 0.0))) t += std::copysign(1.0, d);
   return basic_float<F>(t);
 }
 template <class F>

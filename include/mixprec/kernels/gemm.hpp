@@ -299,7 +299,7 @@ MIXPREC_HD inline void gemm_store(const gemm_problem<Acc, TA, TB, TC>& pr, std::
                                   Acc acc) noexcept {
   TC* c = pr.c + i * pr.c_is + j * pr.c_js;
   Acc r = pr.alpha * acc;
-  if (pr.beta != Acc(0)) r = gemm_fma(pr.beta, gemm_widen<Acc>(*c), r);
+  if (!detail::exact_eq(pr.beta, Acc(0))) r = gemm_fma(pr.beta, gemm_widen<Acc>(*c), r);
   if constexpr (std::is_same<TC, Acc>::value) {
     *c = r;
   } else {
