@@ -46,7 +46,7 @@ ROWS = [
     ("<cuda_fp16.h> (host)", "cuda", "cuda_fp16.h"),
     ("<Eigen/Core> + Eigen::half", "eigen", "Eigen/Core"),
     ("<mixprec/types.hpp> (types, no arithmetic)", "mixprec", "mixprec/types.hpp"),
-    ("<mixprec/float.hpp> (types, arithmetic, I/O)", "mixprec", "mixprec/float.hpp"),
+    ("<mixprec/float.hpp> (types, arithmetic, streams)", "mixprec", "mixprec/float.hpp"),
     ("<mixprec/mixprec.hpp> (numeric core)", "mixprec", "mixprec/mixprec.hpp"),
     ("<mixprec/amp.hpp> (core + ML layer)", "mixprec", "mixprec/amp.hpp"),
     ("<mixprec/mixprec.hpp> + <mixprec/kernels.hpp>", "mixprec", "mixprec/mixprec.hpp>\n#include <mixprec/kernels.hpp"),

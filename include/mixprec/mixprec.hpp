@@ -18,7 +18,7 @@
 //   explain.hpp                         what a value is, bit by bit
 //   dtype.hpp                           types as run-time values
 //
-// Lighter: mixprec/float.hpp (the types, arithmetic and stream output only).
+// Lighter: mixprec/float.hpp (the types, their arithmetic and stream I/O only).
 // Optional integrations, included on request only: std_format.hpp (std::formatter, where
 // <format> exists), fmt.hpp (fmt::formatter, needs {fmt}), eigen.hpp, cuda.hpp.
 #ifndef MIXPREC_MIXPREC_HPP
