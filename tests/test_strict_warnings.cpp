@@ -5,6 +5,7 @@
 // the headers, and the templates instantiated below, must not warn in user code. The checks
 // assert a few real values so that the instantiations are used.
 #include <mixprec/amp.hpp>
+#include <mixprec/float.hpp>
 #include <mixprec/kernels.hpp>
 #include <mixprec/mixprec.hpp>
 #include <mixprec/std_format.hpp>
