@@ -11,8 +11,7 @@
 // writes the same picture as an SVG.
 //
 //   loss_scaling [--out PATH]     (default: ./loss_scaling.svg; the path is printed)
-#include <mixprec/grad_scaler.hpp>
-#include <mixprec/mixprec.hpp>
+#include <mixprec/amp.hpp>
 
 #include <array>
 #include <cerrno>

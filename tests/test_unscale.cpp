@@ -13,6 +13,8 @@
 
 #include "kernel_test_util.hpp"
 
+#include <mixprec/loss_scale.hpp>  // dynamic_loss_scale: the reference of update_scale
+
 using namespace mixprec;
 using ktest::bits_of;
 

@@ -66,10 +66,10 @@ MIXPREC_HD constexpr unpacked soft_op(op o, const unpacked& a, const unpacked& b
 template <class F, class W>
 MIXPREC_HD constexpr basic_float<F> wide_op(op o, basic_float<F> a, basic_float<F> b) noexcept {
   const W wa = static_cast<W>(a), wb = static_cast<W>(b);
-  if (wa != wa) return basic_float<F>(wa);  // NaN operands propagate, quieted
-  if (wb != wb) return basic_float<F>(wb);
+  if (is_nan_value(wa)) return basic_float<F>(wa);  // NaN operands propagate, quieted
+  if (is_nan_value(wb)) return basic_float<F>(wb);
   const W r = apply(o, wa, wb);
-  if (r != r) {  // invalid operation: the positive quiet NaN (+max in formats without NaN)
+  if (is_nan_value(r)) {  // invalid operation: the positive quiet NaN (+max in formats without NaN)
     return basic_float<F>::from_bits(pack<F>(default_nan(), rounding::nearest_even, overflow::ieee));
   }
   return basic_float<F>(r);

@@ -85,6 +85,12 @@
 #ifndef MIXPREC_AUTOCAST_HPP
 #define MIXPREC_AUTOCAST_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/autocast.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cstddef>
 #include <cstdio>
 #include <exception>

@@ -49,6 +49,12 @@
 #ifndef MIXPREC_AUTOCAST_OPS_HPP
 #define MIXPREC_AUTOCAST_OPS_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/autocast_ops.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <algorithm>
 #include <cstddef>
 #include <deque>

@@ -34,6 +34,12 @@
 #ifndef MIXPREC_CAST_RESULT_HPP
 #define MIXPREC_CAST_RESULT_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/cast_result.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cstddef>
 #include <memory>
 #include <stdexcept>

@@ -1,7 +1,29 @@
 // SPDX-License-Identifier: MIT
 // mixprec/config.hpp — compiler and language feature detection shared by every header.
+//
+// Checked first, each with one #error that stops the compilation (the missing #include after it
+// is fatal, so no cascade of follow-up errors):
+//   - C++17 or later;
+//   - not -ffast-math (__FAST_MATH__; also -ffinite-math-only and MSVC's /fp:fast): it flushes
+//     subnormals to zero and assumes no NaN or infinity, so conversions and arithmetic silently
+//     give wrong results (e.g. bfloat16 subnormals). nvcc's --use_fast_math (device code) sets
+//     no macro and cannot be detected. Define MIXPREC_ALLOW_FAST_MATH (before
+//     including mixprec, or -DMIXPREC_ALLOW_FAST_MATH) to compile anyway and accept that.
+// Headers that need C++ exceptions (the ML layer, the kernels, exec.hpp) stop with an #error
+// naming themselves under -fno-exceptions; the numeric core (mixprec.hpp) works without them.
 #ifndef MIXPREC_CONFIG_HPP
 #define MIXPREC_CONFIG_HPP
+
+#if defined(_MSVC_LANG) ? (_MSVC_LANG < 201703L) : (__cplusplus < 201703L)
+#error "mixprec needs C++17"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#if (defined(__FAST_MATH__) || (defined(__FINITE_MATH_ONLY__) && __FINITE_MATH_ONLY__) || defined(_M_FP_FAST)) && \
+    !defined(MIXPREC_ALLOW_FAST_MATH)
+#error "mixprec: -ffast-math gives wrong results (subnormals flushed to zero, NaN and infinity assumed absent); compile without it (and without -ffinite-math-only, /fp:fast), or define MIXPREC_ALLOW_FAST_MATH to accept that"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
 
 #include "version.hpp"
 

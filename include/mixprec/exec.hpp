@@ -28,6 +28,12 @@
 #ifndef MIXPREC_EXEC_HPP
 #define MIXPREC_EXEC_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/exec.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>

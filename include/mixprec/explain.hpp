@@ -145,9 +145,9 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
   c.mode = detail::rounding_name(mode);
   const double s = static_cast<double>(stored);
   c.abs_error = s - source;
-  c.rel_error = source != 0 && std::isfinite(source) ? c.abs_error / std::fabs(source) : 0.0;
+  c.rel_error = !detail::exact_eq(source, 0.0) && std::isfinite(source) ? c.abs_error / std::fabs(source) : 0.0;
   const double u = isfinite(stored) ? static_cast<double>(ulp(stored)) : 0.0;
-  c.ulp_error = u != 0 ? c.abs_error / u : c.abs_error;  // NaN or infinity when nothing finite was stored
+  c.ulp_error = !detail::exact_eq(u, 0.0) ? c.abs_error / u : c.abs_error;  // NaN or infinity when nothing finite was stored
   return c;
 }
 

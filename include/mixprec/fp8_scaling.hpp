@@ -18,6 +18,12 @@
 #ifndef MIXPREC_FP8_SCALING_HPP
 #define MIXPREC_FP8_SCALING_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/fp8_scaling.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -165,7 +171,7 @@ inline float current_scale(float amax, float fp8_max_value, const current_scalin
     throw std::invalid_argument("mixprec::current_scale: value_for_inf must be positive and finite");
   }
   if (amax < cfg.epsilon) amax = cfg.epsilon;
-  if (std::isinf(amax) || amax == 0.0f || std::isnan(amax)) return 1.0f;
+  if (std::isinf(amax) || detail::exact_eq(amax, 0.0f) || std::isnan(amax)) return 1.0f;
   float s = fp8_max_value / amax;
   if (std::isinf(s)) s = cfg.value_for_inf;
   if (cfg.power_of_two) s = detail::bit_cast<float>(detail::bit_cast<std::uint32_t>(s) & 0xFF800000u);

@@ -39,6 +39,12 @@
 #ifndef MIXPREC_GRAD_SCALER_HPP
 #define MIXPREC_GRAD_SCALER_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/grad_scaler.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -216,7 +222,7 @@ class grad_scaler {
       unscale_grads(grads, st);
     }
     if (!st.has_checks) throw scaler_error("No inf checks were recorded for this optimizer.");
-    const bool found = st.found_inf != 0.0f;
+    const bool found = !detail::exact_eq(st.found_inf, 0.0f);
     if (!found) opt.step();
     st.stage = optimizer_stage::stepped;
     return !found;
@@ -237,7 +243,7 @@ class grad_scaler {
       }
     }
     if (!any) throw scaler_error("No inf checks were recorded prior to update.");
-    scale_.update(total != 0.0f);
+    scale_.update(!detail::exact_eq(total, 0.0f));
     states_.clear();
   }
 
@@ -483,7 +489,7 @@ class grad_scaler {
     // check_after_unscale: also flag a non-finite unscaled value (amax is inf or NaN then).
     if (check_after && n != 0) {
       const auto m = amax(exec::par, g);
-      if (!(m - m == m - m)) found = true;
+      if (detail::is_nan_value(m - m)) found = true;  // m - m is NaN exactly when m is inf or NaN
     }
     return found;
   }

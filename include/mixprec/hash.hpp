@@ -9,7 +9,9 @@
 #define MIXPREC_HASH_HPP
 
 #include <cstddef>
-#include <functional>
+// Declares std::hash and its integer specializations ([unord.hash]: every header that declares
+// hash provides them) at a fraction of <functional>'s compile cost.
+#include <string_view>
 
 #include "basic_float.hpp"
 #include "detail/convert.hpp"

@@ -9,6 +9,12 @@
 #ifndef MIXPREC_KERNELS_HPP
 #define MIXPREC_KERNELS_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include "exec.hpp"
 #include "span.hpp"
 #include "matmul_precision.hpp"

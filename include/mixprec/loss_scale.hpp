@@ -20,6 +20,12 @@
 #ifndef MIXPREC_LOSS_SCALE_HPP
 #define MIXPREC_LOSS_SCALE_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/loss_scale.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -201,7 +207,7 @@ struct loss_scale_config {
     if (growth_interval < 1 || growth_interval > std::numeric_limits<std::int32_t>::max()) {
       bad("growth_interval must be in [1, 2147483647] (got " + std::to_string(growth_interval) + ")");
     }
-    if (backoff_divides && backoff_factor != 1.0 / growth_factor) {
+    if (backoff_divides && !detail::exact_eq(backoff_factor, 1.0 / growth_factor)) {
       bad("this rule backs off by dividing by growth_factor, so backoff_factor must be 1 / growth_factor (got " +
           format_double(backoff_factor) + " with growth_factor " + format_double(growth_factor) + ")");
     }
@@ -299,7 +305,7 @@ class dynamic_loss_scale {
       }
       if (back_off) {
         const double floor = floor_value();
-        if (cfg_.error_at_floor && scale == floor) {
+        if (cfg_.error_at_floor && detail::exact_eq(scale, floor)) {
           throw loss_scale_error("Current loss scale already at minimum - cannot decrease scale anymore. Exiting run.");
         }
         scale = backoff(scale);
@@ -330,7 +336,7 @@ class dynamic_loss_scale {
   /// float(1.0 / double(scale())), as PyTorch computes it: +inf for a zero scale, 0 for +inf.
   float inv_scale() const noexcept {
     const double s = static_cast<double>(scale());
-    if (s == 0.0) return std::numeric_limits<float>::infinity();
+    if (detail::exact_eq(s, 0.0)) return std::numeric_limits<float>::infinity();
     return round_to<float>(1.0 / s);
   }
   /// Clean steps since the last growth or overflow (modulo growth_interval).
@@ -367,7 +373,7 @@ class dynamic_loss_scale {
     }
     const double s = cfg.to_storage(scale);
     if (!std::isfinite(s)) bad("scale " + format_double(scale) + " overflows float32");
-    if (s == 0.0 && scale != 0.0) bad("scale " + format_double(scale) + " underflows float32 to 0");
+    if (detail::exact_eq(s, 0.0) && !detail::exact_eq(scale, 0.0)) bad("scale " + format_double(scale) + " underflows float32 to 0");
     return s;
   }
 

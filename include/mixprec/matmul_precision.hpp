@@ -16,6 +16,12 @@
 #ifndef MIXPREC_MATMUL_PRECISION_HPP
 #define MIXPREC_MATMUL_PRECISION_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/matmul_precision.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <atomic>
 #include <stdexcept>
 #include <string>

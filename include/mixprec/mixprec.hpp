@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: MIT
-// mixprec/mixprec.hpp — everything mixprec offers, in one include.
+// mixprec/mixprec.hpp — the numeric core, in one include: the formats, conversions in every
+// rounding mode, arithmetic, <cmath>-style functions, printing and parsing, limits, finfo,
+// explain, hashing, and types as run-time values (dtype). It does not include the ML layer
+// (mixprec/amp.hpp: autocast, precision policies, loss scaling, FP8/MX scaling) nor the
+// kernels (mixprec/kernels.hpp): no thread pool, no JSON, no <thread>.
+//   #include <mixprec/mixprec.hpp>
+//   mixprec::half h = mixprec::sqrt(mixprec::half(2.0f));  std::cout << h;
 //
 // Layers (each uses only those above it):
 //   format.hpp, rounding.hpp, detail/   format description and the one rounding core
@@ -9,14 +15,12 @@
 //   charconv.hpp, io.hpp, hash.hpp      text (to_chars, from_chars, streams) and std::hash
 //   arithmetic.hpp                      operators, comparisons, + - * / fma sqrt in any mode
 //   math.hpp                            <cmath>-style functions and ulp
-//   loss_scale.hpp, grad_scaler.hpp     loss scaling: presets, GradScaler, JSON state dicts
-//   fp8_scaling.hpp, mx.hpp             FP8 delayed/current scaling, MX block quantization
-//   dtype.hpp, cast_result.hpp          types as run-time values, run-time-typed conversions
-//   autocast_ops.hpp, autocast.hpp      autocast: PyTorch's op tables, thread-local scopes
-//   precision_policy.hpp                jmp / Keras / Apex precision policies
+//   explain.hpp                         what a value is, bit by bit
+//   dtype.hpp                           types as run-time values
 //
+// Lighter: mixprec/float.hpp (the types, their arithmetic and stream I/O only).
 // Optional integrations, included on request only: std_format.hpp (std::formatter, where
-// <format> exists) and fmt.hpp (fmt::formatter, needs {fmt}).
+// <format> exists), fmt.hpp (fmt::formatter, needs {fmt}), eigen.hpp, cuda.hpp.
 #ifndef MIXPREC_MIXPREC_HPP
 #define MIXPREC_MIXPREC_HPP
 
@@ -37,14 +41,6 @@
 #include "arithmetic.hpp"
 #include "math.hpp"
 #include "explain.hpp"
-#include "loss_scale.hpp"
-#include "grad_scaler.hpp"
-#include "fp8_scaling.hpp"
-#include "mx.hpp"
 #include "dtype.hpp"
-#include "cast_result.hpp"
-#include "autocast_ops.hpp"
-#include "autocast.hpp"
-#include "precision_policy.hpp"
 
 #endif  // MIXPREC_MIXPREC_HPP

@@ -37,6 +37,12 @@
 #ifndef MIXPREC_MX_HPP
 #define MIXPREC_MX_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/mx.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -88,7 +94,7 @@ inline int floor_log2(float a) noexcept {
 inline std::uint8_t te_float_to_e8m0(float val) noexcept {
   if (std::isnan(val)) return 0xFF;
   if (std::isinf(val)) return 0xFE;
-  if (val == 0.0f) return 0x00;
+  if (exact_eq(val, 0.0f)) return 0x00;
   const std::uint32_t u = bit_cast<std::uint32_t>(val);
   auto exponent = static_cast<std::uint8_t>(u >> 23);
   const std::uint32_t mantissa = u & 0x7FFFFFu;
@@ -111,7 +117,7 @@ float8_e8m0fnu mx_shared_scale(float amax, mx_scale_rule rule) noexcept {
   }
   if (!std::isfinite(amax)) return float8_e8m0fnu::from_bits(0xFF);
   const float a = std::fabs(amax);
-  if (a == 0.0f) return float8_e8m0fnu::from_bits(0x00);
+  if (detail::exact_eq(a, 0.0f)) return float8_e8m0fnu::from_bits(0x00);
   int s = detail::floor_log2(a) - emax;
   if (s < -127) s = -127;
   if (s > 127) s = 127;  // unreachable for float input (floor(log2(FLT_MAX)) - 2 = 125)

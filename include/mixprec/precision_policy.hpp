@@ -51,6 +51,12 @@
 #ifndef MIXPREC_PRECISION_POLICY_HPP
 #define MIXPREC_PRECISION_POLICY_HPP
 
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/precision_policy.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cstddef>
 #include <optional>
 #include <stdexcept>
@@ -93,7 +99,7 @@ struct apex_properties {
     return a.opt_level == b.opt_level && a.enabled == b.enabled && a.cast_model_type == b.cast_model_type &&
            a.patch_torch_functions == b.patch_torch_functions && a.keep_batchnorm_fp32 == b.keep_batchnorm_fp32 &&
            a.master_weights == b.master_weights && a.dynamic_loss_scale == b.dynamic_loss_scale &&
-           a.loss_scale_value == b.loss_scale_value;
+           detail::exact_eq(a.loss_scale_value, b.loss_scale_value);
   }
   friend bool operator!=(const apex_properties& a, const apex_properties& b) noexcept { return !(a == b); }
 };
@@ -148,7 +154,7 @@ struct precision_policy {
 
   friend bool operator==(const precision_policy& a, const precision_policy& b) noexcept {
     return a.param == b.param && a.compute == b.compute && a.output == b.output && a.loss_scale == b.loss_scale &&
-           a.fixed_loss_scale == b.fixed_loss_scale && a.master_weights == b.master_weights &&
+           detail::exact_eq(a.fixed_loss_scale, b.fixed_loss_scale) && a.master_weights == b.master_weights &&
            a.keep_batchnorm_fp32 == b.keep_batchnorm_fp32 && a.autocast == b.autocast && a.preset == b.preset &&
            a.apex == b.apex;
   }

@@ -54,6 +54,18 @@ MIXPREC_HD constexpr std::uint64_t low_mask(int n) noexcept {
   return n >= 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1);
 }
 
+/// a == b for float or double, as intended: an exact comparison (false when either is NaN),
+/// spelled without == so that user code compiled with -Wfloat-equal stays quiet.
+template <class T>
+MIXPREC_HD constexpr bool exact_eq(T a, T b) noexcept {
+  return a <= b && a >= b;
+}
+/// x != x for float or double (true exactly for NaN), without -Wfloat-equal.
+template <class T>
+MIXPREC_HD constexpr bool is_nan_value(T x) noexcept {
+  return !(x <= x);
+}
+
 }  // namespace detail
 }  // namespace mixprec
 

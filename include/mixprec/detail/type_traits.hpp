@@ -10,6 +10,8 @@
 #ifndef MIXPREC_DETAIL_TYPE_TRAITS_HPP
 #define MIXPREC_DETAIL_TYPE_TRAITS_HPP
 
+#include "../config.hpp"
+
 #include <type_traits>
 
 namespace mixprec {

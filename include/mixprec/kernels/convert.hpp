@@ -15,6 +15,12 @@
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
 #define MIXPREC_KERNELS_CONVERT_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/convert.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

@@ -79,6 +79,12 @@
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/gemm.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -293,7 +299,7 @@ MIXPREC_HD inline void gemm_store(const gemm_problem<Acc, TA, TB, TC>& pr, std::
                                   Acc acc) noexcept {
   TC* c = pr.c + i * pr.c_is + j * pr.c_js;
   Acc r = pr.alpha * acc;
-  if (pr.beta != Acc(0)) r = gemm_fma(pr.beta, gemm_widen<Acc>(*c), r);
+  if (!detail::exact_eq(pr.beta, Acc(0))) r = gemm_fma(pr.beta, gemm_widen<Acc>(*c), r);
   if constexpr (std::is_same<TC, Acc>::value) {
     *c = r;
   } else {

@@ -91,6 +91,12 @@
 #ifndef MIXPREC_KERNELS_OPTIM_HPP
 #define MIXPREC_KERNELS_OPTIM_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/optim.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -350,7 +356,8 @@ void adam_impl(const char* what, Policy policy, span<W> params, span<const G> gr
   if (!is_valid(ur.mode)) fail(what, "invalid update_rounding.mode value");
   using C = opmath_t<W, G, S>;
   using Gd = promote_t<G, W>;
-  const double lr = o.lr, b1 = o.beta1, b2 = o.beta2, wd = o.weight_decay;
+  const double lr = static_cast<double>(o.lr), b1 = static_cast<double>(o.beta1), b2 = static_cast<double>(o.beta2),
+               wd = static_cast<double>(o.weight_decay);
   const double stepd = static_cast<double>(step);
   const double bc1 = 1.0 - std::pow(b1, stepd);
   const double bc2 = 1.0 - std::pow(b2, stepd);
@@ -362,7 +369,7 @@ void adam_impl(const char* what, Policy policy, span<W> params, span<const G> gr
       exp_avg.data(),
       exp_avg_sq.data(),
       model_copy.empty() ? nullptr : model_copy.data(),
-      wd != 0.0,
+      !detail::exact_eq(wd, 0.0),
       scalar_as<C, Gd>(wd),
       static_cast<C>(1.0 - mul_rn(lr, wd)),
       make_lerp_weight<C>(1.0 - b1),
@@ -407,21 +414,22 @@ void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> moment
   const char* what = "sgd_step";
   const std::size_t n = params.size();
   oi::check_size(what, "grads", grads.size(), n);
-  if (o.momentum != 0.0f) oi::check_size(what, "momentum_buffer", momentum_buffer.size(), n);
+  if (!detail::exact_eq(o.momentum, 0.0f)) oi::check_size(what, "momentum_buffer", momentum_buffer.size(), n);
   if (!model_copy.empty()) oi::check_size(what, "model_copy", model_copy.size(), n);
   if (step < 1) oi::fail(what, "step must be >= 1 (got " + std::to_string(step) + ")");
   if (!is_valid(ur.mode)) oi::fail(what, "invalid update_rounding.mode value");
   oi::check_option(what, o.lr >= 0.0f, "learning rate", o.lr);
   oi::check_option(what, o.momentum >= 0.0f, "momentum", o.momentum);
   oi::check_option(what, o.weight_decay >= 0.0f, "weight_decay", o.weight_decay);
-  if (o.nesterov && (o.momentum <= 0.0f || o.dampening != 0.0f)) {
+  if (o.nesterov && (o.momentum <= 0.0f || !detail::exact_eq(o.dampening, 0.0f))) {
     oi::fail(what, "nesterov momentum requires a momentum and zero dampening");
   }
   using C = oi::opmath_t<W, G, S>;
   using Gd = oi::promote_t<G, W>;
   using Gn = oi::promote_t<Gd, S>;
-  const double lr = o.lr, mu = o.momentum, tau = o.dampening, wd = o.weight_decay;
-  const bool has_momentum = mu != 0.0;
+  const double lr = static_cast<double>(o.lr), mu = static_cast<double>(o.momentum), tau = static_cast<double>(o.dampening),
+               wd = static_cast<double>(o.weight_decay);
+  const bool has_momentum = !detail::exact_eq(mu, 0.0);
   // The dtype of the update direction g in p.add(g, alpha=-lr) decides how -lr is rounded.
   const C neg_lr = !has_momentum ? oi::scalar_as<C, oi::promote_t<W, Gd>>(-lr)
                    : o.nesterov  ? oi::scalar_as<C, oi::promote_t<W, Gn>>(-lr)
@@ -430,7 +438,7 @@ void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> moment
                                    grads.data(),
                                    has_momentum ? momentum_buffer.data() : nullptr,
                                    model_copy.empty() ? nullptr : model_copy.data(),
-                                   wd != 0.0,
+                                   !detail::exact_eq(wd, 0.0),
                                    oi::scalar_as<C, Gd>(wd),
                                    has_momentum,
                                    step == 1,

@@ -22,6 +22,12 @@
 #ifndef MIXPREC_KERNELS_REDUCE_HPP
 #define MIXPREC_KERNELS_REDUCE_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/reduce.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <limits>
 #include <cstddef>
@@ -112,7 +118,7 @@ struct amax_block {
     for (std::size_t i = begin; i < end; ++i) {
       const A v = widen<A>(x[i]);
       const A a = v < A(0) ? -v : v;
-      nan = nan || (v != v);
+      nan = nan || is_nan_value(v);
       m = a > m ? a : m;
     }
     return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
@@ -125,7 +131,7 @@ struct add_op {
 };
 template <class A>
 struct max_nan_op {
-  MIXPREC_HD A operator()(A a, A b) const noexcept { return (a != a) ? a : (b != b) ? b : (a > b ? a : b); }
+  MIXPREC_HD A operator()(A a, A b) const noexcept { return is_nan_value(a) ? a : is_nan_value(b) ? b : (a > b ? a : b); }
 };
 
 template <class A, class Block>

@@ -67,6 +67,12 @@
 #ifndef MIXPREC_KERNELS_SOFTMAX_HPP
 #define MIXPREC_KERNELS_SOFTMAX_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/softmax.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -117,7 +123,7 @@ MIXPREC_HD inline double madd(double a, double b, double c) noexcept { return mu
 
 /// e^x in double, within 1 ulp; the same bits on every host and device.
 MIXPREC_HD inline double exp_det(double x) noexcept {
-  if (x != x) return x;
+  if (is_nan_value(x)) return x;
   if (x > 709.8) return from_bits64(0x7ff0000000000000ull);  // e^709.79 > DBL_MAX
   if (x < -746.0) return 0.0;                                 // below half the smallest subnormal
   const double kd = floor_exact(madd(x, 1.4426950408889634, 0.5));  // round(x / ln 2), |k| <= 1077
@@ -149,9 +155,9 @@ MIXPREC_HD inline double exp_det(double x) noexcept {
 
 /// ln x in double, within 1 ulp; the same bits on every host and device.
 MIXPREC_HD inline double log_det(double x) noexcept {
-  if (x != x) return x;
+  if (is_nan_value(x)) return x;
   if (x < 0) return from_bits64(0x7ff8000000000000ull);
-  if (x == 0) return -from_bits64(0x7ff0000000000000ull);
+  if (exact_eq(x, 0.0)) return -from_bits64(0x7ff0000000000000ull);
   std::uint64_t b = to_bits64(x);
   if (b >= 0x7ff0000000000000ull) return x;  // +inf
   int e = 0;
@@ -212,7 +218,7 @@ MIXPREC_HD inline A row_max(const T* x, std::size_t cols) noexcept {
   A m = acc<A>(x[0]);
   for (std::size_t j = 1; j < cols; ++j) {
     const A v = acc<A>(x[j]);
-    if (v > m || v != v) m = v;
+    if (v > m || is_nan_value(v)) m = v;
   }
   return m;
 }

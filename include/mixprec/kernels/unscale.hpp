@@ -35,6 +35,12 @@
 #ifndef MIXPREC_KERNELS_UNSCALE_HPP
 #define MIXPREC_KERNELS_UNSCALE_HPP
 
+#include "../config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/kernels/unscale.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -72,11 +78,11 @@ struct unscale_block {
     }
 #endif
     const A inv = static_cast<A>(inv_scale);
-    const bool one = inv_scale == 1.0f;
+    const bool one = exact_eq(inv_scale, 1.0f);
     bool found = false;
     for (std::size_t i = begin; i < end; ++i) {
       const A v = static_cast<A>(x[i]);
-      found = found || !(v - v == v - v);  // v - v is NaN exactly when v is inf or NaN
+      found = found || is_nan_value(v - v);  // v - v is NaN exactly when v is inf or NaN
       x[i] = round_to<T>(one ? v : v * inv, rounding::nearest_even, overflow::ieee, 0u);
     }
     return found;
@@ -86,7 +92,7 @@ struct unscale_block {
   bool avx512(std::size_t begin, std::size_t end) const noexcept {
     float* p = reinterpret_cast<float*>(x);
     const __m512 inv = _mm512_set1_ps(inv_scale);
-    const bool one = inv_scale == 1.0f;
+    const bool one = exact_eq(inv_scale, 1.0f);
     const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
     __mmask16 bad = 0;
     std::size_t i = begin;
@@ -174,7 +180,7 @@ bool unscale_and_check(Policy policy, Args&&... args) {
 /// PyTorch's loss-scale update on one (scale, growth_tracker) pair (see the top).
 MIXPREC_HD inline void update_scale(float& scale, std::int32_t& growth_tracker, float found_inf, double growth_factor,
                                     double backoff_factor, std::int32_t growth_interval) noexcept {
-  if (found_inf != 0.0f) {
+  if (!detail::exact_eq(found_inf, 0.0f)) {
     scale = static_cast<float>(static_cast<double>(scale) * backoff_factor);
     growth_tracker = 0;
     return;
@@ -185,7 +191,7 @@ MIXPREC_HD inline void update_scale(float& scale, std::int32_t& growth_tracker, 
   const std::int32_t successful = growth_tracker + 1;
   if (successful == growth_interval) {
     const float grown = static_cast<float>(static_cast<double>(scale) * growth_factor);
-    if (grown - grown == grown - grown) scale = grown;  // finite
+    if (!detail::is_nan_value(grown - grown)) scale = grown;  // finite
     growth_tracker = 0;
   } else {
     growth_tracker = successful;

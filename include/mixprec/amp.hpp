@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// mixprec/amp.hpp — the mixed-precision training layer, in one include: the numeric core
+// (mixprec.hpp) plus loss scaling (presets, GradScaler, JSON state dicts), FP8 delayed/current
+// scaling, MX block quantization, run-time-typed conversions (cast_result), autocast (PyTorch's
+// op tables, thread-local scopes) and the jmp / Keras / Apex precision policies. It brings the
+// thread pool (exec.hpp) and the kernels GradScaler and cast_result use; for every kernel
+// include mixprec/kernels.hpp.
+//   #include <mixprec/amp.hpp>
+//   mixprec::grad_scaler scaler;                                  // PyTorch's GradScaler
+//   mixprec::autocast_scope scope(mixprec::device_kind::cuda);    // torch.autocast
+//
+// Layers (each uses only those above it and the core):
+//   loss_scale.hpp, grad_scaler.hpp     loss scaling: presets, GradScaler, JSON state dicts
+//   fp8_scaling.hpp, mx.hpp             FP8 delayed/current scaling, MX block quantization
+//   cast_result.hpp                     run-time-typed conversions
+//   autocast_ops.hpp, autocast.hpp      autocast: PyTorch's op tables, thread-local scopes
+//   precision_policy.hpp                jmp / Keras / Apex precision policies
+#ifndef MIXPREC_AMP_HPP
+#define MIXPREC_AMP_HPP
+
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/amp.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#include "mixprec.hpp"
+#include "loss_scale.hpp"
+#include "grad_scaler.hpp"
+#include "fp8_scaling.hpp"
+#include "mx.hpp"
+#include "cast_result.hpp"
+#include "autocast_ops.hpp"
+#include "autocast.hpp"
+#include "precision_policy.hpp"
+
+#endif  // MIXPREC_AMP_HPP
