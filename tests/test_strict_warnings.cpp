@@ -36,6 +36,28 @@ struct toy_optimizer {
 
 }  // namespace
 
+TEST_CASE("drop-in conversions and mixed operators") {
+  half h = 1;
+  CHECK(h == 1.0f);
+  CHECK(h != 2.0);
+  CHECK(h == 1);
+  CHECK(h < 3);
+  CHECK(1 <= h);
+  CHECK(h >= 0.5f);
+  const float f = h;
+  const double d = h * 2.0;
+  h += 2.5;
+  h *= 2;
+  h -= 1u;
+  h /= 2.0f;
+  CHECK(f > 0.0f);
+  CHECK(d > 1.0);
+  CHECK(static_cast<int>(h) == 3);  // (1 + 2.5) * 2 - 1 = 6, / 2 = 3
+  CHECK(mixprec::round_to_integral(half(2.5f), mixprec::rounding::nearest_even).bits() == 0x4000);
+  CHECK(mixprec::to_integer<long>(half(-2.5f), mixprec::rounding::downward) == -3L);
+  if (h) CHECK(static_cast<bool>(h));
+}
+
 TEST_CASE("core: arithmetic, math, text") {
   const half a(1.5f);
   const half b(2.25f);

@@ -308,7 +308,7 @@ template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> =
 MIXPREC_HD constexpr bool operator==(A a, B b) noexcept {
   using T = detail::mixed_t<A, B>;
   detail::mix<A, B>::check();
-  return detail::mix_operand<T, A, B>(a) == detail::mix_operand<T, A, B>(b);
+  return detail::exact_eq(detail::mix_operand<T, A, B>(a), detail::mix_operand<T, A, B>(b));
 }
 /// a != b for a mixprec type and an arithmetic type.
 template <class A, class B, std::enable_if_t<detail::is_mixed_pair<A, B>, int> = 0>

@@ -280,14 +280,14 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   const double s = static_cast<double>(stored);
   if (u.cls == detail::value_class::finite && std::isinf(s)) {
     e.abs_error = s;  // a finite number stored as an infinity (source may be infinite in double too)
-  } else if (u.cls == detail::value_class::infinite && s == source) {
+  } else if (u.cls == detail::value_class::infinite && detail::exact_eq(s, source)) {
     e.abs_error = 0;  // "inf" stored as inf
   } else {
     e.abs_error = s - source;
   }
-  e.rel_error = source != 0 && std::isfinite(source) ? e.abs_error / std::fabs(source) : 0.0;
+  e.rel_error = !detail::exact_eq(source, 0.0) && std::isfinite(source) ? e.abs_error / std::fabs(source) : 0.0;
   const double ulp_d = isfinite(stored) ? static_cast<double>(ulp(stored)) : 0.0;
-  e.ulp_error = ulp_d != 0 ? e.abs_error / ulp_d : e.abs_error;
+  e.ulp_error = !detail::exact_eq(ulp_d, 0.0) ? e.abs_error / ulp_d : e.abs_error;
   return e;
 }
 
