@@ -160,8 +160,8 @@ void check(const std::string& input, dtype half_dtype) {
     }
     const std::string what = e.what();
     if (what.find(ref.kind) == std::string::npos) fail("another kind of error than the reference's", input);
-    if (e.token().find('\0') == std::string::npos && what.find("'" + e.token() + "'") == std::string::npos) {
-      fail("what() does not quote the token", input);
+    if (e.token().find('\0') == std::string::npos && what.find(mixprec::detail::quote_input(e.token())) == std::string::npos) {
+      fail("what() does not quote the token (truncated as detail::quote_input does)", input);
     }
     return;
   } catch (const std::exception& e) {
