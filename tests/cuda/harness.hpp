@@ -5,6 +5,7 @@
 #define MIXPREC_TESTS_CUDA_HARNESS_HPP
 
 #include <mixprec/mixprec.hpp>
+#include <mixprec/span.hpp>
 
 #include <cuda_runtime.h>
 
