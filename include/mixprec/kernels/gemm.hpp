@@ -793,11 +793,11 @@ inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std:
     c1[r] = _mm512_setzero_ps();
   }
   for (std::size_t q = 0; q < kq; ++q) {
-    const __m512bh b0 = (__m512bh)_mm512_load_si512(bp);
-    const __m512bh b1 = (__m512bh)_mm512_load_si512(bp + 16);
+    const __m512bh b0 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp));
+    const __m512bh b1 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp + 16));
     MIXPREC_GEMM_UNROLL
     for (int r = 0; r < MR; ++r) {
-      const __m512bh a = (__m512bh)_mm512_set1_epi32(static_cast<int>(ap[r]));
+      const __m512bh a = detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r])));
       c0[r] = _mm512_dpbf16_ps(c0[r], a, b0);
       c1[r] = _mm512_dpbf16_ps(c1[r], a, b1);
     }
