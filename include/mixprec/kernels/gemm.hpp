@@ -820,7 +820,7 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
     if (pr.c_js == 1) {
       const __m512 va = _mm512_set1_ps(pr.alpha);
       const __m512 vb = _mm512_set1_ps(pr.beta);
-      const bool read_c = pr.beta != 0.0f;
+      const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
       for (std::size_t r = 0; r < mr; ++r) {
         float* crow = pr.c + (i0 + r) * pr.c_is + j0;
         const float* t = tile + r * ldt;
