@@ -261,7 +261,11 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   const char* end = nullptr;
   if (!detail::split_number_text(text, neg, body, fmt) ||
       !detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) || end != body.data() + body.size()) {
+#if MIXPREC_HAS_EXCEPTIONS
     throw std::invalid_argument("mixprec::explain: not a number: " + detail::quote_input(text));
+#else
+    detail::rounding_argument_error("mixprec::explain: not a number");
+#endif
   }
   u.sign = neg;
   text_explanation e;
