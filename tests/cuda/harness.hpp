@@ -81,15 +81,15 @@ inline void sync() {
   }
 }
 
-/// main(): prints "SKIPPED: no CUDA device" and "<name>: 0 passed, 0 failed, 1 skipped" (exit 0)
-/// without a device; else runs run_all and prints "<name>: N passed, M failed" (exit 1 if M > 0).
+/// main(): prints "SKIPPED: no CUDA device" and "<name>: 0 passed, 0 failed, 1 skipped" and exits
+/// 77 without a device (CTest's SKIP_RETURN_CODE: reported as skipped, never as passed); else runs run_all and prints "<name>: N passed, M failed" (exit 1 if M > 0).
 inline int run(const char* name, void (*run_all)()) {
   int count = 0;
   const cudaError_t e = cudaGetDeviceCount(&count);
   if (e != cudaSuccess || count == 0) {
     std::printf("SKIPPED: no CUDA device (cudaGetDeviceCount: %s, %d device(s))\n", cudaGetErrorString(e), count);
     std::printf("%s: 0 passed, 0 failed, 1 skipped\n", name);
-    return 0;
+    return 77;
   }
   run_all();
   std::printf("%s: %d passed, %d failed\n", name, g_passed, g_failed);
