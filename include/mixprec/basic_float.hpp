@@ -232,7 +232,7 @@ class basic_float : public detail::float_conversions<Format> {
   /// Truncates toward zero; out of range saturates to I's min or max, NaN gives 0.
   template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
   MIXPREC_HD explicit constexpr operator I() const noexcept {
-    return detail::truncate_to_integer<I>(detail::unpack<Format>(bits_));
+    return detail::round_to_integer<I>(detail::unpack<Format>(bits_), rounding::toward_zero, 0);
   }
 
  private:
