@@ -528,3 +528,27 @@ TEST_CASE("fmt::format") {
 #endif
 
 }  // namespace
+
+TEST_CASE("rounding and overflow values print their names") {
+  using mixprec::overflow;
+  using mixprec::rounding;
+  const std::pair<rounding, const char*> modes[] = {
+      {rounding::nearest_even, "nearest_even"}, {rounding::nearest_away, "nearest_away"},
+      {rounding::toward_zero, "toward_zero"},   {rounding::upward, "upward"},
+      {rounding::downward, "downward"},         {rounding::to_odd, "to_odd"},
+      {rounding::stochastic, "stochastic"}};
+  for (const auto& m : modes) {
+    CHECK(std::string(mixprec::to_string(m.first)) == m.second);
+    std::ostringstream os;
+    os << m.first;
+    CHECK(os.str() == m.second);
+  }
+  static_assert(mixprec::to_string(rounding::upward)[0] == 'u', "to_string is constexpr");
+  CHECK(std::string(mixprec::to_string(overflow::ieee)) == "ieee");
+  CHECK(std::string(mixprec::to_string(overflow::saturate)) == "saturate");
+  std::wostringstream ws;
+  ws << overflow::saturate << L' ' << rounding::to_odd;
+  CHECK(ws.str() == L"saturate to_odd");
+  CHECK(std::string(mixprec::to_string(static_cast<rounding>(7))) == "invalid");
+  CHECK(std::string(mixprec::to_string(static_cast<overflow>(2))) == "invalid");
+}

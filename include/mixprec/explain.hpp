@@ -88,18 +88,6 @@ inline std::string bit_string(std::uint64_t v, int width) {
   return s;
 }
 
-inline const char* rounding_name(rounding r) {
-  switch (r) {
-    case rounding::nearest_even: return "nearest_even";
-    case rounding::nearest_away: return "nearest_away";
-    case rounding::toward_zero: return "toward_zero";
-    case rounding::upward: return "upward";
-    case rounding::downward: return "downward";
-    case rounding::to_odd: return "to_odd";
-    case rounding::stochastic: return "stochastic";
-  }
-  return "?";
-}
 
 }  // namespace detail
 
@@ -142,7 +130,7 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
   const T stored = round_to<T>(source, mode);
   c.stored = explain(stored);
   c.source = std::isfinite(source) ? detail::exact_decimal(source) : detail::shortest_decimal(source);
-  c.mode = detail::rounding_name(mode);
+  c.mode = to_string(mode);
   const double s = static_cast<double>(stored);
   c.abs_error = s - source;
   c.rel_error = !detail::exact_eq(source, 0.0) && std::isfinite(source) ? c.abs_error / std::fabs(source) : 0.0;
@@ -272,7 +260,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   const T stored = T::from_bits(detail::pack<F>(u, mode, policy, 0));
   e.stored = explain(stored);
   e.source = std::string(text);
-  e.mode = detail::rounding_name(mode);
+  e.mode = to_string(mode);
   e.policy = policy == overflow::ieee ? "ieee" : "saturate";
   if (!detail::round_parsed<F>(u, mode, policy).ok) {
     e.out_of_range = true;

@@ -27,6 +27,8 @@
 // unchanged (the characters read stay consumed). eofbit is set when the end of input is reached.
 // An exception from the stream buffer (or the locale) sets badbit and is rethrown only if
 // exceptions() includes badbit, as for the built-in types ([istream.formatted.reqmts]).
+//
+// rounding and overflow values print their names (to_string): std::cout << rounding::to_odd.
 #ifndef MIXPREC_IO_HPP
 #define MIXPREC_IO_HPP
 
@@ -346,6 +348,16 @@ std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>&
 #endif
   is.setstate(state);
   return is;
+}
+
+/// Prints the enumerator's name (to_string): std::cout << rounding::upward  // "upward"
+template <class CharT, class Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, rounding r) {
+  return os << to_string(r);
+}
+template <class CharT, class Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, overflow p) {
+  return os << to_string(p);
 }
 
 }  // namespace mixprec

@@ -57,6 +57,28 @@ MIXPREC_HD constexpr bool is_valid(overflow p) noexcept {
   return p == overflow::ieee || p == overflow::saturate;
 }
 
+/// The enumerator's name ("nearest_even", ..., "saturate"), or "invalid" for a value that names
+/// none; io.hpp prints it with operator<<.   to_string(rounding::to_odd)  // "to_odd"
+MIXPREC_HD constexpr const char* to_string(rounding r) noexcept {
+  switch (r) {
+    case rounding::nearest_even: return "nearest_even";
+    case rounding::nearest_away: return "nearest_away";
+    case rounding::toward_zero: return "toward_zero";
+    case rounding::upward: return "upward";
+    case rounding::downward: return "downward";
+    case rounding::to_odd: return "to_odd";
+    case rounding::stochastic: return "stochastic";
+  }
+  return "invalid";
+}
+MIXPREC_HD constexpr const char* to_string(overflow p) noexcept {
+  switch (p) {
+    case overflow::ieee: return "ieee";
+    case overflow::saturate: return "saturate";
+  }
+  return "invalid";
+}
+
 }  // namespace mixprec
 
 #endif  // MIXPREC_ROUNDING_HPP
