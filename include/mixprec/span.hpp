@@ -56,7 +56,7 @@ class span {
                 std::is_convertible<decltype(std::declval<C&>().size()), std::size_t>::value>>
   constexpr span(C&& c) noexcept  // NOLINT(google-explicit-constructor)
       : data_(c.data()), size_(static_cast<std::size_t>(c.size())) {}
-  /// span<U> -> span<const U>.
+  /// `span<U>` -> `span<const U>`.
   template <class U, class = std::enable_if_t<std::is_convertible<U (*)[], T (*)[]>::value>>
   MIXPREC_HD constexpr span(const span<U>& s) noexcept : data_(s.data()), size_(s.size()) {}  // NOLINT
 
