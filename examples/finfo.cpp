@@ -4,8 +4,8 @@
 // SVG drawing of their bit layouts (sign, exponent, mantissa), like the "bfloat16 structure"
 // slide of a mixed-precision lecture.
 //
-//   finfo                      all formats, then writes formats.svg
-//   finfo --svg PATH           where to write the drawing
+//   finfo                      all formats (writes no file)
+//   finfo --svg PATH           ... and draws the bit layouts into PATH
 //   finfo --format bfloat16    one format only (no drawing)
 #include <cstdio>
 #include <cstring>
@@ -105,7 +105,7 @@ int usage(const char* argv0, const std::string& problem) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string svg_path = "formats.svg";
+  std::string svg_path;  // empty: no drawing
   std::string only;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -140,7 +140,7 @@ int main(int argc, char** argv) {
   show(float6_e3m2fn{});
   show(float4_e2m1fn{});
   if (!printed) return usage(argv[0], "unknown format " + only);
-  if (!only.empty()) return 0;
+  if (!only.empty() || svg_path.empty()) return 0;
 
   const layout rows[] = {
       {"float32", 1, 8, 23, 0, "range 3.4e38, 24 significant bits"},

@@ -6,7 +6,12 @@
 //   inspect --format bfloat16 --bits 0x3f80
 //   inspect --rounding toward_zero 0.1   another rounding mode (nearest_even, nearest_away,
 //                                        toward_zero, upward, downward, to_odd)
-//   inspect --saturate 1e400             overflow::saturate instead of overflow::ieee
+//   inspect --overflow saturate 1e400    overflow::saturate instead of ieee (--saturate: the same)
+//   inspect --all-modes --format half 0.1   the number under every rounding mode, side by side
+//   inspect --list float4_e2m1fn         every value of a format of 8 bits or fewer (table);
+//   inspect --list float4_e2m1fn --svg line.svg   ... and a number line drawn as SVG
+//
+// The table of all formats ends with a one-line "why" for NaN, infinity, clamping and underflow.
 //
 // NUMBER is read as strtod reads it — decimal (1e-5, any number of digits), hex after 0x
 // (0x1.8p1), inf/infinity/nan in any case, with a sign — and rounded ONCE from its exact value
@@ -38,13 +43,27 @@
 // example-test-args: --format half -0X1P-24
 // example-test-regex: bits +0x8001 
 // example-test-args: 1e400
-// example-test-regex: float16 +0x7c00 .*overflow
+// example-test-regex: float16 +0x7c00 .*overflow.*rounded away from zero: inf
+// example-test-args: --overflow saturate 1e400
+// example-test-regex: float8_e4m3fn +0x7e .*clamped to max 448 \(--overflow saturate\)
+// example-test-args: 1e-9
+// example-test-regex: float16 +0x0000 .*underflow: below half the smallest subnormal
+// example-test-args: --all-modes --format half 0.1
+// example-test-regex: upward +0x2e67 .*\n.*downward +0x2e66 
+// example-test-args: --list float4_e2m1fn
+// example-test-regex: 0x7 +6 +normal\n
+// example-test-args: --list float8_e4m3fn
+// example-test-regex: 0x7f +nan +NaN\n
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include <mixprec/explain.hpp>
 #include <mixprec/mixprec.hpp>
@@ -54,8 +73,9 @@ namespace {
 int usage(const char* argv0, const char* problem) {
   if (problem != nullptr) std::fprintf(stderr, "inspect: %s\n\n", problem);
   std::fprintf(stderr,
-               "usage: %s [--format NAME] [--rounding MODE] [--saturate] NUMBER\n"
+               "usage: %s [--format NAME] [--rounding MODE] [--overflow ieee|saturate] [--all-modes] NUMBER\n"
                "       %s --format NAME --bits PATTERN\n"
+               "       inspect --list NAME [--svg PATH]   (formats of 8 bits or fewer)\n"
                "NAME: float16 (or half), bfloat16, tf32, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,\n"
                "      float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn\n"
                "MODE: nearest_even (default), nearest_away, toward_zero, upward, downward, to_odd\n"
@@ -103,7 +123,84 @@ struct options {
   std::string bits;
   mixprec::rounding mode = mixprec::rounding::nearest_even;
   mixprec::overflow policy = mixprec::overflow::ieee;
+  bool all_modes = false;
+  std::string list;  // --list NAME
+  std::string svg;   // --svg PATH (with --list)
 };
+
+const mixprec::rounding deterministic_modes[] = {
+    mixprec::rounding::nearest_even, mixprec::rounding::nearest_away, mixprec::rounding::toward_zero,
+    mixprec::rounding::upward,       mixprec::rounding::downward,     mixprec::rounding::to_odd};
+
+/// One line on why a conversion gave NaN, an infinity, a clamped value or an underflow ("" otherwise).
+template <class T>
+std::string why(const mixprec::text_explanation& c, mixprec::overflow policy) {
+  const std::string range = c.range.substr(0, c.range.find(':'));
+  const std::string& kind = c.stored.kind;
+  char max[32];
+  std::snprintf(max, sizeof max, "%g", static_cast<double>(std::numeric_limits<T>::max()));
+  const bool nan_source = c.source.find("nan") != std::string::npos;
+  if (nan_source) return kind == "NaN" ? "NaN in, NaN out" : "NaN in; the format has no NaN: " + c.stored.exact;
+  const double source = std::strtod(c.source.c_str(), nullptr);  // +-HUGE_VAL beyond double
+  const bool finite_result = kind != "NaN" && kind != "infinity";
+  if (range == "overflow" || (finite_result && std::fabs(source) > static_cast<double>(std::numeric_limits<T>::max()))) {
+    if (kind == "infinity") return std::string("overflow: |x| > max ") + max + ", rounded away from zero: inf";
+    if (kind == "NaN") {
+      return std::string("overflow: |x| > max ") + max + " and no inf in this format: NaN (--overflow saturate clamps)";
+    }
+    const char* cause = policy == mixprec::overflow::saturate ? " (--overflow saturate)"
+                        : !std::numeric_limits<T>::has_quiet_NaN ? " (no inf or NaN in this format)"
+                                                                 : " (the mode rounds toward zero)";
+    return std::string("overflow: |x| > max ") + max + ": clamped to max " + max + cause;
+  }
+  if (range == "underflow") {
+    return kind == "zero" ? "underflow: below half the smallest subnormal, rounds to 0"
+                          : "underflow: rounded up to the smallest non-zero value";
+  }
+  if (kind == "infinity") return std::numeric_limits<T>::has_infinity ? "inf in, inf out" : "";
+  if (kind == "NaN") return "inf in, and no inf in this format: NaN";
+  if (kind == "subnormal") return "subnormal: fewer significant bits, larger relative error";
+  return "";
+}
+
+/// Every value of T (8 bits or fewer) as a table; with svg, a number line of the finite values.
+template <class T>
+int list_values(const std::string& name, const std::string& svg) {
+  using F = typename T::format_type;
+  if (F::storage_bits > 8) return std::fprintf(stderr, "inspect: --list takes formats of 8 bits or fewer\n"), 2;
+  const unsigned codes = 1u << (F::storage_bits > 8 ? 0 : F::storage_bits);
+  std::printf("every value of %s (%u codes)\n%-6s %-24s %s\n", name.c_str(), codes, "bits", "value", "class");
+  std::vector<double> finite;
+  for (unsigned b = 0; b < codes; ++b) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(b));  // formats of <= 8 bits have no padding
+    const auto e = mixprec::explain(x);
+    std::printf("0x%-4x %-24s %s\n", b, e.exact.c_str(), e.kind.c_str());
+    if (e.kind != "NaN" && e.kind != "infinity") finite.push_back(static_cast<double>(x));
+  }
+  if (svg.empty()) return 0;
+  std::sort(finite.begin(), finite.end());
+  finite.erase(std::unique(finite.begin(), finite.end()), finite.end());
+  const double lo = finite.front(), hi = finite.back();
+  const double w = 1000, left = 40, right = 40;
+  std::FILE* f = std::fopen(svg.c_str(), "w");
+  if (f == nullptr) return std::fprintf(stderr, "inspect: cannot write %s\n", svg.c_str()), 1;
+  std::fprintf(f, "<svg xmlns='http://www.w3.org/2000/svg' width='%g' height='140' font-family='sans-serif' "
+               "font-size='11'>\n<text x='%g' y='18'>%s: the %zu finite values on a linear axis</text>\n"
+               "<line x1='%g' y1='70' x2='%g' y2='70' stroke='black'/>\n",
+               w + left + right, left, name.c_str(), finite.size(), left, left + w);
+  for (double v : finite) {
+    const double x = hi > lo ? left + w * (v - lo) / (hi - lo) : left + w / 2;
+    std::fprintf(f, "<line x1='%.2f' y1='60' x2='%.2f' y2='80' stroke='%s'/>\n", x, x, std::fpclassify(v) == FP_ZERO ? "red" : "steelblue");
+  }
+  for (double v : {lo, 0.0, hi}) {
+    const double x = hi > lo ? left + w * (v - lo) / (hi - lo) : left + w / 2;
+    std::fprintf(f, "<text x='%.2f' y='100' text-anchor='middle'>%g</text>\n", x, v);
+  }
+  std::fprintf(f, "</svg>\n");
+  const bool ok = std::fclose(f) == 0;
+  std::fprintf(stderr, "number line: %s\n", svg.c_str());
+  return ok ? 0 : 1;
+}
 
 /// Calls f(type_tag) for the format named name; false when the name is unknown.
 template <class Fn>
@@ -152,6 +249,26 @@ int main(int argc, char** argv) {
       if (v == nullptr || !parse_rounding(v, o.mode)) return usage(argv[0], "unknown rounding mode");
     } else if (a == "--saturate") {
       o.policy = mixprec::overflow::saturate;
+    } else if (a == "--overflow") {
+      const char* v = value("overflow");
+      const std::string p = v == nullptr ? "" : v;
+      if (p == "ieee") {
+        o.policy = mixprec::overflow::ieee;
+      } else if (p == "saturate") {
+        o.policy = mixprec::overflow::saturate;
+      } else {
+        return usage(argv[0], "--overflow takes ieee or saturate");
+      }
+    } else if (a == "--all-modes") {
+      o.all_modes = true;
+    } else if (a == "--list") {
+      const char* v = value("list");
+      if (v == nullptr) return usage(argv[0], "--list needs a format name");
+      o.list = v;
+    } else if (a == "--svg") {
+      const char* v = value("svg");
+      if (v == nullptr) return usage(argv[0], "--svg needs a path");
+      o.svg = v;
     } else if (a.size() > 2 && a[0] == '-' && a[1] == '-') {  // "-1", "-inf", "-0x1p3" are numbers
       return usage(argv[0], ("unknown option " + a).c_str());
     } else if (o.number.empty()) {
@@ -159,6 +276,15 @@ int main(int argc, char** argv) {
     } else {
       return usage(argv[0], "give one number");
     }
+  }
+  if (!o.svg.empty() && o.list.empty()) return usage(argv[0], "--svg goes with --list");
+  if (!o.list.empty()) {
+    if (!o.number.empty() || !o.bits.empty()) return usage(argv[0], "--list takes no number or bits");
+    int rc = 0;
+    if (!with_format(o.list, [&](auto tag) { rc = list_values<decltype(tag)>(o.list, o.svg); })) {
+      return usage(argv[0], ("unknown format " + o.list).c_str());
+    }
+    return rc;
   }
   if (!o.bits.empty()) {
     if (o.format.empty()) return usage(argv[0], "--bits needs --format");
@@ -185,6 +311,23 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& e) {
     return usage(argv[0], e.what());
   }
+  if (o.all_modes) {
+    if (o.format.empty()) return usage(argv[0], "--all-modes needs --format");
+    const bool known = with_format(o.format, [&](auto tag) {
+      using T = decltype(tag);
+      std::printf("%s in %s under every rounding mode (overflow::%s):\n\n", o.number.c_str(), o.format.c_str(),
+                  mixprec::to_string(o.policy));
+      std::printf("%-13s %-12s %-28s %-12s %-10s %s\n", "mode", "bits", "stored (exact)", "abs error", "ulps", "why");
+      for (const mixprec::rounding m : deterministic_modes) {
+        const auto c = mixprec::explain<T>(o.number, m, o.policy);
+        std::printf("%-13s 0x%-10llx %-28s %-12.4g %-10.4g %s\n", mixprec::to_string(m),
+                    static_cast<unsigned long long>(c.stored.bits), c.stored.exact.substr(0, 28).c_str(), c.abs_error,
+                    c.ulp_error, why<T>(c, o.policy).c_str());
+      }
+    });
+    if (!known) return usage(argv[0], ("unknown format " + o.format).c_str());
+    return 0;
+  }
   if (!o.format.empty()) {
     const bool known = with_format(o.format, [&](auto tag) {
       std::cout << mixprec::explain<decltype(tag)>(o.number, o.mode, o.policy);
@@ -192,9 +335,9 @@ int main(int argc, char** argv) {
     if (!known) return usage(argv[0], ("unknown format " + o.format).c_str());
     return 0;
   }
-  std::printf("%s stored in every format (rounding %s):\n\n", o.number.c_str(), mixprec::detail::rounding_name(o.mode));
+  std::printf("%s stored in every format (rounding %s):\n\n", o.number.c_str(), mixprec::to_string(o.mode));
   std::printf("%-16s %-12s %-28s %-12s %-12s %-24s %s\n", "format", "bits", "stored (exact)", "abs error", "ulps",
-              "ulp", "range");
+              "ulp", "range: why");
   for (const char* name : all_formats) {
     with_format(name, [&](auto tag) {
       using T = decltype(tag);
@@ -204,7 +347,8 @@ int main(int argc, char** argv) {
                     static_cast<unsigned long long>(c.stored.bits));
       std::string exact = c.stored.exact;
       if (exact.size() > 28) exact = exact.substr(0, 25) + "...";
-      const std::string range = c.range.substr(0, c.range.find(':'));  // "overflow", "underflow", ...
+      const std::string reason = why<T>(c, o.policy);
+      const std::string range = reason.empty() ? c.range.substr(0, c.range.find(':')) : reason;
       std::printf("%-16s %-12s %-28s %-12.4g %-12.4g %-24s %s\n", name, bits, exact.c_str(), c.abs_error, c.ulp_error,
                   c.stored.ulp.c_str(), range.c_str());
     });

@@ -39,7 +39,7 @@ int check_all_modes(S x, double exact, int& printed) {
       if (!ref::same(got, want)) {
         ++bad;
         if (printed++ < 8) {
-          const std::string what = std::string(f.name) + " " + mixprec::detail::rounding_name(r) + (p == overflow::saturate ? " sat" : " ieee");
+          const std::string what = std::string(f.name) + " " + mixprec::to_string(r) + (p == overflow::saturate ? " sat" : " ieee");
           MESSAGE(what, ": x=", exact, " want ", want, " got ", got);
         }
       }
