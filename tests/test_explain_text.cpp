@@ -164,3 +164,31 @@ TEST_CASE("explain(text) agrees with from_chars on long decimal texts, in range 
     }
   }
 }
+
+TEST_CASE("explain(text).why: one line on NaN, infinity, clamping, underflow and subnormals") {
+  using mixprec::overflow;
+  using mixprec::rounding;
+  using e4m3 = mixprec::float8_e4m3fn;
+  auto why = [](auto tag, const char* text, rounding m = rounding::nearest_even, overflow p = overflow::ieee) {
+    return mixprec::explain<decltype(tag)>(text, m, p).why;
+  };
+  const mixprec::half h{};
+  CHECK(why(h, "0.1") == "");
+  CHECK(why(h, "1e400") == "overflow: |x| > max 65504 and the mode rounds away from zero: inf");
+  CHECK(why(h, "1e400", rounding::toward_zero) == "overflow: |x| > max 65504: clamped to 65504 (the mode rounds toward zero)");
+  CHECK(why(e4m3{}, "500") == "overflow: |x| > max 448 and float8_e4m3fn has no infinity: NaN (overflow::saturate clamps)");
+  CHECK(why(e4m3{}, "500", rounding::nearest_even, overflow::saturate) ==
+        "overflow: |x| > max 448: clamped to 448 (overflow::saturate)");
+  CHECK(why(e4m3{}, "450") == "|x| > max 448, but it rounds to 448 in this mode (no overflow)");  // 450 < 448 + 32/2
+  CHECK(why(e4m3{}, "448") == "");
+  CHECK(why(mixprec::float4_e2m1fn{}, "-100") ==
+        "overflow: |x| > max 6: clamped to -6 (float4_e2m1fn has no infinity or NaN)");
+  CHECK(why(h, "1e-9") == "underflow: |x| is below the smallest non-zero value 6e-08 and rounds to 0");
+  CHECK(why(h, "4e-8") == "underflow: |x| is below the smallest non-zero value 6e-08 and rounds up to it");  // > 2^-25
+  CHECK(why(h, "1e-7") == "subnormal: fewer significant bits, so a larger relative error");
+  CHECK(why(h, "-nan") == "NaN in, NaN out");
+  CHECK(why(h, "inf") == "inf in, inf out");
+  CHECK(why(e4m3{}, "inf") == "inf in, and float8_e4m3fn has no infinity: NaN");
+  CHECK(why(mixprec::float4_e2m1fn{}, "nan") == "NaN in, and float4_e2m1fn has no NaN: 6");
+  CHECK(why(mixprec::float8_e8m0fnu{}, "0") == "float8_e8m0fnu has no zero and no negative values: NaN");
+}

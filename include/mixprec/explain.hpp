@@ -177,6 +177,7 @@ struct text_explanation {
   std::string mode;          ///< the rounding mode's name
   std::string policy;        ///< the overflow policy's name ("ieee" or "saturate")
   std::string range;         ///< "" when from_chars accepts the text; else what happened and why
+  std::string why;           ///< one line on a NaN, infinity, clamped, underflowed or subnormal result ("" else)
   bool out_of_range = false; ///< whether from_chars reports errc::result_out_of_range
   double abs_error = 0;      ///< stored - source, with source rounded to double (see explain)
   double rel_error = 0;      ///< abs_error / |source| (0 when source is 0 or not finite)
@@ -218,6 +219,43 @@ std::string range_reason(const unpacked& u, rounding mode) {
   }
   return std::string("underflow: ") + (u.sign ? "negative, " : "positive, ") + "not zero, but below the smallest " +
          name + " (" + shortest_decimal(std::numeric_limits<T>::denorm_min()) + ") once rounded";
+}
+
+/// One line on why reading u into T stored `stored` when that is NaN, an infinity, a clamped
+/// value, an underflow or a subnormal; "" for an ordinary rounding.
+template <class T>
+std::string why_line(const unpacked& u, T stored, const std::string& kind, rounding mode, overflow policy) {
+  using F = typename float_traits<T>::format_type;
+  const std::string name = finfo<T>::name;
+  const std::string got = shortest_decimal(stored);
+  const bool nan = kind == "NaN", inf = kind == "infinity";
+  if (u.cls == value_class::nan) return nan ? "NaN in, NaN out" : "NaN in, and " + name + " has no NaN: " + got;
+  if (u.cls == value_class::infinite) {
+    if (inf) return "inf in, inf out";
+    return "inf in, and " + name + " has no infinity: " + (nan ? std::string("NaN") : "clamped to " + got);
+  }
+  if constexpr (F::enc == encoding::exponent_only) {
+    if (u.cls == value_class::zero || u.sign) return name + " has no zero and no negative values: NaN";
+  }
+  if (u.cls == value_class::zero) return "";
+  const std::string max = shortest_decimal(std::numeric_limits<T>::max());
+  if (beyond_max<F>(u, mode)) {  // rounded in mode with an unbounded exponent, above max
+    if (inf) return "overflow: |x| > max " + max + " and the mode rounds away from zero: inf";
+    if (nan) return "overflow: |x| > max " + max + " and " + name + " has no infinity: NaN (overflow::saturate clamps)";
+    const std::string cause = policy == overflow::saturate          ? "overflow::saturate"
+                              : !std::numeric_limits<T>::has_quiet_NaN ? name + " has no infinity or NaN"
+                                                                       : "the mode rounds toward zero";
+    return "overflow: |x| > max " + max + ": clamped to " + got + " (" + cause + ")";
+  }
+  if (beyond_max<F>(u, u.sign ? rounding::downward : rounding::upward)) {  // |x| > max, exactly
+    return "|x| > max " + max + ", but it rounds to " + got + " in this mode (no overflow)";
+  }
+  const std::string tiny = shortest_decimal(std::numeric_limits<T>::denorm_min());
+  if (kind == "zero") return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds to 0";
+  const unpacked d = unpack<F>(float_traits<T>::to_bits(std::numeric_limits<T>::denorm_min()));
+  if (u.exp < d.exp) return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds up to it";
+  if (kind == "subnormal") return "subnormal: fewer significant bits, so a larger relative error";
+  return "";
 }
 
 }  // namespace detail
@@ -267,6 +305,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
     e.range = detail::range_reason<T>(u, mode) + "; from_chars reports result_out_of_range; round_to gives " +
               e.stored.shortest;
   }
+  e.why = detail::why_line<T>(u, stored, e.stored.kind, mode, policy);
   using D = typename float_traits<double>::format_type;
   const double source = float_traits<double>::from_bits(detail::pack<D>(u, rounding::nearest_even, overflow::ieee, 0));
   const double s = static_cast<double>(stored);
@@ -287,6 +326,7 @@ inline std::ostream& operator<<(std::ostream& os, const text_explanation& t) {
   os << "source    " << t.source << " (text, rounded once)\n";
   os << "rounding  " << t.mode << ", overflow::" << t.policy << '\n';
   if (!t.range.empty()) os << "range     " << t.range << '\n';
+  if (!t.why.empty()) os << "why       " << t.why << '\n';
   os << t.stored;
   os << "  error     " << t.abs_error << " absolute, " << t.rel_error << " relative, " << t.ulp_error << " ulp\n";
   return os;
