@@ -9,7 +9,10 @@
 2. Browser: headless Chromium opens every page of the site (the API reference: its index and
    the class/file pages linked from it, up to --max-api pages) and must print no console
    message at all (errors, uncaught exceptions, failed loads are all console messages).
-3. Screenshots of a few pages (PNG, 1280x900): decoded here, each must show at least 2% of
+3. The format explorer (WebAssembly): loaded with query parameters that fill the form or type
+   into it, its table must show known encodings (0.1 in float16 is 0x2e66, as numpy.float16;
+   in bfloat16 0x3dcd; in float8_e4m3fn 0x1d, as ml_dtypes; upward gives float16 0x2e67; ...).
+4. Screenshots of a few pages (PNG, 1280x900): decoded here, each must show at least 2% of
    non-background pixels and 8 distinct colours, so a blank or unstyled page fails.
 Exit status 1 with the reasons on failure. Only the standard library and `chromium` are needed.
 """
@@ -112,6 +115,48 @@ def open_page(browser, page, shot=None):
     return msgs
 
 
+EXPLORER_CASES = [  # (query, [(element id, expected text)])
+    ("x=0.1", [("bits-float16", "0x2e66"), ("bits-bfloat16", "0x3dcd"), ("bits-float8_e4m3fn", "0x1d"),
+               ("exact-float8_e4m3fn", "0.1015625"), ("exact-float16", "0.0999755859375")]),
+    ("type=0.1&mode=3", [("bits-float16", "0x2e67"), ("exact-float16", "0.10003662109375")]),
+    ("type=1e400&ovf=1", [("bits-float16", "0x7bff"), ("bits-float8_e4m3fn", "0x7e")]),
+    ("type=1e400", [("bits-float16", "0x7c00"), ("bits-float8_e4m3fn", "0x7f")]),
+    ("bits=0x7e&format=float8_e4m3fn", [("exact-float8_e4m3fn", "448")]),
+    ("x=3&line=float4_e2m1fn", [("ex-line-svg@data-count", "15"), ("bits-float4_e2m1fn", "0x5")]),
+]
+
+
+def element_text(dom, ident):
+    """Text inside the element with id ident (tags stripped), or attribute ident=ID@ATTR."""
+    if "@" in ident:
+        ident, attr = ident.split("@")
+        m = re.search(r'<[^>]*\bid="%s"[^>]*\b%s="([^"]*)"' % (re.escape(ident), re.escape(attr)), dom)
+        return m.group(1) if m else None
+    m = re.search(r'<(\w+)[^>]*\bid="%s"[^>]*>(.*?)</\1>' % re.escape(ident), dom, re.S)
+    return re.sub(r"<[^>]+>", "", m.group(2)).strip() if m else None
+
+
+def check_explorer(browser, site):
+    page = os.path.join(site, "explorer.html")
+    if not os.path.exists(page):
+        return ["explorer.html is missing"]
+    errors = []
+    for query, expect in EXPLORER_CASES:
+        with tempfile.TemporaryDirectory() as profile:
+            cmd = [browser] + CHROMIUM_FLAGS + ["--user-data-dir=" + profile, "--dump-dom",
+                                                "file://" + os.path.abspath(page) + "?" + query]
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+        dom = r.stdout.decode(errors="replace")
+        console = [l for l in r.stderr.decode(errors="replace").splitlines() if ":CONSOLE" in l]
+        errors += ["explorer ?%s: console: %s" % (query, c) for c in console[:3]]
+        for ident, want in expect:
+            got = element_text(dom, ident)
+            if got != want:
+                errors.append("explorer ?%s: #%s is %r, expected %r" % (query, ident, got, want))
+    print("explorer: %d cases, %d problems" % (len(EXPLORER_CASES), len(errors)))
+    return errors
+
+
 def png_pixels(path):
     """(width, height, rows of pixel tuples) of an 8-bit RGB/RGBA, non-interlaced PNG."""
     data = open(path, "rb").read()
@@ -177,7 +222,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("site")
     ap.add_argument("--max-api", type=int, default=40, help="API reference pages opened in the browser")
-    ap.add_argument("--shots", default="index.html,cheatsheet.html,formats.html,api/index.html")
+    ap.add_argument("--shots", default="index.html,cheatsheet.html,formats.html,explorer.html,api/index.html")
     ap.add_argument("--out", default=None, help="where screenshots are kept (default: SITE/../docs-check)")
     args = ap.parse_args()
     site = os.path.normpath(args.site)
@@ -208,6 +253,8 @@ def main():
             nbad += 1
             failures += ["%s: %s" % (os.path.relpath(p, site), m) for m in msgs[:5]]
     print("browser: %d pages opened in %s, %d with console messages" % (len(to_open), os.path.basename(browser), nbad))
+
+    failures += check_explorer(browser, site)
 
     out = args.out or os.path.join(os.path.dirname(os.path.abspath(site)), "docs-check")
     os.makedirs(out, exist_ok=True)

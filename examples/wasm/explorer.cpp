@@ -1,0 +1,152 @@
+// SPDX-License-Identifier: MIT
+// examples/wasm/explorer.cpp — the format explorer of the documentation site, compiled to
+// WebAssembly by scripts/docs (Emscripten): the same headers, the same single rounding.
+//
+// Exported C functions (each returns JSON in a buffer valid until the next call):
+//   mp_formats()                          ["float16", "bfloat16", ...]
+//   mp_explain(format, text, mode, ovf)   text (a number, as strtod reads it) read ONCE into format
+//   mp_bits(format, bits)                 what a bit pattern (unsigned integer) means
+//   mp_list(format)                       every value of a format of 8 bits or fewer
+// mode: 0 nearest_even, 1 nearest_away, 2 toward_zero, 3 upward, 4 downward, 5 to_odd
+// ovf: 0 ieee, 1 saturate. Errors: {"error": "..."}.
+// Also builds natively (c++ -std=c++17 -Iinclude examples/wasm/explorer.cpp) for a quick check:
+// the program then prints mp_explain("float16", "0.1", 0, 0).
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include <mixprec/explain.hpp>
+#include <mixprec/mixprec.hpp>
+
+namespace {
+
+std::string out;
+
+std::string quoted(const std::string& s) {
+  std::string r = "\"";
+  for (char c : s) {
+    if (c == '"' || c == '\\') r += '\\';
+    r += c;
+  }
+  return r + "\"";
+}
+
+std::string number(double v) {
+  if (std::isnan(v)) return "null";
+  if (v > 1.7e308 || v < -1.7e308) return v > 0 ? "\"inf\"" : "\"-inf\"";
+  char b[40];
+  std::snprintf(b, sizeof b, "%.17g", v);
+  return b;
+}
+
+std::string value_json(const mixprec::value_explanation& e) {
+  return "{\"bits\":" + std::to_string(e.bits) + ",\"storage_bits\":" + std::to_string(e.storage_bits) +
+         ",\"sign\":" + quoted(e.sign) + ",\"exponent\":" + quoted(e.exponent) + ",\"mantissa\":" + quoted(e.mantissa) +
+         ",\"kind\":" + quoted(e.kind) + ",\"exact\":" + quoted(e.exact) + ",\"shortest\":" + quoted(e.shortest) +
+         ",\"ulp\":" + quoted(e.ulp) + ",\"below\":" + quoted(e.below) + ",\"above\":" + quoted(e.above) + "}";
+}
+
+template <class Fn>
+bool with_format(const std::string& name, Fn f) {
+  using namespace mixprec;
+  if (name == "float16") return f(half{}), true;
+  if (name == "bfloat16") return f(bfloat16{}), true;
+  if (name == "tf32") return f(tf32{}), true;
+  if (name == "float8_e4m3fn") return f(float8_e4m3fn{}), true;
+  if (name == "float8_e5m2") return f(float8_e5m2{}), true;
+  if (name == "float8_e4m3fnuz") return f(float8_e4m3fnuz{}), true;
+  if (name == "float8_e5m2fnuz") return f(float8_e5m2fnuz{}), true;
+  if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{}), true;
+  if (name == "float6_e2m3fn") return f(float6_e2m3fn{}), true;
+  if (name == "float6_e3m2fn") return f(float6_e3m2fn{}), true;
+  if (name == "float4_e2m1fn") return f(float4_e2m1fn{}), true;
+  return false;
+}
+
+const char* error(const std::string& what) {
+  out = "{\"error\":" + quoted(what) + "}";
+  return out.c_str();
+}
+
+}  // namespace
+
+extern "C" {
+
+const char* mp_formats() {
+  out = "[\"float16\",\"bfloat16\",\"tf32\",\"float8_e4m3fn\",\"float8_e5m2\",\"float8_e4m3fnuz\",\"float8_e5m2fnuz\","
+        "\"float8_e8m0fnu\",\"float6_e2m3fn\",\"float6_e3m2fn\",\"float4_e2m1fn\"]";
+  return out.c_str();
+}
+
+const char* mp_explain(const char* format, const char* text, int mode, int ovf) {
+  if (mode < 0 || mode > 5) return error("rounding mode must be 0..5");
+  if (ovf < 0 || ovf > 1) return error("overflow must be 0 (ieee) or 1 (saturate)");
+  try {
+    const bool known = with_format(format, [&](auto tag) {
+      using T = decltype(tag);
+      const auto c = mixprec::explain<T>(text, static_cast<mixprec::rounding>(mode), static_cast<mixprec::overflow>(ovf));
+      out = "{\"format\":" + quoted(format) + ",\"stored\":" + value_json(c.stored) + ",\"abs_error\":" +
+            number(c.abs_error) + ",\"rel_error\":" + number(c.rel_error) + ",\"ulp_error\":" + number(c.ulp_error) +
+            ",\"range\":" + quoted(c.range) + ",\"why\":" + quoted(c.why) + "}";
+    });
+    if (!known) return error(std::string("unknown format ") + format);
+  } catch (const std::exception& e) {
+    return error(e.what());
+  }
+  return out.c_str();
+}
+
+const char* mp_bits(const char* format, double bits) {
+  const bool known = with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    using F = typename T::format_type;
+    if (!(bits >= 0) || bits >= 4294967296.0 || static_cast<double>(static_cast<std::uint64_t>(bits)) != bits) {
+      error("bits must be an unsigned integer");
+      return;
+    }
+    const auto b = static_cast<std::uint64_t>(bits);
+    if ((b >> F::storage_bits) != 0 || (b & ((std::uint64_t{1} << F::padding_bits) - 1)) != 0) {
+      error("the bit pattern does not fit the format");
+      return;
+    }
+    out = "{\"format\":" + quoted(format) + ",\"stored\":" +
+          value_json(mixprec::explain(T::from_bits(static_cast<typename T::storage_type>(b)))) + "}";
+  });
+  if (!known) return error(std::string("unknown format ") + format);
+  return out.c_str();
+}
+
+const char* mp_list(const char* format) {
+  bool small = true;
+  std::string body;
+  const bool known = with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    using F = typename T::format_type;
+    if (F::storage_bits > 8) {
+      small = false;
+      return;
+    }
+    for (unsigned b = 0; b < (1u << (F::storage_bits > 8 ? 0 : F::storage_bits)); ++b) {
+      const T x = T::from_bits(static_cast<typename T::storage_type>(b));
+      const auto e = mixprec::explain(x);
+      if (!body.empty()) body += ",";
+      body += "{\"bits\":" + std::to_string(b) + ",\"value\":" + number(static_cast<double>(x)) + ",\"exact\":" +
+              quoted(e.exact) + ",\"kind\":" + quoted(e.kind) + "}";
+    }
+  });
+  if (!known) return error(std::string("unknown format ") + format);
+  if (!small) return error("listing takes formats of 8 bits or fewer");
+  out = "[" + body + "]";
+  return out.c_str();
+}
+
+}  // extern "C"
+
+int main() {
+#ifndef __EMSCRIPTEN__
+  std::puts(mp_explain("float16", "0.1", 0, 0));
+#endif
+  return 0;
+}
