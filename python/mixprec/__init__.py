@@ -1,0 +1,160 @@
+# SPDX-License-Identifier: MIT
+"""mixprec for Python: exact low-precision floating point for NumPy arrays.
+
+Every conversion rounds ONCE, from the exact value of its input, in the rounding mode you
+choose (ml_dtypes' ``astype`` has nearest-even only and rounds float64 through float32 first).
+The numbers come from mixprec's C++ headers; this package adds NumPy arrays around them.
+
+>>> import numpy as np, mixprec
+>>> mixprec.to_bits(np.array([0.1]), "float16")                      # codes, as uint16
+array([11878], dtype=uint16)
+>>> mixprec.to_bits(np.array([0.1]), "float16", rounding="upward")
+array([11879], dtype=uint16)
+>>> mixprec.round(np.array([0.1, 1e6]), "float8_e4m3fn", overflow="saturate")
+array([1.015625e-01, 4.480000e+02])
+
+Formats: see ``formats()``. Codes are unsigned integers of the format's storage width (uint8
+for the 8-, 6- and 4-bit formats, one code per byte; uint16; uint32 for tf32), so an ml_dtypes
+array is ``mixprec.to_bits(x, "float8_e4m3fn").view(ml_dtypes.float8_e4m3fn)`` without a copy.
+"""
+from __future__ import annotations
+
+import numpy as _np
+
+from . import _core
+
+__all__ = ["formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+           "ROUNDING_MODES", "OVERFLOW_POLICIES", "__version__"]
+__version__ = _core.version
+
+#: Rounding modes, in the order of C++'s mixprec::rounding.
+ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic")
+#: Overflow policies: "ieee" (inf, or NaN where the format has no inf) and "saturate" (clamp to +-max).
+OVERFLOW_POLICIES = ("ieee", "saturate")
+
+# ml_dtypes' dtype names that are mixprec formats of the same name (half is numpy's float16).
+_ML_DTYPES_NAMES = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"}
+
+
+def formats() -> list[str]:
+    """The names of the built-in formats."""
+    return list(_core.formats())
+
+
+def _check_format(format: str) -> str:
+    if not isinstance(format, str) or format not in _core.formats():
+        raise ValueError("unknown format %r; formats(): %s" % (format, ", ".join(_core.formats())))
+    return format
+
+
+def _mode(rounding: str) -> int:
+    if rounding not in ROUNDING_MODES:
+        raise ValueError("unknown rounding mode %r; one of %s" % (rounding, ", ".join(ROUNDING_MODES)))
+    return ROUNDING_MODES.index(rounding)
+
+
+def _policy(overflow: str) -> int:
+    if overflow not in OVERFLOW_POLICIES:
+        raise ValueError("unknown overflow policy %r; one of %s" % (overflow, ", ".join(OVERFLOW_POLICIES)))
+    return OVERFLOW_POLICIES.index(overflow)
+
+
+def _as_float_array(x):
+    """x as a contiguous float32 or float64 NumPy array (exact), and its shape.
+
+    Accepts anything NumPy converts (lists, scalars, the buffer protocol, objects with
+    __array__ or __dlpack__ such as CPU PyTorch tensors), NumPy float16 and the ml_dtypes types
+    (converted exactly through their codes). Non-contiguous arrays are copied.
+    """
+    if hasattr(x, "__dlpack__") and not isinstance(x, _np.ndarray):
+        try:
+            x = _np.from_dlpack(x)
+        except (TypeError, RuntimeError, BufferError):
+            x = _np.asarray(x)
+    a = _np.asarray(x)
+    name = a.dtype.name
+    if name in _ML_DTYPES_NAMES:
+        width = a.dtype.itemsize * 8
+        codes = _np.ascontiguousarray(a).view("uint%d" % width).reshape(-1)
+        return _core.from_bits(codes, name).reshape(a.shape), a.shape
+    if a.dtype == _np.float16:
+        a = a.astype(_np.float32)  # exact
+    elif a.dtype.kind in "iub":
+        a = a.astype(_np.float64)  # exact up to 2^53; larger integers round once here
+    elif a.dtype not in (_np.float32, _np.float64):
+        raise TypeError("expected a float array (float16/32/64, an ml_dtypes type or integers), got %s" % a.dtype)
+    return _np.ascontiguousarray(a), a.shape
+
+
+def to_bits(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
+            offset: int = 0) -> _np.ndarray:
+    """The codes of x rounded once into format (an unsigned integer array of x's shape).
+
+    rounding: one of ROUNDING_MODES; "stochastic" needs ``seed``: element i (in C order) uses the
+    random bits counter_rng(seed)(offset + i) of the C++ library, so a result is reproducible and
+    equals the C++ ``mixprec::convert`` with the same seed and offset.
+    overflow: "ieee" or "saturate". Raises ValueError for an unknown format, mode or policy.
+    """
+    _check_format(format)
+    mode, policy = _mode(rounding), _policy(overflow)
+    if rounding == "stochastic" and seed is None:
+        raise ValueError("rounding='stochastic' needs a seed")
+    if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
+        raise ValueError("seed must be an integer in [0, 2**64)")
+    if not isinstance(offset, int) or not 0 <= offset < 2**64:
+        raise ValueError("offset must be an integer in [0, 2**64)")
+    a, shape = _as_float_array(x)
+    flat = a.reshape(-1)
+    fn = _core.to_bits_f32 if flat.dtype == _np.float32 else _core.to_bits_f64
+    return fn(flat, format, mode, policy, seed or 0, offset).reshape(shape)
+
+
+def from_bits(codes, format: str) -> _np.ndarray:
+    """The exact values (float64) of codes of format (unsigned integers of its storage width)."""
+    _check_format(format)
+    c = _np.asarray(codes)
+    width = _core.finfo(format)["storage_bits"]
+    want = _np.dtype("uint%d" % width)
+    if c.dtype != want:
+        if c.dtype.kind not in "iu" or (c.size and (c.min() < 0 or c.max() >= 2**width)):
+            raise TypeError("codes of %s must be unsigned integers below 2**%d (got %s)" % (format, width, c.dtype))
+        c = c.astype(want)
+    return _core.from_bits(_np.ascontiguousarray(c).reshape(-1), format).reshape(c.shape)
+
+
+def round(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
+          offset: int = 0) -> _np.ndarray:
+    """x rounded once into format, returned as float64 values (exact)."""
+    return from_bits(to_bits(x, format, rounding, overflow, seed, offset), format)
+
+
+def finfo(format: str) -> dict:
+    """Machine limits of format, as numpy/ml_dtypes finfo (a dict of exact values)."""
+    return dict(_core.finfo(_check_format(format)))
+
+
+def explain(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> str:
+    """What storing x in format does: fields, class, exact value, ulp, neighbours, error and why.
+
+    x: text (read as strtod reads it, rounded once from its exact value: "0.1", "1e-400",
+    "0x1.8p1", "inf") or a Python float/int (its exact value).
+    """
+    _check_format(format)
+    text = x if isinstance(x, str) else float(x).hex() if not isinstance(x, int) else str(x)
+    try:
+        return _core.explain_text(text, format, _mode(rounding), _policy(overflow))
+    except ValueError as e:
+        raise ValueError(str(e)) from None
+
+
+def to_string(code: int, format: str) -> str:
+    """The shortest text that reads back as the value of code (as C++ to_chars)."""
+    return _core.code_to_string(int(code), _check_format(format))
+
+
+def from_string(text: str, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> int:
+    """The code of text read ONCE into format (strtod's grammar, any number of digits)."""
+    if not isinstance(text, str):
+        raise TypeError("text must be a str")
+    return _core.code_from_string(text, _check_format(format), _mode(rounding), _policy(overflow))
