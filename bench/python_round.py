@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Speed of mixprec.to_bits next to ml_dtypes' astype and NumPy's astype(float16), same arrays, one run.
+
+    python3 bench/python_round.py [--n 10000000] [--reps 5]
+
+Rounds an n-element float32 array to bfloat16, float16, float8_e4m3fn and float8_e5m2 (nearest-even,
+the only mode the peers have) and prints the best-of-reps time of each and the ratios.
+"""
+import argparse
+import platform
+import time
+
+import numpy as np
+
+import mixprec
+
+try:
+    import ml_dtypes
+except ImportError:  # pragma: no cover
+    ml_dtypes = None
+
+
+def best(f, reps):
+    t = float("inf")
+    for _ in range(reps):
+        t0 = time.perf_counter()
+        f()
+        t = min(t, time.perf_counter() - t0)
+    return t
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--n", type=int, default=10_000_000)
+    ap.add_argument("--reps", type=int, default=5)
+    a = ap.parse_args()
+    x = np.random.default_rng(0).standard_normal(a.n).astype(np.float32)
+    cpu = platform.processor() or platform.machine()
+    try:
+        with open("/proc/cpuinfo") as f:
+            cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
+    except (OSError, StopIteration):
+        pass
+    print("n = %d float32, best of %d; CPU: %s; mixprec %s" % (a.n, a.reps, cpu, mixprec.__version__))
+    print("| format | mixprec (ms) | peer | peer (ms) | speed vs peer |")
+    print("|---|--:|---|--:|--:|")
+    for fmt in ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"]:
+        t_mp = best(lambda: mixprec.to_bits(x, fmt), a.reps)
+        peers = []
+        if fmt == "float16":
+            peers.append(("numpy astype", lambda: x.astype(np.float16)))
+        if ml_dtypes is not None and fmt != "float16":
+            dt = getattr(ml_dtypes, fmt)
+            peers.append(("ml_dtypes astype", lambda: x.astype(dt)))
+        for name, f in peers:
+            t = best(f, a.reps)
+            print("| %s | %.1f | %s | %.1f | %.2fx |" % (fmt, 1e3 * t_mp, name, 1e3 * t, t / t_mp))
+
+
+if __name__ == "__main__":
+    main()
