@@ -23,7 +23,7 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+__all__ = ["LossScale", "autocast_ops", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "__version__"]
 __version__ = _core.version
 
@@ -158,3 +158,48 @@ def from_string(text: str, format: str, rounding: str = "nearest_even", overflow
     if not isinstance(text, str):
         raise TypeError("text must be a str")
     return _core.code_from_string(text, _check_format(format), _mode(rounding), _policy(overflow))
+
+
+def autocast_ops(device: str = "cuda", effective: bool = False) -> dict:
+    """PyTorch's autocast op table as data: {op name: policy}.
+
+    device: "cuda" or "cpu". Policies: "lower_precision" (runs in float16/bfloat16), "fp32",
+    "fp32_set_opt_dtype", "fp32_append_dtype", "promote", "banned". effective=True adds the composite
+    ops that PyTorch runs through listed low-precision ops (einsum, tensordot, ...).
+    """
+    if device not in ("cpu", "cuda"):
+        raise ValueError("device must be 'cpu' or 'cuda'")
+    return dict(_core.autocast_table(device + ("_effective" if effective else "")))
+
+
+class LossScale:
+    """A dynamic loss scale stepping by one framework's rules (``update(found_inf)``).
+
+    preset: "pytorch" (torch.amp.GradScaler), "keras", "tf_keras", "jmp", "apex", "deepspeed",
+    "megatron" — each bit-exact with that framework's update rule (see the C++ loss_scale.hpp).
+
+    >>> s = LossScale("pytorch"); s.update(True); s.scale
+    32768.0
+    """
+
+    def __init__(self, preset: str = "pytorch"):
+        if not isinstance(preset, str):
+            raise TypeError("preset must be a str")
+        self._s = _core.DynamicLossScale(preset)
+        self.preset = preset
+
+    def update(self, found_inf: bool) -> float:
+        """One step: back off after an overflow, grow after enough clean steps. Returns the scale."""
+        self._s.update(bool(found_inf))
+        return self._s.scale
+
+    @property
+    def scale(self) -> float:
+        return self._s.scale
+
+    @property
+    def growth_tracker(self) -> int:
+        return self._s.growth_tracker
+
+    def __repr__(self) -> str:
+        return "LossScale(%r, scale=%r, growth_tracker=%d)" % (self.preset, self.scale, self.growth_tracker)

@@ -16,7 +16,9 @@
 #include <string>
 #include <vector>
 
+#include <mixprec/autocast_ops.hpp>
 #include <mixprec/explain.hpp>
+#include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
 #include <mixprec/mixprec.hpp>
 
@@ -199,6 +201,37 @@ std::uint64_t code_from_string(const std::string& text, const std::string& forma
   return code;
 }
 
+/// An autocast op table as {op name: policy name}.
+nb::dict autocast_table(const std::string& which) {
+  const mixprec::autocast_op_table* t = which == "cpu"              ? &mixprec::autocast_ops_cpu
+                                        : which == "cuda"           ? &mixprec::autocast_ops_cuda
+                                        : which == "cpu_effective"  ? &mixprec::autocast_ops_cpu_effective
+                                        : which == "cuda_effective" ? &mixprec::autocast_ops_cuda_effective
+                                                                    : nullptr;
+  if (t == nullptr) {
+    throw std::invalid_argument("unknown autocast table '" + mixprec::detail::quote_input(which) +
+                                "'; one of cpu, cuda, cpu_effective, cuda_effective");
+  }
+  nb::dict d;
+  for (const mixprec::autocast_op& e : t->effective_entries()) {
+    d[std::string(e.name).c_str()] = std::string(mixprec::to_string(e.policy));
+  }
+  return d;
+}
+
+mixprec::loss_scale_config preset(const std::string& name) {
+  using C = mixprec::loss_scale_config;
+  if (name == "pytorch") return C::pytorch();
+  if (name == "keras") return C::keras();
+  if (name == "tf_keras") return C::tf_keras();
+  if (name == "jmp") return C::jmp();
+  if (name == "apex") return C::apex();
+  if (name == "deepspeed") return C::deepspeed();
+  if (name == "megatron") return C::megatron();
+  throw std::invalid_argument("unknown loss-scale preset '" + mixprec::detail::quote_input(name) +
+                              "'; one of pytorch, keras, tf_keras, jmp, apex, deepspeed, megatron");
+}
+
 }  // namespace
 
 NB_MODULE(_core, m) {
@@ -214,5 +247,21 @@ NB_MODULE(_core, m) {
   m.def("explain_code", &explain_code);
   m.def("code_to_string", &code_to_string);
   m.def("code_from_string", &code_from_string);
+  m.def("autocast_table", &autocast_table);
+  nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
+      .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
+        new (self) mixprec::dynamic_loss_scale(preset(name));
+      }, nb::arg("preset") = "pytorch")
+      .def("update", &mixprec::dynamic_loss_scale::update, nb::arg("found_inf"))
+      .def_prop_ro("scale", &mixprec::dynamic_loss_scale::scale64)
+      .def_prop_ro("growth_tracker", &mixprec::dynamic_loss_scale::growth_tracker)
+      .def_prop_ro("hysteresis_tracker", &mixprec::dynamic_loss_scale::hysteresis_tracker);
+  nb::register_exception_translator([](const std::exception_ptr& p, void*) {
+    try {
+      std::rethrow_exception(p);
+    } catch (const mixprec::loss_scale_error& e) {
+      PyErr_SetString(PyExc_RuntimeError, e.what());
+    }
+  });
   m.attr("version") = MIXPREC_VERSION_STRING;
 }

@@ -216,3 +216,34 @@ def test_errors_are_python_exceptions():
         mixprec.to_string(1 << 20, "float16")
     with pytest.raises(ValueError):  # a code above the format's width
         mixprec.from_bits(np.array([0x20], np.uint8), "float4_e2m1fn")
+
+
+def test_loss_scale_presets_follow_the_frameworks_rules():
+    s = mixprec.LossScale("pytorch")  # torch.amp.GradScaler: 2^16, x0.5 on inf, x2 after 2000 clean steps
+    assert s.scale == 65536.0
+    assert s.update(True) == 32768.0
+    for _ in range(1999):
+        s.update(False)
+    assert s.scale == 32768.0 and s.growth_tracker == 1999
+    assert s.update(False) == 65536.0 and s.growth_tracker == 0
+    k = mixprec.LossScale("keras")  # Keras LossScaleOptimizer: initial 2^15, dynamic_growth_steps 2000
+    assert k.scale == 32768.0 and k.update(True) == 16384.0
+    d = mixprec.LossScale("deepspeed")  # initial 2^16, hysteresis 2: the first overflow only uses up the hysteresis
+    assert d.scale == 65536.0
+    assert d.update(True) == 65536.0 and d.update(True) == 32768.0
+    with pytest.raises(ValueError, match="unknown loss-scale preset"):
+        mixprec.LossScale("caffe")
+
+
+def test_autocast_tables_as_data():
+    cuda = mixprec.autocast_ops("cuda")
+    # torch/csrc/autograd/autocast_mode.cpp (CUDA): mm lower precision, softmax fp32_set_opt_dtype,
+    # dot promote, binary_cross_entropy banned
+    assert cuda["mm"] == "lower_precision" and cuda["softmax"] == "fp32_set_opt_dtype" and cuda["dot"] == "promote"
+    assert cuda["binary_cross_entropy"] == "banned"
+    cpu = mixprec.autocast_ops("cpu")
+    assert cpu["conv2d"] == "lower_precision" and cpu["binary_cross_entropy"] == "fp32"
+    effective = mixprec.autocast_ops("cuda", effective=True)
+    assert "multi_head_attention_forward" not in cuda and effective["multi_head_attention_forward"] == "lower_precision"
+    with pytest.raises(ValueError):
+        mixprec.autocast_ops("tpu")
