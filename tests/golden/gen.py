@@ -140,6 +140,8 @@ def spec_value(code, spec):
         v = Fraction(mant, 1 << m) * Fraction(2) ** (1 - bias)
     else:
         v = (1 + Fraction(mant, 1 << m)) * Fraction(2) ** (field - bias)
+    if v == 0:
+        return -0.0 if neg else 0.0
     return -v if neg else v
 
 
