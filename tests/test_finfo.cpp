@@ -99,3 +99,18 @@ TEST_CASE("finfo members are constant expressions") {
   static_assert(mixprec::finfo<mixprec::float8_e8m0fnu>::min.bits() == 0x00, "");
   CHECK(mixprec::finfo<mixprec::tf32>::max.bits() == 0x7f7fe000u);
 }
+
+TEST_CASE("dtype keeps the bias and the sign bit") {
+  using mixprec::dtype;
+  using mixprec::dtype_v;
+  static_assert(dtype_v<mixprec::float8_e4m3b11fnuz> != dtype_v<mixprec::float8_e4m3fnuz>, "bias differs");
+  static_assert(dtype_v<mixprec::float8_e4m3b11fnuz>.bias() == 11 && dtype_v<mixprec::float8_e4m3fnuz>.bias() == 8, "");
+  static_assert(dtype_v<mixprec::float8_e4m3b11fnuz>.emin() == -10 && dtype_v<mixprec::float8_e4m3b11fnuz>.emax() == 4, "");
+  static_assert(dtype_v<mixprec::float8_ue4m3> != dtype_v<mixprec::float8_e4m3fn>, "sign differs");
+  static_assert(!dtype_v<mixprec::float8_ue4m3>.is_signed() && dtype_v<mixprec::float8_ue4m3>.bits() == 7, "");
+  static_assert(dtype_v<mixprec::float8_ue4m3>.fits_in(dtype_v<mixprec::float8_e4m3fn>), "");
+  static_assert(!dtype_v<mixprec::float8_e4m3fn>.fits_in(dtype_v<mixprec::float8_ue4m3>), "");
+  static_assert(dtype_v<mixprec::float4_e1m2>.emin() == 1 && dtype_v<mixprec::float4_e1m2>.emax() == 1, "");
+  CHECK(dtype_v<mixprec::float8_ue5m3>.name() == "float8_ue5m3");
+  CHECK(dtype_v<mixprec::float8_e4m3b11fnuz>.name() == "float8_e4m3b11fnuz");
+}

@@ -1,4 +1,5 @@
-// mixprec — exhaustive comparison with the CUDA toolkit's host-side MX conversions (CUDA 12.8+).
+// mixprec — exhaustive comparison with the CUDA toolkit's host-side MX conversions (CUDA 12.8+);
+// the shared part of tests/exhaustive/test_cuda_host_{e8m0,fp6,fp4}.cpp.
 // SPDX-License-Identifier: MIT
 //
 // For every one of the 2^32 float bit patterns, mixprec::round_to must give the same bits as
@@ -19,10 +20,16 @@
 // (0xFF). For these inputs the test checks exactly that: mixprec 0xFF, CUDA(x) == CUDA(|x|),
 // and counts them apart. NaN inputs give 0xFF in both.
 //
-// Threads take chunks of 2^22 floats in turn. Environment (development only):
+// The checks are split into three programs (one group each, so that each stays near a minute on
+// two cores): test_cuda_host_e8m0.cpp, test_cuda_host_fp6.cpp, test_cuda_host_fp4.cpp include
+// this file with MIXPREC_MX_GROUP set to 1, 2 or 4. The e8m0 group handles x and -x together
+// (CUDA(-x) is compared with CUDA(x) instead of calling CUDA twice more).
+// Threads take chunks of 2^22 patterns in turn. Environment (development only):
 //   MIXPREC_EXHAUSTIVE_STRIDE=N   test only every N-th bit pattern
 //   MIXPREC_EXHAUSTIVE_THREADS=N  number of threads (default: hardware_concurrency)
-//   MIXPREC_EXHAUSTIVE_ONLY=e8m0|fp6|fp4  one group of checks only
+#ifndef MIXPREC_MX_GROUP
+#error "define MIXPREC_MX_GROUP (1: e8m0, 2: fp6, 4: fp4) before including this file"
+#endif
 #include <mixprec/round_to.hpp>
 #include <mixprec/types.hpp>
 
@@ -46,7 +53,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
-#include <string>
 #include <thread>
 #include <vector>
 
@@ -95,48 +101,55 @@ inline void record(tally& t, int check, std::uint32_t input, std::uint32_t cuda,
   if (t.first[c].size() < kMaxReported) t.first[c].push_back({input, cuda, mine});
 }
 
-// An e8m0 check: ordinary inputs compare bit for bit; negative and zero inputs must show the
-// documented deviation exactly.
-inline void record_e8m0(tally& t, int check, std::uint32_t input, std::uint32_t cuda, std::uint32_t cuda_abs,
-                        std::uint32_t mine) {
-  const bool nan = (input & 0x7fffffffu) > 0x7f800000u;
-  const bool deviating = !nan && ((input >> 31) != 0 || (input & 0x7fffffffu) == 0);
-  if (!deviating) return record(t, check, input, cuda, mine);
+// An e8m0 check on the pair x >= +0 (bits i) and -x: x compares bit for bit (except +0, a
+// deviation: CUDA 0x00, mixprec NaN); -x (unless NaN) must show the documented deviation:
+// mixprec NaN (0xFF), and CUDA(-x) == CUDA(x).
+inline void record_e8m0(tally& t, int check, std::uint32_t i, std::uint32_t cuda, std::uint32_t mine,
+                        std::uint32_t cuda_neg, std::uint32_t mine_neg) {
   const auto c = static_cast<std::size_t>(check);
+  const bool nan = i > 0x7f800000u;
+  if (i == 0) {
+    ++t.deviations[c];
+    if (cuda != 0x00u || mine != 0xffu) record(t, check, i, cuda, mine | 0x100u);
+  } else {
+    record(t, check, i, cuda, mine);
+  }
+  const std::uint32_t ni = i | 0x80000000u;
+  if (nan) return record(t, check, ni, cuda_neg, mine_neg);
   ++t.deviations[c];
-  const bool zero = (input & 0x7fffffffu) == 0;
-  if (mine != 0xffu || cuda != cuda_abs || (zero && cuda != 0x00u)) record(t, check, input, cuda, ~mine);
+  if (mine_neg != 0xffu || cuda_neg != cuda) record(t, check, ni, cuda_neg, mine_neg | 0x100u);
 }
 
-unsigned g_groups = 7;  // bit mask of the groups to run
+constexpr unsigned kGroup = MIXPREC_MX_GROUP;
 
-inline void test_float(tally& t, std::uint32_t i) {
+// The checks of this program's group for bit pattern i (the e8m0 group: for i and i | sign).
+inline void test_pattern(tally& t, std::uint32_t i) {
   using mixprec::overflow;
   using mixprec::rounding;
   using mixprec::round_to;
   float x;
   std::memcpy(&x, &i, sizeof x);
-  if (g_groups & 1u) {
+  if constexpr (kGroup == 1) {
     using E = mixprec::float8_e8m0fnu;
-    float ax;
-    const std::uint32_t ai = i & 0x7fffffffu;
-    std::memcpy(&ax, &ai, sizeof ax);
-    record_e8m0(t, 0, i, __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero),
-                __nv_cvt_float_to_e8m0(ax, __NV_SATFINITE, cudaRoundZero),
-                round_to<E>(x, rounding::toward_zero, overflow::saturate).bits());
-    record_e8m0(t, 1, i, __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero),
-                __nv_cvt_float_to_e8m0(ax, __NV_NOSAT, cudaRoundZero),
-                round_to<E>(x, rounding::toward_zero, overflow::ieee).bits());
+    const float nx = -x;
     const std::uint32_t rp_sat = __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundPosInf);
-    const std::uint32_t rp_sat_abs = __nv_cvt_float_to_e8m0(ax, __NV_SATFINITE, cudaRoundPosInf);
-    const std::uint32_t mine_up_sat = round_to<E>(x, rounding::upward, overflow::saturate).bits();
-    record_e8m0(t, 2, i, rp_sat, rp_sat_abs, mine_up_sat);
+    const std::uint32_t up_sat = round_to<E>(x, rounding::upward, overflow::saturate).bits();
+    const std::uint32_t up_sat_neg = round_to<E>(nx, rounding::upward, overflow::saturate).bits();
+    record_e8m0(t, 0, i, __nv_cvt_float_to_e8m0(x, __NV_SATFINITE, cudaRoundZero),
+                round_to<E>(x, rounding::toward_zero, overflow::saturate).bits(),
+                __nv_cvt_float_to_e8m0(nx, __NV_SATFINITE, cudaRoundZero),
+                round_to<E>(nx, rounding::toward_zero, overflow::saturate).bits());
+    record_e8m0(t, 1, i, __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundZero),
+                round_to<E>(x, rounding::toward_zero, overflow::ieee).bits(),
+                __nv_cvt_float_to_e8m0(nx, __NV_NOSAT, cudaRoundZero),
+                round_to<E>(nx, rounding::toward_zero, overflow::ieee).bits());
+    record_e8m0(t, 2, i, rp_sat, up_sat, __nv_cvt_float_to_e8m0(nx, __NV_SATFINITE, cudaRoundPosInf), up_sat_neg);
     record_e8m0(t, 3, i, __nv_cvt_float_to_e8m0(x, __NV_NOSAT, cudaRoundPosInf),
-                __nv_cvt_float_to_e8m0(ax, __NV_NOSAT, cudaRoundPosInf),
-                round_to<E>(x, rounding::upward, overflow::ieee).bits());
-    record_e8m0(t, 4, i, __nv_fp8_e8m0(x).__x, rp_sat_abs, mine_up_sat);
-  }
-  if (g_groups & 2u) {
+                round_to<E>(x, rounding::upward, overflow::ieee).bits(),
+                __nv_cvt_float_to_e8m0(nx, __NV_NOSAT, cudaRoundPosInf),
+                round_to<E>(nx, rounding::upward, overflow::ieee).bits());
+    record_e8m0(t, 4, i, __nv_fp8_e8m0(x).__x, up_sat, __nv_fp8_e8m0(nx).__x, up_sat_neg);
+  } else if constexpr (kGroup == 2) {
     record(t, 5, i, __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundNearest),
            round_to<mixprec::float6_e2m3fn>(x, rounding::nearest_even, overflow::saturate).bits());
     record(t, 6, i, __nv_cvt_float_to_fp6(x, __NV_E2M3, cudaRoundZero),
@@ -145,8 +158,7 @@ inline void test_float(tally& t, std::uint32_t i) {
            round_to<mixprec::float6_e3m2fn>(x, rounding::nearest_even, overflow::saturate).bits());
     record(t, 8, i, __nv_cvt_float_to_fp6(x, __NV_E3M2, cudaRoundZero),
            round_to<mixprec::float6_e3m2fn>(x, rounding::toward_zero, overflow::saturate).bits());
-  }
-  if (g_groups & 4u) {
+  } else {
     record(t, 9, i, __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundNearest),
            round_to<mixprec::float4_e2m1fn>(x, rounding::nearest_even, overflow::saturate).bits());
     record(t, 10, i, __nv_cvt_float_to_fp4(x, __NV_E2M1, cudaRoundZero),
@@ -172,21 +184,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
-TEST_CASE("mixprec agrees with CUDA's host conversions for every float (e8m0, fp6, fp4; every mode)") {
-  constexpr std::uint64_t kTotal = std::uint64_t{1} << 32;
+TEST_CASE("mixprec agrees with CUDA's host conversions for every float, in every mode CUDA offers") {
+  // The e8m0 group walks the 2^31 non-negative patterns, each with its negation.
+  constexpr std::uint64_t kTotal = std::uint64_t{1} << (kGroup == 1 ? 31 : 32);
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 22;
   constexpr std::uint64_t kChunks = kTotal / kChunk;
 
-  if (const char* only = std::getenv("MIXPREC_EXHAUSTIVE_ONLY")) {
-    const std::string o = only;
-    g_groups = o == "e8m0" ? 1u : o == "fp6" ? 2u : o == "fp4" ? 4u : 7u;
-  }
   const std::uint64_t stride = env_uint("MIXPREC_EXHAUSTIVE_STRIDE", 1);
   const unsigned hw = std::thread::hardware_concurrency();
   const auto threads = static_cast<unsigned>(
       std::min<std::uint64_t>(env_uint("MIXPREC_EXHAUSTIVE_THREADS", hw == 0 ? 1 : hw), 1024));
-  std::fprintf(stderr, "test_cuda_host_mx_conversions: %s floats (stride %llu), %u thread(s), CUDA %d.%d headers\n",
-               stride == 1 ? "all 2^32" : "a subsample of the", static_cast<unsigned long long>(stride), threads,
+  std::fprintf(stderr, "test_cuda_host_mx (group %u): %s floats (stride %llu), %u thread(s), CUDA %d.%d headers\n",
+               kGroup, stride == 1 ? "all 2^32" : "a subsample of the", static_cast<unsigned long long>(stride), threads,
                CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);
 
   std::vector<tally> tallies(threads);
@@ -203,8 +212,8 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float (e8m0, fp
       const std::uint64_t hi = lo + kChunk;
       const std::uint64_t first = (lo + stride - 1) / stride * stride;
       for (std::uint64_t i = first; i < hi; i += stride) {
-        test_float(t, static_cast<std::uint32_t>(i));
-        ++t.tested;
+        test_pattern(t, static_cast<std::uint32_t>(i));
+        t.tested += kGroup == 1 ? 2 : 1;
       }
       const std::uint64_t done = done_chunks.fetch_add(1, std::memory_order_relaxed) + 1;
       if (done * 10 / kChunks != (done - 1) * 10 / kChunks) {
@@ -229,11 +238,11 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float (e8m0, fp
       for (const mismatch& m : t.first[c]) total.first[c].push_back(m);
     }
   }
-  std::fprintf(stderr, "test_cuda_host_mx_conversions: %llu floats in %.1f s\n",
+  std::fprintf(stderr, "test_cuda_host_mx (group %u): %llu floats in %.1f s\n", kGroup,
                static_cast<unsigned long long>(total.tested), elapsed);
   std::printf("%-58s %12s %20s\n", "check", "mismatches", "sign/zero deviation");
   for (std::size_t c = 0; c < kChecks; ++c) {
-    if (((g_groups >> kCheckInfo[c].group) & 1u) == 0) continue;
+    if (((kGroup >> kCheckInfo[c].group) & 1u) == 0) continue;
     std::printf("%-58s %12llu %20llu\n", kCheckInfo[c].name, static_cast<unsigned long long>(total.mismatches[c]),
                 static_cast<unsigned long long>(total.deviations[c]));
     std::vector<mismatch>& ms = total.first[c];
@@ -242,18 +251,18 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float (e8m0, fp
       float x;
       std::memcpy(&x, &ms[k].input, sizeof x);
       std::printf("    input 0x%08x (%.9g): CUDA 0x%02x, mixprec 0x%02x\n", ms[k].input, static_cast<double>(x),
-                  ms[k].cuda, ms[k].mixprec & 0xffu);
+                  ms[k].cuda, ms[k].mixprec);
     }
   }
   std::fflush(stdout);
 
-  const std::uint64_t expected = (kTotal + stride - 1) / stride;
+  const std::uint64_t expected = (kTotal + stride - 1) / stride * (kGroup == 1 ? 2 : 1);
   CHECK(total.tested == expected);
   for (std::size_t c = 0; c < kChecks; ++c) {
     INFO("check: " << kCheckInfo[c].name);
     CHECK(total.mismatches[c] == 0);
   }
-  if (stride == 1 && (g_groups & 1u) != 0) {
+  if (stride == 1 && kGroup == 1) {
     // Negative non-NaN floats: 2^31 - (2^23 - 1) NaNs; plus +0.
     const std::uint64_t want = (std::uint64_t{1} << 31) - ((std::uint64_t{1} << 23) - 1) + 1;
     for (std::size_t c = 0; c < 5; ++c) CHECK(total.deviations[c] == want);
