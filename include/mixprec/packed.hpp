@@ -30,6 +30,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "basic_float.hpp"
 
