@@ -182,7 +182,8 @@ TEST_CASE("unsigned formats: -0 is 0, other negative values NaN, in every mode")
     CHECK(mixprec::round_to<U>(-INFINITY, m, mixprec::overflow::saturate).bits() == 0x7f);
   }
   CHECK(U(448.0f).bits() == 0x7e);
-  CHECK(U(464.0f).bits() == 0x7f);  // beyond the rounding boundary of 448: NaN (no Inf), as e4m3fn
+  CHECK(U(464.0f).bits() == 0x7e);  // the midpoint to the next binade step ties to even: 448
+  CHECK(U(465.0f).bits() == 0x7f);  // beyond it: NaN (no Inf), as e4m3fn
   CHECK(mixprec::round_to<U>(1000.0f, mixprec::rounding::nearest_even, mixprec::overflow::saturate).bits() == 0x7e);
   // The codes of UE4M3 are those of e4m3fn's non-negative values (CUDA_R_8F_UE4M3 == CUDA_R_8F_E4M3).
   for (unsigned c = 0; c < 0x7f; ++c) {
