@@ -46,7 +46,7 @@ inline constexpr format e4m3{"float8_e4m3", 4, 3, 7, specials::ieee, 240.0, 0x1p
 inline constexpr format e4m3b11fnuz{"float8_e4m3b11fnuz", 4, 3, 11, specials::fnuz, 30.0, 0x1p-10, 0x1p-13};
 // S.E.MM with bias 0 (ml_dtypes#281): 0, 0.5, ..., 3.5; the smallest normal is 2.
 inline constexpr format e1m2{"float4_e1m2", 1, 2, 0, specials::finite, 3.5, 2.0, 0.5};
-// CUTLASS float_ue4m3_t / float_ue5m3_t: no sign; NaN = all ones; no Inf.
+// CUTLASS FpEncoding::UE4M3 / UE5M3 (exmy_base.h): no sign; NaN = all ones; no Inf.
 inline constexpr format ue4m3{"float8_ue4m3", 4, 3, 7, specials::fn, 448.0, 0x1p-6, 0x1p-9, true};
 inline constexpr format ue5m3{"float8_ue5m3", 5, 3, 15, specials::fn, 114688.0, 0x1p-14, 0x1p-17, true};
 

@@ -88,7 +88,7 @@ EXACT_FORMATS = [
     # CUTLASS float_ue4m3_t (FpBitRepresentation<uint8_t, 8, 4, 3, CANONICAL_ONLY, unsigned>),
     # CUDA_R_8F_UE4M3: E4M3 without sign, NaN = 0x7F, max 448; 7 bits in a byte.
     ("float8_ue4m3", 7, (4, 3, 7, False, "fn")),
-    # CUTLASS float_ue5m3_t (<uint8_t, 8, 5, 3, CANONICAL_ONLY, unsigned>): NaN = 0xFF, max 114688.
+    # CUTLASS FpEncoding::UE5M3 (<uint8_t, 8, 5, 3, CANONICAL_ONLY, unsigned>): NaN = 0xFF, max 114688.
     ("float8_ue5m3", 8, (5, 3, 15, False, "fn")),
     # S.E.MM, bias 0, no Inf/NaN (ml_dtypes#281): 0, 0.5, ..., 3.5.
     ("float4_e1m2", 4, (1, 2, 0, True, "finite")),
