@@ -31,12 +31,12 @@ std::string show(double v) {
   return buf;
 }
 
-const char* encoding_name(mixprec::encoding e) {
+const char* encoding_name(mixprec::encoding e, bool is_signed) {
   switch (e) {
-    case mixprec::encoding::ieee: return "IEEE (Inf, NaN)";
-    case mixprec::encoding::fn: return "fn (NaN, no Inf)";
+    case mixprec::encoding::ieee: return is_signed ? "IEEE (Inf, NaN)" : "unsigned IEEE (Inf, NaN)";
+    case mixprec::encoding::fn: return is_signed ? "fn (NaN, no Inf)" : "unsigned, NaN, no Inf";
     case mixprec::encoding::fnuz: return "fnuz (one NaN, no -0)";
-    case mixprec::encoding::finite: return "finite (no Inf/NaN)";
+    case mixprec::encoding::finite: return is_signed ? "finite (no Inf/NaN)" : "unsigned, no Inf/NaN";
     case mixprec::encoding::exponent_only: return "unsigned exponent (NaN)";
   }
   return "?";
@@ -55,11 +55,11 @@ void row(const char* cpp_name) {
   const int digits = std::numeric_limits<T>::digits;
   if (csv) {
     std::printf("%s,%s,%d,%s,%d,%s,%.17g,%.17g,%.17g,%.17g,%d\n", fi::name, cpp_name, fi::bits, layout.c_str(), F::bias,
-                encoding_name(F::enc), max, tiny, sub, eps, digits);
+                encoding_name(F::enc, F::is_signed), max, tiny, sub, eps, digits);
     return;
   }
   std::printf("| %-16s | %-24s | %2d | %-6s | %3d | %-23s | %-26s | %-18s | %-18s | %-17s | %2d |\n", fi::name,
-              cpp_name, fi::bits, layout.c_str(), F::bias, encoding_name(F::enc), show(max).c_str(),
+              cpp_name, fi::bits, layout.c_str(), F::bias, encoding_name(F::enc, F::is_signed), show(max).c_str(),
               show(tiny).c_str(), show(sub).c_str(), show(eps).c_str(), digits);
 }
 
@@ -99,9 +99,15 @@ int main(int argc, char** argv) {
   row<mixprec::float6_e2m3fn>("mixprec::float6_e2m3fn");
   row<mixprec::float6_e3m2fn>("mixprec::float6_e3m2fn");
   row<mixprec::float4_e2m1fn>("mixprec::float4_e2m1fn");
+  row<mixprec::float8_e3m4>("mixprec::float8_e3m4");
+  row<mixprec::float8_e4m3>("mixprec::float8_e4m3");
+  row<mixprec::float8_e4m3b11fnuz>("mixprec::float8_e4m3b11fnuz");
+  row<mixprec::float4_e1m2>("mixprec::float4_e1m2");
+  row<mixprec::float8_ue4m3>("mixprec::float8_ue4m3");
+  row<mixprec::float8_ue5m3>("mixprec::float8_ue5m3");
   if (!csv) {
-    std::printf("\nbits: width of the format (tf32 is stored in 32 bits with 13 zero bits). digits: significant "
-                "bits, as std::numeric_limits<T>::digits.\n");
+    std::printf("\nbits: width of the format (tf32 is stored in 32 bits with 13 zero bits; float8_ue4m3 in a byte "
+                "whose top bit is unused). digits: significant bits, as std::numeric_limits<T>::digits.\n");
   }
   return 0;
 }

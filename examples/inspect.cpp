@@ -77,7 +77,9 @@ int usage(const char* argv0, const char* problem) {
                "       %s --format NAME --bits PATTERN\n"
                "       inspect --list NAME [--svg PATH]   (formats of 8 bits or fewer)\n"
                "NAME: float16 (or half), bfloat16, tf32, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,\n"
-               "      float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn\n"
+               "      float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,\n"
+               "      float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float4_e1m2, float8_ue4m3, float8_ue5m3\n"
+               "      (without --format: the first eleven)\n"
                "MODE: nearest_even (default), nearest_away, toward_zero, upward, downward, to_odd\n"
                "NUMBER: as strtod reads it: decimal (1e-5), hex (0x1.8p1), inf, infinity, nan; signed\n"
                "PATTERN: hexadecimal (0x3f80) or binary (0b0011111110000000)\n",
@@ -186,6 +188,12 @@ bool with_format(const std::string& name, Fn f) {
   if (name == "float6_e2m3fn") return f(float6_e2m3fn{}), true;
   if (name == "float6_e3m2fn") return f(float6_e3m2fn{}), true;
   if (name == "float4_e2m1fn") return f(float4_e2m1fn{}), true;
+  if (name == "float8_e3m4") return f(float8_e3m4{}), true;
+  if (name == "float8_e4m3") return f(float8_e4m3{}), true;
+  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{}), true;
+  if (name == "float4_e1m2") return f(float4_e1m2{}), true;
+  if (name == "float8_ue4m3") return f(float8_ue4m3{}), true;
+  if (name == "float8_ue5m3") return f(float8_ue5m3{}), true;
   return false;
 }
 

@@ -119,6 +119,7 @@ class context {
     if (f_.kind == ref::specials::e8m0) {
       if (neg || v == 0) return nan;
     }
+    if (f_.no_sign && neg) return ((v == 0 && r.exact) || f_.kind == ref::specials::finite) ? 0.0 : nan;
     if (std::isinf(v) || std::fabs(v) > f_.max) {
       // Beyond max: where the mode rounds away from zero, the overflow value; else max.
       // (An exact infinity, like 1/0, is always "away".)

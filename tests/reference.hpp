@@ -25,6 +25,7 @@ struct format {
   double max;         // largest finite value, from the spec table
   double min_normal;  // smallest normal, from the spec table
   double min_sub;     // smallest positive value, from the spec table
+  bool no_sign = false;  // unsigned with mantissa bits (UE4M3, UE5M3): no sign bit
 };
 
 // The spec's table, typed in.
@@ -39,8 +40,17 @@ inline constexpr format e8m0fnu{"float8_e8m0fnu", 8, 0, 127, specials::e8m0, 0x1
 inline constexpr format e2m3fn{"float6_e2m3fn", 2, 3, 1, specials::finite, 7.5, 1.0, 0.125};
 inline constexpr format e3m2fn{"float6_e3m2fn", 3, 2, 3, specials::finite, 28.0, 0.25, 0.0625};
 inline constexpr format e2m1fn{"float4_e2m1fn", 2, 1, 1, specials::finite, 6.0, 1.0, 0.5};
+// ml_dtypes' float8_e3m4 / float8_e4m3 / float8_e4m3b11fnuz (their PR descriptions and finfo).
+inline constexpr format e3m4{"float8_e3m4", 3, 4, 3, specials::ieee, 15.5, 0x1p-2, 0x1p-6};
+inline constexpr format e4m3{"float8_e4m3", 4, 3, 7, specials::ieee, 240.0, 0x1p-6, 0x1p-9};
+inline constexpr format e4m3b11fnuz{"float8_e4m3b11fnuz", 4, 3, 11, specials::fnuz, 30.0, 0x1p-10, 0x1p-13};
+// S.E.MM with bias 0 (ml_dtypes#281): 0, 0.5, ..., 3.5; the smallest normal is 2.
+inline constexpr format e1m2{"float4_e1m2", 1, 2, 0, specials::finite, 3.5, 2.0, 0.5};
+// CUTLASS FpEncoding::UE4M3 / UE5M3 (exmy_base.h): no sign; NaN = all ones; no Inf.
+inline constexpr format ue4m3{"float8_ue4m3", 4, 3, 7, specials::fn, 448.0, 0x1p-6, 0x1p-9, true};
+inline constexpr format ue5m3{"float8_ue5m3", 5, 3, 15, specials::fn, 114688.0, 0x1p-14, 0x1p-17, true};
 
-inline bool is_signed(const format& f) { return f.kind != specials::e8m0; }
+inline bool is_signed(const format& f) { return f.kind != specials::e8m0 && !f.no_sign; }
 inline int total_bits(const format& f) { return (is_signed(f) ? 1 : 0) + f.exp_bits + f.man_bits; }
 
 /// The value of a bit pattern (without padding), decoded from the field definitions.
@@ -107,10 +117,12 @@ inline double round(const format& f, double x, mixprec::rounding mode, mixprec::
   if (std::isnan(x)) {
     if (f.kind == specials::finite) return f.max;  // documented: NaN -> +max where no NaN exists
     if (f.kind == specials::fnuz) return -nan;  // 0x80
-    if (f.kind == specials::e8m0) return nan;
+    if (f.kind == specials::e8m0 || f.no_sign) return nan;
     return neg ? -nan : nan;
   }
   if (f.kind == specials::e8m0 && (neg || x == 0)) return nan;
+  // Unsigned: -0 is 0; any other negative value is NaN (0 where there is no NaN).
+  if (f.no_sign && neg) return (x == 0 || f.kind == specials::finite) ? 0.0 : nan;
   if (std::isinf(x)) return overflow_away(f, neg, policy);
   if (x == 0) return (f.kind == specials::fnuz) ? 0.0 : x;
   const double a = std::fabs(x);

@@ -160,7 +160,8 @@ void check_fma(std::size_t n, std::uint64_t seed) {
 
 TEST_CASE_TEMPLATE("8-bit and smaller formats: every pair, every operation, every mode", T, mixprec::float8_e4m3fn,
                    mixprec::float8_e5m2, mixprec::float8_e4m3fnuz, mixprec::float8_e5m2fnuz, mixprec::float6_e2m3fn,
-                   mixprec::float6_e3m2fn, mixprec::float4_e2m1fn, reftest::e3m4) {
+                   mixprec::float6_e3m2fn, mixprec::float4_e2m1fn, reftest::e3m4, mixprec::float8_e4m3b11fnuz,
+                   mixprec::float4_e1m2, mixprec::float8_ue4m3, reftest::ue2m2fn) {
   const auto v = all_values<T>();
   check_binary(v, v, true);
   check_sqrt(v);

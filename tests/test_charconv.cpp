@@ -698,7 +698,7 @@ TEST_CASE_TEMPLATE("out of range: result_out_of_range, value untouched, ptr past
   check("1e400", false);
   check("1e-400", false);
   check("inf", F::has_infinity);
-  check("-infinity", F::has_infinity);
+  check("-infinity", F::has_infinity && F::is_signed);
   check("nan", F::has_nan);
   check("-nan(123)", F::has_nan);
   check("0", F::has_zero);
@@ -791,6 +791,7 @@ expected mpfr_expected(const std::string& s, bool hex, rounding mode) {
     mpfr_set_emax(old_emax);
     const double mx = to_double(std::numeric_limits<T>::max());
     if (v == 0 && t != 0) return {false, 0.0};                   // underflow
+    if (!F::is_signed && v < 0) return {false, 0.0};              // unsigned: no negative values
     if (std::isinf(v) || std::fabs(v) > mx) return {false, 0.0};  // overflow
     if (v == 0 && !F::has_signed_zero) return {true, 0.0};
     return {true, v};

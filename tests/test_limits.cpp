@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include <mixprec/mixprec.hpp>
@@ -124,4 +125,78 @@ TEST_CASE("numeric_limits values: min is the smallest normal") {
   CHECK(T32::max().bits() == 0x7f7fe000u);
   CHECK(T32::epsilon().bits() == 0x3a800000u);
   static_assert(std::numeric_limits<mixprec::bfloat16>::max().bits() == 0x7f7f, "constexpr");
+}
+
+TEST_CASE("numeric_limits of the formats with an explicit bias or without a sign") {
+  // UE4M3 (CUTLASS float_ue4m3_t): no sign, bias 7, NaN 0x7F, max 448 = 0x7E, min normal 2^-6.
+  using UE4 = std::numeric_limits<mixprec::float8_ue4m3>;
+  CHECK_FALSE(UE4::is_signed);
+  CHECK_FALSE(UE4::has_infinity);
+  CHECK(UE4::has_quiet_NaN);
+  CHECK(UE4::has_denorm == std::denorm_present);
+  CHECK(UE4::digits == 4);
+  CHECK(UE4::lowest().bits() == 0x00);  // 0: the smallest value of an unsigned format with a zero
+  CHECK(UE4::min().bits() == 0x08);
+  CHECK(static_cast<double>(UE4::min()) == 0x1p-6);
+  CHECK(UE4::denorm_min().bits() == 0x01);
+  CHECK(UE4::max().bits() == 0x7e);
+  CHECK(static_cast<double>(UE4::max()) == 448.0);
+  CHECK(UE4::quiet_NaN().bits() == 0x7f);
+  CHECK(UE4::max_exponent == 9);
+  CHECK(UE4::min_exponent == -5);
+  // UE5M3: no sign, bias 15, NaN 0xFF, max 0xFE = 1.75 * 2^16.
+  using UE5 = std::numeric_limits<mixprec::float8_ue5m3>;
+  CHECK_FALSE(UE5::is_signed);
+  CHECK(UE5::max().bits() == 0xfe);
+  CHECK(static_cast<double>(UE5::max()) == 114688.0);
+  CHECK(static_cast<double>(UE5::min()) == 0x1p-14);
+  CHECK(static_cast<double>(UE5::denorm_min()) == 0x1p-17);
+  CHECK(UE5::quiet_NaN().bits() == 0xff);
+  // e4m3b11fnuz: bias 11 (ml_dtypes finfo: max 30, tiny 2^-10, smallest subnormal 2^-13).
+  using B11 = std::numeric_limits<mixprec::float8_e4m3b11fnuz>;
+  CHECK(static_cast<double>(B11::max()) == 30.0);
+  CHECK(static_cast<double>(B11::min()) == 0x1p-10);
+  CHECK(static_cast<double>(B11::denorm_min()) == 0x1p-13);
+  CHECK(B11::quiet_NaN().bits() == 0x80);
+  CHECK(B11::max_exponent == 5);
+  // float4_e1m2: bias 0, values 0, 0.5, ..., 3.5; its smallest normal (2) is above 1.
+  using E12 = std::numeric_limits<mixprec::float4_e1m2>;
+  CHECK(E12::digits == 3);
+  CHECK(static_cast<double>(E12::min()) == 2.0);
+  CHECK(static_cast<double>(E12::denorm_min()) == 0.5);
+  CHECK(static_cast<double>(E12::max()) == 3.5);
+  CHECK(static_cast<double>(E12::lowest()) == -3.5);
+  CHECK(static_cast<double>(E12::epsilon()) == 0.5);
+  CHECK(E12::min_exponent == 2);
+  CHECK(E12::max_exponent == 2);
+}
+
+TEST_CASE("unsigned formats: -0 is 0, other negative values NaN, in every mode") {
+  using U = mixprec::float8_ue4m3;
+  const mixprec::rounding modes[] = {mixprec::rounding::nearest_even, mixprec::rounding::toward_zero,
+                                     mixprec::rounding::upward, mixprec::rounding::downward};
+  for (const auto m : modes) {
+    CHECK(mixprec::round_to<U>(-0.0f, m).bits() == 0x00);
+    CHECK(mixprec::round_to<U>(-1e-30f, m).bits() == 0x7f);
+    CHECK(mixprec::round_to<U>(-1.0, m, mixprec::overflow::saturate).bits() == 0x7f);
+    CHECK(mixprec::round_to<U>(-INFINITY, m, mixprec::overflow::saturate).bits() == 0x7f);
+  }
+  CHECK(U(448.0f).bits() == 0x7e);
+  CHECK(U(464.0f).bits() == 0x7e);  // the midpoint to the next binade step ties to even: 448
+  CHECK(U(465.0f).bits() == 0x7f);  // beyond it: NaN (no Inf), as e4m3fn
+  CHECK(mixprec::round_to<U>(1000.0f, mixprec::rounding::nearest_even, mixprec::overflow::saturate).bits() == 0x7e);
+  // The codes of UE4M3 are those of e4m3fn's non-negative values (CUDA_R_8F_UE4M3 == CUDA_R_8F_E4M3).
+  for (unsigned c = 0; c < 0x7f; ++c) {
+    CHECK(static_cast<double>(U::from_bits(static_cast<std::uint8_t>(c))) ==
+          static_cast<double>(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(c))));
+  }
+  CHECK(mixprec::isnan(U::from_bits(0x7f)));
+  CHECK(U::from_bits(0xff).bits() == 0x7f);  // bit 7 is not part of the format
+  // Negation and subtraction below zero give NaN; x - x is +0.
+  CHECK(mixprec::isnan(-U(2.0f)));
+  CHECK((-U(0.0f)).bits() == 0x00);
+  CHECK(mixprec::isnan(U(1.0f) - U(2.0f)));
+  CHECK((U(2.0f) - U(2.0f)).bits() == 0x00);
+  CHECK(mixprec::nextafter(U(0.0f), U(1.0f)).bits() == 0x01);
+  CHECK(mixprec::nextafter(U::from_bits(0x01), U(0.0f)).bits() == 0x00);
 }

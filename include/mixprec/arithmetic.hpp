@@ -127,12 +127,19 @@ MIXPREC_HD constexpr basic_float<F> operator+(basic_float<F> a) noexcept {
   return a;
 }
 /// Negation flips the sign bit; in fnuz formats 0 and NaN stay as they are; in the unsigned
-/// e8m0fnu every negation is NaN.
+/// e8m0fnu every negation is NaN; in other unsigned formats -0 is 0, -NaN is NaN and every
+/// other negation is NaN (0 where the format has no NaN).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator-(basic_float<F> a) noexcept {
   const std::uint64_t code = detail::code_of<F>(a.bits());
   if constexpr (F::enc == encoding::exponent_only) {
     return detail::from_code<basic_float<F>>(F::magnitude_mask);
+  } else if constexpr (!F::is_signed) {
+    const detail::value_class c = detail::unpack<F>(a.bits()).cls;
+    if (c == detail::value_class::zero || c == detail::value_class::nan) return a;
+    return detail::from_code<basic_float<F>>(F::has_nan ? detail::nan_code<F>(detail::unpacked{
+                                                               detail::value_class::nan, false, true, 0, 0})
+                                                         : 0);
   } else if constexpr (F::enc == encoding::fnuz) {
     if ((code & F::magnitude_mask) == 0) return a;
   }

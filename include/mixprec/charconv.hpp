@@ -32,7 +32,8 @@
 //     the MX formats, where it would clamp), or a non-zero value rounds to zero (underflow), or
 //     the text names a value the format does not have: "inf" without infinities, "nan" without
 //     NaN (MX types), zero or a negative number for e8m0fnu (and anything below its smallest
-//     value 2^-127 once rounded).
+//     value 2^-127 once rounded), a negative number other than -0 for the other unsigned formats
+//     (float8_ue4m3, float8_ue5m3: "-0" reads as 0).
 // The overload taking a rounding mode rounds in that mode (rounding::stochastic is rejected
 // with errc::invalid_argument). With overflow::saturate, values beyond the range (and "inf"
 // where the format has no infinity) are clamped to +-max and reported as success — the result
@@ -412,8 +413,11 @@ inline parse_rounding<F> round_parsed(const unpacked& u, rounding mode, overflow
     if (!F::has_nan) return out_of_range;
     return {pack<F>(u, mode, policy), true};
   }
+  if constexpr (!F::is_signed) {
+    if (u.sign && u.cls != value_class::zero) return out_of_range;  // no negative values
+  }
   if constexpr (F::enc == encoding::exponent_only) {
-    if (u.sign || u.cls == value_class::zero) return out_of_range;
+    if (u.cls == value_class::zero) return out_of_range;
   }
   if (u.cls == value_class::infinite) {
     if (F::has_infinity || policy == overflow::saturate) return {pack<F>(u, mode, policy), true};

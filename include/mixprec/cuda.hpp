@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mixprec/cuda.hpp — bit-exact conversions between mixprec types and the CUDA toolkit's
-// __half, __nv_bfloat16, __nv_fp8_e4m3 and __nv_fp8_e5m2.
+// __half, __nv_bfloat16, __nv_fp8_e4m3 and __nv_fp8_e5m2, and (CUDA 12.8 and later)
+// __nv_fp8_e8m0, __nv_fp6_e2m3, __nv_fp6_e3m2 and __nv_fp4_e2m1 (x1, x2, x4).
 //
 // Optional integration: not included by mixprec.hpp. Include it where the CUDA toolkit's
 // headers are on the include path; it includes <cuda_fp16.h>, <cuda_bf16.h> and <cuda_fp8.h>
@@ -12,6 +13,16 @@
 //   mixprec::bfloat16       __nv_bfloat16    __nv_bfloat16_raw
 //   mixprec::float8_e4m3fn  __nv_fp8_e4m3    __nv_fp8_storage_t (unsigned char)
 //   mixprec::float8_e5m2    __nv_fp8_e5m2    __nv_fp8_storage_t (unsigned char)
+// and where CUDART_VERSION >= 12080 (MIXPREC_CUDA_HAS_MX_TYPES is then 1; it includes
+// <cuda_fp6.h> and <cuda_fp4.h> too):
+//   mixprec::float8_e8m0fnu __nv_fp8_e8m0    __nv_fp8_storage_t (2^(code-127), 0xFF NaN)
+//   mixprec::float6_e2m3fn  __nv_fp6_e2m3    __nv_fp6_storage_t (the code in bits 5:0)
+//   mixprec::float6_e3m2fn  __nv_fp6_e3m2    __nv_fp6_storage_t (the code in bits 5:0)
+//   mixprec::float4_e2m1fn  __nv_fp4_e2m1    __nv_fp4_storage_t (the code in bits 3:0)
+//   mixprec::fp4x2_e2m1     __nv_fp4x2_e2m1  __nv_fp4x2_storage_t: .x in bits 3:0, .y in 7:4
+//   mixprec::fp4x4_e2m1     __nv_fp4x4_e2m1  __nv_fp4x4_storage_t: .x, .y, .z, .w in bits 3:0,
+//                                            7:4, 11:8, 15:12 (mixprec/packed.hpp's order)
+// Bits of a CUDA FP6/FP4 byte above the code are ignored by from_cuda (from_bits clears them).
 //
 // Each pair is the same encoding (IEEE binary16; bfloat16; OCP FP8 E4M3 with no infinities and
 // NaN = S.1111.111; OCP FP8 E5M2), so the conversions move the bits and never round: every bit
@@ -32,7 +43,9 @@
 // types) are used, so this also compiles with __CUDA_NO_HALF_CONVERSIONS__,
 // __CUDA_NO_BFLOAT16_CONVERSIONS__, __CUDA_NO_FP8_CONVERSIONS__ and the *_OPERATORS__ macros
 // defined (as PyTorch builds do). Not mapped: tf32 (CUDA has no storage type for it), the fnuz
-// FP8 formats (no CUDA type), and the CUDA 12.8+ __nv_fp8_e8m0 / __nv_fp6_* / __nv_fp4_* types.
+// FP8 formats (no CUDA type), __nv_fp6x2/x4 (one value per byte: map the elements), and the
+// unsigned scale types float8_ue4m3 / float8_ue5m3 (CUDA 13.0 has no such C++ type; a UE4M3
+// scale is the byte of the e4m3 value, CUDA_R_8F_UE4M3 == CUDA_R_8F_E4M3).
 //
 // All of them are __host__ __device__ under nvcc. from_cuda is qualified (mixprec::from_cuda):
 // the CUDA types live in the global namespace, so argument-dependent lookup does not find it.
@@ -41,7 +54,12 @@
 // them with memcpy/cudaMemcpy. Rounding conversions from float/double are a separate matter:
 // mixprec's constructors and round_to give the same bits as CUDA's __float2half_rn,
 // __float2bfloat16_rn and __nv_cvt_float_to_fp8 (tests/exhaustive/test_cuda_host_conversions.cpp),
-// except for the payload of NaN results.
+// except for the payload of NaN results; and those of __nv_cvt_float_to_fp6 / _fp4 (rn, rz) and
+// __nv_cvt_float_to_e8m0 (rz, rp; satfinite or not) for every float, except that CUDA's e8m0
+// conversion ignores the sign and maps 0 to 2^-127 where mixprec gives NaN
+// (tests/exhaustive/test_cuda_host_mx_conversions.cpp). Note that the __nv_fp8_e8m0 constructors
+// round toward +infinity (cudaRoundPosInf, satfinite): round_to<float8_e8m0fnu>(x,
+// rounding::upward, overflow::saturate), not the nearest-even of float8_e8m0fnu(x).
 #ifndef MIXPREC_CUDA_HPP
 #define MIXPREC_CUDA_HPP
 
@@ -63,10 +81,18 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 #include <cuda_fp8.h>
+#if defined(CUDART_VERSION) && CUDART_VERSION >= 12080
+#define MIXPREC_CUDA_HAS_MX_TYPES 1
+#include <cuda_fp4.h>
+#include <cuda_fp6.h>
+#else
+#define MIXPREC_CUDA_HAS_MX_TYPES 0
+#endif
 #if defined(__GNUC__) && !defined(__CUDACC__)
 #pragma GCC diagnostic pop
 #endif
 
+#include <cstdint>
 #include <type_traits>
 
 #include "config.hpp"
@@ -95,6 +121,40 @@ template <>
 struct cuda_type<float8_e5m2> {
   using type = __nv_fp8_e5m2;
 };
+#if MIXPREC_CUDA_HAS_MX_TYPES
+/// Two FP4 E2M1 values as CUDA's __nv_fp4x2_e2m1 holds them (x: bits 3:0, y: bits 7:4).
+struct fp4x2_e2m1 {
+  float4_e2m1fn x, y;
+};
+/// Four FP4 E2M1 values as CUDA's __nv_fp4x4_e2m1 holds them (x, y, z, w from bit 0 up).
+struct fp4x4_e2m1 {
+  float4_e2m1fn x, y, z, w;
+};
+template <>
+struct cuda_type<float8_e8m0fnu> {
+  using type = __nv_fp8_e8m0;
+};
+template <>
+struct cuda_type<float6_e2m3fn> {
+  using type = __nv_fp6_e2m3;
+};
+template <>
+struct cuda_type<float6_e3m2fn> {
+  using type = __nv_fp6_e3m2;
+};
+template <>
+struct cuda_type<float4_e2m1fn> {
+  using type = __nv_fp4_e2m1;
+};
+template <>
+struct cuda_type<fp4x2_e2m1> {
+  using type = __nv_fp4x2_e2m1;
+};
+template <>
+struct cuda_type<fp4x4_e2m1> {
+  using type = __nv_fp4x4_e2m1;
+};
+#endif
 template <class T>
 using cuda_type_t = typename cuda_type<T>::type;
 
@@ -117,6 +177,32 @@ template <>
 struct mixprec_type<__nv_fp8_e5m2> {
   using type = float8_e5m2;
 };
+#if MIXPREC_CUDA_HAS_MX_TYPES
+template <>
+struct mixprec_type<__nv_fp8_e8m0> {
+  using type = float8_e8m0fnu;
+};
+template <>
+struct mixprec_type<__nv_fp6_e2m3> {
+  using type = float6_e2m3fn;
+};
+template <>
+struct mixprec_type<__nv_fp6_e3m2> {
+  using type = float6_e3m2fn;
+};
+template <>
+struct mixprec_type<__nv_fp4_e2m1> {
+  using type = float4_e2m1fn;
+};
+template <>
+struct mixprec_type<__nv_fp4x2_e2m1> {
+  using type = fp4x2_e2m1;
+};
+template <>
+struct mixprec_type<__nv_fp4x4_e2m1> {
+  using type = fp4x4_e2m1;
+};
+#endif
 template <class C>
 using mixprec_type_t = typename mixprec_type<C>::type;
 
@@ -127,7 +213,8 @@ template <class T>
 struct has_cuda_type_impl<T, std::void_t<typename cuda_type<T>::type>> : std::true_type {};
 }  // namespace detail
 
-/// Tells whether mixprec type T has a CUDA counterpart.
+/// Tells whether mixprec type T has a CUDA counterpart (the four above, the CUDA 12.8 ones where
+/// MIXPREC_CUDA_HAS_MX_TYPES).
 template <class T>
 struct has_cuda_type : detail::has_cuda_type_impl<T> {};
 
@@ -141,6 +228,12 @@ static_assert(sizeof(float8_e5m2) == sizeof(__nv_fp8_e5m2) && alignof(float8_e5m
 static_assert(sizeof(half::storage_type) == sizeof(__half_raw{}.x), "half storage width");
 static_assert(sizeof(bfloat16::storage_type) == sizeof(__nv_bfloat16_raw{}.x), "bfloat16 storage width");
 static_assert(sizeof(float8_e4m3fn::storage_type) == sizeof(__nv_fp8_storage_t), "fp8 storage width");
+#if MIXPREC_CUDA_HAS_MX_TYPES
+static_assert(sizeof(float8_e8m0fnu) == sizeof(__nv_fp8_e8m0) && sizeof(float6_e2m3fn) == sizeof(__nv_fp6_e2m3) &&
+                  sizeof(float6_e3m2fn) == sizeof(__nv_fp6_e3m2) && sizeof(float4_e2m1fn) == sizeof(__nv_fp4_e2m1),
+              "MX element/scale types and their CUDA types differ in size");
+static_assert(sizeof(__nv_fp4x2_storage_t) == 1 && sizeof(__nv_fp4x4_storage_t) == 2, "fp4x2/x4 storage width");
+#endif
 
 // ---- raw bit forms (constexpr) ------------------------------------------------------------
 
@@ -165,6 +258,45 @@ MIXPREC_HD constexpr __nv_fp8_storage_t to_cuda_raw(float8_e5m2 x) noexcept {
   return static_cast<__nv_fp8_storage_t>(x.bits());
 }
 
+#if MIXPREC_CUDA_HAS_MX_TYPES
+/// The bits of x as CUDA's storage (interpret as __nv_fp8_e8m0).
+MIXPREC_HD constexpr __nv_fp8_storage_t to_cuda_raw(float8_e8m0fnu x) noexcept {
+  return static_cast<__nv_fp8_storage_t>(x.bits());
+}
+/// The bits of x as CUDA's storage (interpret as __NV_E2M3).
+MIXPREC_HD constexpr __nv_fp6_storage_t to_cuda_raw(float6_e2m3fn x) noexcept {
+  return static_cast<__nv_fp6_storage_t>(x.bits());
+}
+/// The bits of x as CUDA's storage (interpret as __NV_E3M2).
+MIXPREC_HD constexpr __nv_fp6_storage_t to_cuda_raw(float6_e3m2fn x) noexcept {
+  return static_cast<__nv_fp6_storage_t>(x.bits());
+}
+/// The bits of x as CUDA's storage (interpret as __NV_E2M1).
+MIXPREC_HD constexpr __nv_fp4_storage_t to_cuda_raw(float4_e2m1fn x) noexcept {
+  return static_cast<__nv_fp4_storage_t>(x.bits());
+}
+/// v.x in bits 3:0, v.y in bits 7:4 (__nv_fp4x2_storage_t).
+MIXPREC_HD constexpr __nv_fp4x2_storage_t to_cuda_raw(fp4x2_e2m1 v) noexcept {
+  return static_cast<__nv_fp4x2_storage_t>(v.x.bits() | (v.y.bits() << 4));
+}
+/// v.x, v.y, v.z, v.w in bits 3:0, 7:4, 11:8, 15:12 (__nv_fp4x4_storage_t).
+MIXPREC_HD constexpr __nv_fp4x4_storage_t to_cuda_raw(fp4x4_e2m1 v) noexcept {
+  return static_cast<__nv_fp4x4_storage_t>(v.x.bits() | (v.y.bits() << 4) | (v.z.bits() << 8) | (v.w.bits() << 12));
+}
+/// The two values of a __nv_fp4x2_storage_t (x: bits 3:0, y: bits 7:4).
+MIXPREC_HD constexpr fp4x2_e2m1 fp4x2_from_cuda_raw(__nv_fp4x2_storage_t s) noexcept {
+  return {float4_e2m1fn::from_bits(static_cast<std::uint8_t>(s & 0xFu)),
+          float4_e2m1fn::from_bits(static_cast<std::uint8_t>((s >> 4) & 0xFu))};
+}
+/// The four values of a __nv_fp4x4_storage_t (x, y, z, w from bit 0 up).
+MIXPREC_HD constexpr fp4x4_e2m1 fp4x4_from_cuda_raw(__nv_fp4x4_storage_t s) noexcept {
+  return {float4_e2m1fn::from_bits(static_cast<std::uint8_t>(s & 0xFu)),
+          float4_e2m1fn::from_bits(static_cast<std::uint8_t>((s >> 4) & 0xFu)),
+          float4_e2m1fn::from_bits(static_cast<std::uint8_t>((s >> 8) & 0xFu)),
+          float4_e2m1fn::from_bits(static_cast<std::uint8_t>((s >> 12) & 0xFu))};
+}
+#endif
+
 /// The half whose bits are r.x.
 MIXPREC_HD constexpr half from_cuda_raw(__half_raw r) noexcept { return half::from_bits(r.x); }
 /// The bfloat16 whose bits are r.x.
@@ -188,6 +320,53 @@ MIXPREC_HD inline __nv_fp8_e5m2 to_cuda(float8_e5m2 x) noexcept {
   r.__x = to_cuda_raw(x);
   return r;
 }
+
+#if MIXPREC_CUDA_HAS_MX_TYPES
+namespace detail {
+template <class C, class R>
+MIXPREC_HD inline C cuda_with_bits(R bits) noexcept {
+  C r;
+  r.__x = bits;
+  return r;
+}
+}  // namespace detail
+/// x as CUDA's __nv_fp8_e8m0 (same bits).
+MIXPREC_HD inline __nv_fp8_e8m0 to_cuda(float8_e8m0fnu x) noexcept {
+  return detail::cuda_with_bits<__nv_fp8_e8m0>(to_cuda_raw(x));
+}
+/// x as CUDA's __nv_fp6_e2m3 (same bits).
+MIXPREC_HD inline __nv_fp6_e2m3 to_cuda(float6_e2m3fn x) noexcept {
+  return detail::cuda_with_bits<__nv_fp6_e2m3>(to_cuda_raw(x));
+}
+/// x as CUDA's __nv_fp6_e3m2 (same bits).
+MIXPREC_HD inline __nv_fp6_e3m2 to_cuda(float6_e3m2fn x) noexcept {
+  return detail::cuda_with_bits<__nv_fp6_e3m2>(to_cuda_raw(x));
+}
+/// x as CUDA's __nv_fp4_e2m1 (same bits).
+MIXPREC_HD inline __nv_fp4_e2m1 to_cuda(float4_e2m1fn x) noexcept {
+  return detail::cuda_with_bits<__nv_fp4_e2m1>(to_cuda_raw(x));
+}
+/// v as CUDA's __nv_fp4x2_e2m1 (same bits: .x low nibble).
+MIXPREC_HD inline __nv_fp4x2_e2m1 to_cuda(fp4x2_e2m1 v) noexcept {
+  return detail::cuda_with_bits<__nv_fp4x2_e2m1>(to_cuda_raw(v));
+}
+/// v as CUDA's __nv_fp4x4_e2m1 (same bits).
+MIXPREC_HD inline __nv_fp4x4_e2m1 to_cuda(fp4x4_e2m1 v) noexcept {
+  return detail::cuda_with_bits<__nv_fp4x4_e2m1>(to_cuda_raw(v));
+}
+/// c as mixprec::float8_e8m0fnu (same bits).
+MIXPREC_HD inline float8_e8m0fnu from_cuda(__nv_fp8_e8m0 c) noexcept { return float8_e8m0fnu::from_bits(c.__x); }
+/// c as mixprec::float6_e2m3fn (the low 6 bits).
+MIXPREC_HD inline float6_e2m3fn from_cuda(__nv_fp6_e2m3 c) noexcept { return float6_e2m3fn::from_bits(c.__x); }
+/// c as mixprec::float6_e3m2fn (the low 6 bits).
+MIXPREC_HD inline float6_e3m2fn from_cuda(__nv_fp6_e3m2 c) noexcept { return float6_e3m2fn::from_bits(c.__x); }
+/// c as mixprec::float4_e2m1fn (the low 4 bits).
+MIXPREC_HD inline float4_e2m1fn from_cuda(__nv_fp4_e2m1 c) noexcept { return float4_e2m1fn::from_bits(c.__x); }
+/// c as two mixprec::float4_e2m1fn (x: bits 3:0, y: bits 7:4).
+MIXPREC_HD inline fp4x2_e2m1 from_cuda(__nv_fp4x2_e2m1 c) noexcept { return fp4x2_from_cuda_raw(c.__x); }
+/// c as four mixprec::float4_e2m1fn (x, y, z, w from bit 0 up).
+MIXPREC_HD inline fp4x4_e2m1 from_cuda(__nv_fp4x4_e2m1 c) noexcept { return fp4x4_from_cuda_raw(c.__x); }
+#endif
 
 /// c as mixprec::half (same bits).
 MIXPREC_HD inline half from_cuda(__half c) noexcept { return from_cuda_raw(static_cast<__half_raw>(c)); }

@@ -8,7 +8,8 @@
 //
 // Autocast and precision policies decide types at run time (a thread-local autocast dtype, a
 // policy parsed from a string), so they need types as values. A dtype identifies:
-//   - a floating format by its fields (exponent bits, mantissa bits, encoding, padding bits):
+//   - a floating format by its fields (exponent bits, mantissa bits, encoding, padding bits,
+//     bias, sign bit):
 //     float, double and every mixprec::basic_float; dtype::of<float>() == dtype::float32();
 //   - an integer type by its width and signedness ("int32", "uint8", ...), and bool;
 //   - "undefined" (the default-constructed value): no type, e.g. no floating argument.
@@ -49,17 +50,18 @@ class dtype {
   MIXPREC_HD static constexpr dtype of() noexcept {
     using U = std::remove_cv_t<T>;
     if constexpr (std::is_same<U, bool>::value) {
-      return dtype(dtype_kind::boolean, 8, false, 0, 0, encoding::ieee, 0, "bool");
+      return dtype(dtype_kind::boolean, 8, false, 0, 0, encoding::ieee, 0, 0, 0, 0, "bool");
     } else if constexpr (std::is_integral<U>::value) {
       return dtype(dtype_kind::integer, static_cast<unsigned char>(sizeof(U) * 8), std::is_signed<U>::value, 0, 0,
-                   encoding::ieee, 0, integer_name(sizeof(U) * 8, std::is_signed<U>::value));
+                   encoding::ieee, 0, 0, 0, 0, integer_name(sizeof(U) * 8, std::is_signed<U>::value));
     } else {
       static_assert(is_binary_float<U>::value,
                     "mixprec::dtype::of<T>: T must be float, double, a mixprec type, bool or an integer type");
       using F = typename float_traits<U>::format_type;
       return dtype(dtype_kind::floating, static_cast<unsigned char>(F::bits), F::is_signed,
                    static_cast<unsigned char>(F::exponent_bits), static_cast<unsigned char>(F::mantissa_bits), F::enc,
-                   static_cast<unsigned char>(F::padding_bits), detail::format_name<F>::value);
+                   static_cast<unsigned char>(F::padding_bits), F::bias, F::emin, F::emax,
+                   detail::format_name<F>::value);
     }
   }
 
@@ -79,6 +81,8 @@ class dtype {
   MIXPREC_HD constexpr int mantissa_bits() const noexcept { return mantissa_bits_; }
   MIXPREC_HD constexpr encoding enc() const noexcept { return enc_; }
   MIXPREC_HD constexpr int padding_bits() const noexcept { return padding_bits_; }
+  /// Floating only: the exponent bias.
+  MIXPREC_HD constexpr int bias() const noexcept { return bias_; }
   /// Floating only: unbiased exponents of the smallest normal and of the largest finite value.
   MIXPREC_HD constexpr int emin() const noexcept { return emin_; }
   MIXPREC_HD constexpr int emax() const noexcept { return emax_; }
@@ -95,13 +99,13 @@ class dtype {
   MIXPREC_HD friend constexpr bool operator==(dtype a, dtype b) noexcept {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ &&
            a.exponent_bits_ == b.exponent_bits_ && a.mantissa_bits_ == b.mantissa_bits_ && a.enc_ == b.enc_ &&
-           a.padding_bits_ == b.padding_bits_;
+           a.padding_bits_ == b.padding_bits_ && a.bias_ == b.bias_;
   }
   MIXPREC_HD friend constexpr bool operator!=(dtype a, dtype b) noexcept { return !(a == b); }
 
  private:
   MIXPREC_HD constexpr dtype(dtype_kind k, unsigned char bits, bool is_signed, unsigned char e, unsigned char m,
-                             encoding enc, unsigned char pad, const char* name) noexcept
+                             encoding enc, unsigned char pad, int bias, int emin, int emax, const char* name) noexcept
       : kind_(k),
         bits_(bits),
         signed_(is_signed),
@@ -109,26 +113,11 @@ class dtype {
         mantissa_bits_(m),
         enc_(enc),
         padding_bits_(pad),
-        emin_(k == dtype_kind::floating ? emin_of(e, m, enc) : 0),
-        emax_(k == dtype_kind::floating ? emax_of(e, m, enc) : 0),
+        bias_(bias),
+        emin_(emin),
+        emax_(emax),
         name_(name) {}
 
-  // The same values as format<E, M, Enc>::emin / emax (see format.hpp).
-  MIXPREC_HD static constexpr int bias_of(int e, encoding enc) noexcept {
-    return (1 << (e - 1)) - 1 + (enc == encoding::fnuz ? 1 : 0);
-  }
-  MIXPREC_HD static constexpr int emin_of(int e, int m, encoding enc) noexcept {
-    (void)m;
-    return enc == encoding::exponent_only ? -bias_of(e, enc) : 1 - bias_of(e, enc);
-  }
-  MIXPREC_HD static constexpr int emax_of(int e, int m, encoding enc) noexcept {
-    const unsigned long long field_max = (1ull << e) - 1;
-    const unsigned long long magnitude = (1ull << (e + m)) - 1;
-    const unsigned long long max_code = enc == encoding::ieee ? (field_max << m) - 1
-                                        : (enc == encoding::fn || enc == encoding::exponent_only) ? magnitude - 1
-                                                                                                  : magnitude;
-    return static_cast<int>(max_code >> m) - bias_of(e, enc);
-  }
   MIXPREC_HD static constexpr const char* integer_name(std::size_t bits, bool is_signed) noexcept {
     return bits == 8    ? (is_signed ? "int8" : "uint8")
            : bits == 16 ? (is_signed ? "int16" : "uint16")
@@ -144,6 +133,7 @@ class dtype {
   unsigned char mantissa_bits_ = 0;
   encoding enc_ = encoding::ieee;
   unsigned char padding_bits_ = 0;
+  int bias_ = 0;
   int emin_ = 0;
   int emax_ = 0;
   const char* name_ = "undefined";

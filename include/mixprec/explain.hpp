@@ -211,6 +211,8 @@ std::string range_reason(const unpacked& u, rounding mode) {
   if (u.cls == value_class::nan) return "not representable: " + name + " has no NaN";
   if constexpr (F::enc == encoding::exponent_only) {
     if (u.sign || u.cls == value_class::zero) return "not representable: " + name + " has no zero and no negative values";
+  } else if constexpr (!F::is_signed) {
+    if (u.sign && u.cls != value_class::zero) return "not representable: " + name + " has no negative values";
   }
   if (u.cls == value_class::infinite) return "not representable: " + name + " has no infinity";
   if (beyond_max<F>(u, mode)) {

@@ -19,6 +19,10 @@ MIXPREC_HD constexpr void append(name_buffer& b, int& n, const char* s) noexcept
   while (*s != '\0') b.text[n++] = *s++;
 }
 MIXPREC_HD constexpr void append(name_buffer& b, int& n, int v) noexcept {
+  if (v < 0) {
+    b.text[n++] = '-';
+    v = -v;
+  }
   char digits[8] = {};
   int k = 0;
   do {
@@ -28,17 +32,22 @@ MIXPREC_HD constexpr void append(name_buffer& b, int& n, int v) noexcept {
   while (k > 0) b.text[n++] = digits[--k];
 }
 
-/// "float<bits>_e<E>m<M><suffix>", the ml_dtypes naming scheme.
+/// "float<bits>_[u]e<E>m<M>[b<bias>]<suffix>", the ml_dtypes naming scheme ("u": unsigned with
+/// mantissa bits; "b<bias>" where the bias is not the default, as in float8_e4m3b11fnuz).
 template <class F>
 MIXPREC_HD constexpr name_buffer generated_name() noexcept {
   name_buffer b{};
   int n = 0;
   append(b, n, "float");
   append(b, n, F::bits);
-  append(b, n, "_e");
+  append(b, n, (!F::is_signed && F::enc != encoding::exponent_only) ? "_ue" : "_e");
   append(b, n, F::exponent_bits);
   append(b, n, "m");
   append(b, n, F::mantissa_bits);
+  if (F::bias != default_bias(F::exponent_bits, F::enc)) {
+    append(b, n, "b");
+    append(b, n, F::bias);
+  }
   switch (F::enc) {
     case encoding::ieee: break;
     case encoding::fn:
@@ -68,6 +77,18 @@ struct format_name<format<8, 10, encoding::ieee, 13>> {
   static constexpr const char* value = "tf32";
 };
 template <>
+struct format_name<float4_e1m2::format_type> {  // ml_dtypes#281's name (the scheme would add "fn")
+  static constexpr const char* value = "float4_e1m2";
+};
+template <>
+struct format_name<float8_ue4m3::format_type> {  // CUTLASS/CUDA's name for 7 bits in a byte
+  static constexpr const char* value = "float8_ue4m3";
+};
+template <>
+struct format_name<float8_ue5m3::format_type> {
+  static constexpr const char* value = "float8_ue5m3";
+};
+template <>
 struct format_name<float32_format> {
   static constexpr const char* value = "float32";
 };
@@ -87,15 +108,16 @@ MIXPREC_HD constexpr int floor_log10_pow2(int k) noexcept { return (k * 30103) /
 ///   bits        width of the format (tf32: 19; float4_e2m1fn: 4)
 ///   eps         next value above 1, minus 1;   machep = log2(eps)
 ///   epsneg      1 minus the value below 1;     negep  = log2(epsneg)
-///   max, min    largest finite value and its negation (min = tiny for unsigned e8m0fnu)
+///   max, min    largest finite value and its negation (unsigned formats: the smallest value,
+///               0, or tiny for e8m0fnu)
 ///   tiny = smallest_normal, smallest_subnormal (= tiny where there are no subnormals)
 ///   precision   floor(-log10(eps)); ml_dtypes reports at least 1 for every 8-bit format
 ///   resolution  10^-precision rounded to T
 ///   minexp      exponent of the smallest normal; maxexp: exponent of the first power of two
 ///               above max
 ///   nmant, nexp mantissa and exponent field widths; iexp = nexp
-///   name        "float16", "bfloat16", "tf32", "float8_e4m3fn", ... ; other formats get the
-///               ml_dtypes-style name "float<bits>_e<E>m<M>[fn|fnuz|fnu]"
+///   name        "float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_ue4m3", ... ; other
+///               formats get the ml_dtypes-style name "float<bits>_[u]e<E>m<M>[b<bias>][fn|fnuz|fnu]"
 template <class T>
 struct finfo {
   using type = T;

@@ -4,6 +4,7 @@
 #define MIXPREC_FORMAT_HPP
 
 #include <cstdint>
+#include <type_traits>
 
 #include "detail/bits.hpp"
 
@@ -25,9 +26,27 @@ enum class encoding : unsigned char {
   exponent_only
 };
 
+namespace detail {
+/// The exponent bias a format gets when none is given: IEEE's 2^(E-1) - 1, one more for fnuz.
+MIXPREC_HD constexpr int default_bias(int exponent_bits, encoding enc) noexcept {
+  return (1 << (exponent_bits - 1)) - 1 + (enc == encoding::fnuz ? 1 : 0);
+}
+}  // namespace detail
+
 /// A binary floating-point format: ExpBits exponent bits, ManBits stored mantissa bits, an
-/// encoding policy, and PadBits always-zero low bits in the storage (tf32 keeps 13).
-template <int ExpBits, int ManBits, encoding Enc = encoding::ieee, int PadBits = 0>
+/// encoding policy, PadBits always-zero low bits in the storage (tf32 keeps 13), the exponent
+/// Bias (default: IEEE's 2^(E-1) - 1, +1 for fnuz), and whether there is a sign bit (default:
+/// all encodings but exponent_only).
+///
+/// Unsigned formats (Signed = false) have no sign bit: the code is exponent and mantissa only,
+/// in the low bits of the storage, and bits above it are ignored when read and cleared by
+/// from_bits. They have one zero; -0 converts to it, and every other negative value (-inf
+/// included) to NaN (to 0 where the format has no NaN), in every rounding mode and overflow
+/// policy. The fnuz encoding needs a sign bit (its NaN is the -0 pattern).
+///
+///   using ue4m3 = format<4, 3, encoding::fn, 0, 7, false>;   // NVFP4's block scale, max 448
+template <int ExpBits, int ManBits, encoding Enc = encoding::ieee, int PadBits = 0,
+          int Bias = detail::default_bias(ExpBits, Enc), bool Signed = (Enc != encoding::exponent_only)>
 struct format {
   static_assert(ExpBits >= 1 && ExpBits <= 11, "exponent bits must be in [1, 11]");
   static_assert(ManBits >= 0 && ManBits <= 52, "mantissa bits must be in [0, 52]");
@@ -35,13 +54,16 @@ struct format {
   static_assert(Enc != encoding::ieee || ManBits >= 1, "IEEE encoding needs a mantissa bit");
   static_assert(Enc != encoding::exponent_only || ManBits == 0,
                 "exponent-only encoding has no mantissa bits");
+  static_assert(Enc != encoding::exponent_only || !Signed, "exponent-only encoding is unsigned");
+  static_assert(Enc != encoding::fnuz || Signed, "fnuz encoding needs a sign bit (its NaN is -0)");
+  static_assert(Bias > -2048 && Bias < 2048, "exponent bias must be in (-2048, 2048)");
 
   static constexpr int exponent_bits = ExpBits;
   static constexpr int mantissa_bits = ManBits;
   static constexpr int padding_bits = PadBits;
   static constexpr encoding enc = Enc;
 
-  static constexpr bool is_signed = Enc != encoding::exponent_only;
+  static constexpr bool is_signed = Signed;
   /// Width of the format itself (tf32: 19), as numpy's finfo.bits reports it.
   static constexpr int bits = (is_signed ? 1 : 0) + ExpBits + ManBits;
   static constexpr int storage_bits = bits + PadBits;
@@ -50,12 +72,12 @@ struct format {
 
   static constexpr bool has_infinity = Enc == encoding::ieee;
   static constexpr bool has_nan = Enc != encoding::finite;
-  static constexpr bool has_signed_zero = Enc == encoding::ieee || Enc == encoding::fn ||
-                                          Enc == encoding::finite;
+  static constexpr bool has_signed_zero =
+      Signed && (Enc == encoding::ieee || Enc == encoding::fn || Enc == encoding::finite);
   static constexpr bool has_zero = Enc != encoding::exponent_only;
   static constexpr bool has_subnormals = Enc != encoding::exponent_only;
 
-  static constexpr int bias = (1 << (ExpBits - 1)) - 1 + (Enc == encoding::fnuz ? 1 : 0);
+  static constexpr int bias = Bias;
 
   /// Masks over the code (the storage shifted right by PadBits).
   static constexpr std::uint64_t mantissa_mask = detail::low_mask(ManBits);
@@ -74,14 +96,15 @@ struct format {
   /// Exponent of the quantum of the smallest positive value (subnormal spacing).
   static constexpr int qmin = emin - ManBits;
 
-  static_assert(emin <= 0 && emax >= 0, "the format must represent 1");
+  /// 1 is a value (a normal or, as in float4_e1m2, a subnormal one).
+  static_assert(qmin <= 0 && emax >= 0, "the format must represent 1");
 };
 
 /// Tells whether T is a mixprec::format.
 template <class T>
 struct is_format : std::false_type {};
-template <int E, int M, encoding Enc, int P>
-struct is_format<format<E, M, Enc, P>> : std::true_type {};
+template <int E, int M, encoding Enc, int P, int B, bool S>
+struct is_format<format<E, M, Enc, P, B, S>> : std::true_type {};
 
 /// The formats of the standard types, used to convert to and from float and double.
 using float32_format = format<8, 23>;

@@ -24,5 +24,6 @@
 #include "kernels/softmax.hpp"
 #include "kernels/optim.hpp"
 #include "kernels/gemm.hpp"
+#include "kernels/pack.hpp"
 
 #endif  // MIXPREC_KERNELS_HPP

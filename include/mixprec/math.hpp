@@ -45,6 +45,12 @@ MIXPREC_HD constexpr basic_float<F> with_magnitude(bool negative, std::uint64_t 
   if constexpr (F::enc == encoding::fnuz) {
     if (mag == 0) negative = false;
   }
+  if constexpr (!F::is_signed) {
+    // No negative values: -0 is 0, anything below it NaN (0 without NaN).
+    if (negative && mag != 0) {
+      return F::has_nan ? quiet_nan<basic_float<F>>() : from_code<basic_float<F>>(0);
+    }
+  }
   return from_code<basic_float<F>>((negative ? F::sign_mask : 0) | mag);
 }
 

@@ -17,6 +17,7 @@
 //   math.hpp                            <cmath>-style functions and ulp
 //   explain.hpp                         what a value is, bit by bit
 //   dtype.hpp                           types as run-time values
+//   packed.hpp                          FP4 two per byte, FP6 four per three bytes
 //
 // Lighter: mixprec/float.hpp (the types, their arithmetic and stream I/O only).
 // Optional integrations, included on request only: std_format.hpp (std::formatter, where
@@ -42,5 +43,6 @@
 #include "math.hpp"
 #include "explain.hpp"
 #include "dtype.hpp"
+#include "packed.hpp"
 
 #endif  // MIXPREC_MIXPREC_HPP

@@ -146,9 +146,15 @@ MIXPREC_HD constexpr typename F::storage_type pack(const unpacked& u, rounding m
   constexpr int M = F::mantissa_bits;
   if (u.cls == value_class::nan) return storage_of<F>(nan_code<F>(u));
 
+  if constexpr (!F::is_signed) {
+    // No sign: negative values other than -0 have no representation (NaN, or 0 without NaN).
+    if (u.sign && u.cls != value_class::zero) {
+      return storage_of<F>(F::has_nan ? nan_code<F>(unpacked{value_class::nan, false, true, 0, 0}) : 0);
+    }
+  }
   if constexpr (F::enc == encoding::exponent_only) {
-    // No zero and no sign: zero and negative values have no representation.
-    if (u.sign || u.cls == value_class::zero) return storage_of<F>(F::magnitude_mask);
+    // No zero: zero has no representation either.
+    if (u.cls == value_class::zero) return storage_of<F>(F::magnitude_mask);
   }
   if (u.cls == value_class::infinite) return storage_of<F>(overflow_code<F>(u.sign, true, policy));
   if (u.cls == value_class::zero) {

@@ -29,9 +29,11 @@ constexpr bool float32_layout = float32_compatible<F> && F::enc == encoding::iee
                                 F::bias == 127 && F::is_signed;
 
 /// float -> F in nearest-even takes the fast path. (Not for formats without mantissa bits:
-/// their ties go to the generic converter's rule.)
+/// their ties go to the generic converter's rule; not for unsigned formats, whose negative
+/// values go to NaN there.)
 template <class F>
-constexpr bool fast_from_float32 = float32_compatible<F> && F::mantissa_bits >= 1 && F::mantissa_bits <= 22;
+constexpr bool fast_from_float32 =
+    float32_compatible<F> && F::is_signed && F::mantissa_bits >= 1 && F::mantissa_bits <= 22;
 
 /// F -> float takes the fast path: F's subnormals are float subnormals of the same layout
 /// (emin == -126) or float normals (qmin >= -126).

@@ -32,11 +32,11 @@ template <class T>
 MIXPREC_HD constexpr T max_value() noexcept {
   return from_code<T>(format_of<T>::max_code);
 }
-/// -max for signed formats; the smallest value for unsigned ones.
+/// -max for signed formats; the smallest value for unsigned ones (0, or 2^-127 for e8m0fnu).
 template <class T>
 MIXPREC_HD constexpr T lowest_value() noexcept {
   using F = format_of<T>;
-  return F::is_signed ? from_code<T>(F::sign_mask | F::max_code) : pow2<T>(F::emin);
+  return F::is_signed ? from_code<T>(F::sign_mask | F::max_code) : F::has_zero ? from_code<T>(0) : pow2<T>(F::emin);
 }
 template <class T>
 MIXPREC_HD constexpr T smallest_subnormal() noexcept {

@@ -1,0 +1,5 @@
+// SPDX-License-Identifier: MIT
+// Every float through CUDA's host conversion to e2m3fn and e3m2fn (__nv_cvt_float_to_fp6 rn/rz) against mixprec::round_to
+// (cuda_host_mx_harness.hpp has the rules and the documented deviations).
+#define MIXPREC_MX_GROUP 2
+#include "cuda_host_mx_harness.hpp"
