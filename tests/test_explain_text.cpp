@@ -191,4 +191,6 @@ TEST_CASE("explain(text).why: one line on NaN, infinity, clamping, underflow and
   CHECK(why(e4m3{}, "inf") == "inf in, and float8_e4m3fn has no infinity: NaN");
   CHECK(why(mixprec::float4_e2m1fn{}, "nan") == "NaN in, and float4_e2m1fn has no NaN: 6");
   CHECK(why(mixprec::float8_e8m0fnu{}, "0") == "float8_e8m0fnu has no zero and no negative values: NaN");
+  CHECK(why(mixprec::float8_ue4m3{}, "-1") == "negative, and float8_ue4m3 has no negative values: NaN");
+  CHECK(why(mixprec::float8_ue4m3{}, "-0") == "");  // -0 is the one zero
 }

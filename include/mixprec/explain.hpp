@@ -240,6 +240,9 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
     if (u.cls == value_class::zero || u.sign) return name + " has no zero and no negative values: NaN";
   }
   if (u.cls == value_class::zero) return "";
+  if constexpr (!F::is_signed) {
+    if (u.sign) return "negative, and " + name + " has no negative values: " + (nan ? std::string("NaN") : got);
+  }
   const std::string max = shortest_decimal(std::numeric_limits<T>::max());
   if (beyond_max<F>(u, mode)) {  // rounded in mode with an unbounded exponent, above max
     if (inf) return "overflow: |x| > max " + max + " and the mode rounds away from zero: inf";
