@@ -61,6 +61,12 @@ bool with_format(const std::string& name, Fn f) {
   if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{}), true;
   if (name == "float6_e2m3fn") return f(float6_e2m3fn{}), true;
   if (name == "float6_e3m2fn") return f(float6_e3m2fn{}), true;
+  if (name == "float8_e3m4") return f(float8_e3m4{}), true;
+  if (name == "float8_e4m3") return f(float8_e4m3{}), true;
+  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{}), true;
+  if (name == "float4_e1m2") return f(float4_e1m2{}), true;
+  if (name == "float8_ue4m3") return f(float8_ue4m3{}), true;
+  if (name == "float8_ue5m3") return f(float8_ue5m3{}), true;
   if (name == "float4_e2m1fn") return f(float4_e2m1fn{}), true;
   return false;
 }
@@ -76,7 +82,8 @@ extern "C" {
 
 const char* mp_formats() {
   out = "[\"float16\",\"bfloat16\",\"tf32\",\"float8_e4m3fn\",\"float8_e5m2\",\"float8_e4m3fnuz\",\"float8_e5m2fnuz\","
-        "\"float8_e8m0fnu\",\"float6_e2m3fn\",\"float6_e3m2fn\",\"float4_e2m1fn\"]";
+        "\"float8_e8m0fnu\",\"float6_e2m3fn\",\"float6_e3m2fn\",\"float4_e2m1fn\",\"float8_e3m4\",\"float8_e4m3\","
+        "\"float8_e4m3b11fnuz\",\"float4_e1m2\",\"float8_ue4m3\",\"float8_ue5m3\"]";
   return out.c_str();
 }
 

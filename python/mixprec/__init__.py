@@ -34,7 +34,8 @@ OVERFLOW_POLICIES = ("ieee", "saturate")
 
 # ml_dtypes' dtype names that are mixprec formats of the same name (half is numpy's float16).
 _ML_DTYPES_NAMES = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-                    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"}
+                    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+                    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz"}
 
 
 def formats() -> list[str]:

@@ -40,13 +40,20 @@ void with_format(const std::string& name, Fn&& f) {
   if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{});
   if (name == "float6_e2m3fn") return f(float6_e2m3fn{});
   if (name == "float6_e3m2fn") return f(float6_e3m2fn{});
+  if (name == "float8_e3m4") return f(float8_e3m4{});
+  if (name == "float8_e4m3") return f(float8_e4m3{});
+  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{});
+  if (name == "float4_e1m2") return f(float4_e1m2{});
+  if (name == "float8_ue4m3") return f(float8_ue4m3{});
+  if (name == "float8_ue5m3") return f(float8_ue5m3{});
   if (name == "float4_e2m1fn") return f(float4_e2m1fn{});
   throw std::invalid_argument("unknown format '" + mixprec::detail::quote_input(name) + "'");
 }
 
 const std::vector<std::string> format_names = {
     "float16",         "bfloat16",       "tf32",          "float8_e4m3fn", "float8_e5m2",  "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"};
+    "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
+    "float8_e3m4",     "float8_e4m3",    "float8_e4m3b11fnuz", "float4_e1m2", "float8_ue4m3", "float8_ue5m3"};
 
 mixprec::rounding parse_mode(int m) {
   const auto r = static_cast<mixprec::rounding>(m);

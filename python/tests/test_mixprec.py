@@ -16,7 +16,8 @@ import mixprec
 ml_dtypes = pytest.importorskip("ml_dtypes")
 
 ML_FORMATS = ["bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-              "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn"]
+              "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "float8_e3m4", "float8_e4m3",
+              "float8_e4m3b11fnuz"]
 
 
 def battery(seed=1):
