@@ -1,18 +1,13 @@
 // mixprec/matmul_precision.hpp — torch.set_float32_matmul_precision for mixprec's GEMM.
 //
-//   mixprec::set_float32_matmul_precision("highest" | "high" | "medium");
-//   mixprec::get_float32_matmul_precision();   // "highest" (the default), "high" or "medium"
+// Contract: a PROCESS-WIDE setting (one atomic, as PyTorch's global), read once per gemm() call
+// for float (and only float) A and B: highest = float inputs as they are; high = inputs rounded
+// to tf32 (ties away by default, like cvt.rna; set_float32_matmul_high_mode: nearest-even or the
+// bf16x3 split); medium = inputs rounded to bfloat16. Accumulation stays in the GEMM's
+// accumulate type. Details: docs/pages/kernels-reference.md#float32-matmul-precision.
 //
-// The setting is PROCESS-WIDE (one atomic, as PyTorch's global), not per thread: a
-// thread pool running a GEMM sees the caller's setting. gemm() reads it once per call,
-// for float (and only float) A and B:
-//   highest  float products: inputs used as they are;
-//   high     inputs rounded to tf32 (10 stored mantissa bits) before the products, by
-//            default to nearest with ties away from zero like NVIDIA's cvt.rna.tf32.f32;
-//            set_float32_matmul_high_mode() selects nearest-even or the "bf16x3" split
-//            (a = a_hi + a_lo with both parts bfloat16; a*b ~ a_hi*b_hi + a_hi*b_lo + a_lo*b_hi);
-//   medium   inputs rounded to bfloat16 (nearest-even) before the products.
-// Accumulation stays in the GEMM's accumulate type (float by default) in every mode.
+//   mixprec::set_float32_matmul_precision("high");
+//   mixprec::get_float32_matmul_precision();   // "high" (the default is "highest")
 #ifndef MIXPREC_MATMUL_PRECISION_HPP
 #define MIXPREC_MATMUL_PRECISION_HPP
 
@@ -32,7 +27,11 @@
 namespace mixprec {
 
 /// The three precisions of torch.set_float32_matmul_precision.
-enum class matmul_precision : unsigned char { highest, high, medium };
+enum class matmul_precision : unsigned char {
+  highest,  ///< float products of the float inputs (the default)
+  high,     ///< inputs rounded to tf32 first (see matmul_high_mode)
+  medium    ///< inputs rounded to bfloat16 (nearest-even) first
+};
 
 /// How "high" treats float inputs.
 enum class matmul_high_mode : unsigned char {
