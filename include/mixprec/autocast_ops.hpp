@@ -417,9 +417,9 @@ inline constexpr autocast_op autocast_cpu_entries[] = {
 
 }  // namespace detail
 
-/// PyTorch 2.4's CUDA autocast registrations, complete (docs/pages/autocast-reference.md#op-tables).
+/// PyTorch 2.4's CUDA autocast registrations, complete (docs/pages/autocast-reference.md, "Op tables").
 inline constexpr autocast_op_table autocast_ops_cuda{detail::autocast_cuda_entries, "cuda"};
-/// PyTorch 2.4's CPU autocast registrations, complete (docs/pages/autocast-reference.md#op-tables).
+/// PyTorch 2.4's CPU autocast registrations, complete (docs/pages/autocast-reference.md, "Op tables").
 inline constexpr autocast_op_table autocast_ops_cpu{detail::autocast_cpu_entries, "cpu"};
 
 namespace detail {
@@ -443,18 +443,13 @@ inline constexpr autocast_op autocast_cuda_composite_entries[] = {
 };
 }  // namespace detail
 
-/// autocast_ops_cpu / autocast_ops_cuda plus EFFECTIVE entries for composite ops that PyTorch
-/// does not register but computes through registered lower-precision ops, so that their
-/// products run in the autocast dtype: CPU einsum, tensordot, chain_matmul, linalg_multi_dot,
-/// lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell; both devices "multi_head_attention_forward"
-/// (F.multi_head_attention_forward, what nn.MultiheadAttention runs; not an ATen name). An entry
-/// says where the PRODUCTS run; the elementwise rest follows type promotion in PyTorch (e.g.
-/// lstm_cell's cell state stays float32 when cx is float32, and CUDA's softmax inside attention
-/// runs in float), which an op-level table cannot express. The plain tables stay PyTorch's
-/// registrations exactly: use these to ask "in what type do the products of op run".
+/// autocast_ops_cpu plus entries for composite ops PyTorch runs through registered
+/// lower-precision ops (einsum, tensordot, the RNN cells, multi_head_attention_forward, ...): the
+/// type their PRODUCTS run in (docs/pages/autocast-reference.md, "Effective tables").
 ///   autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
 inline constexpr autocast_op_table autocast_ops_cpu_effective{autocast_ops_cpu, detail::autocast_cpu_composite_entries,
                                                               "cpu_effective"};
+/// autocast_ops_cuda plus the effective entries of the CUDA composite ops (multi_head_attention_forward).
 inline constexpr autocast_op_table autocast_ops_cuda_effective{
     autocast_ops_cuda, detail::autocast_cuda_composite_entries, "cuda_effective"};
 

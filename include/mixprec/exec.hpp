@@ -77,8 +77,8 @@ struct parallel_policy {
   constexpr parallel_policy operator()(unsigned n) const noexcept { return parallel_policy{detail::cap_threads(n)}; }
 };
 
-inline constexpr sequenced_policy seq{};
-inline constexpr parallel_policy par{};
+inline constexpr sequenced_policy seq{};  ///< Run on the calling thread
+inline constexpr parallel_policy par{};   ///< Run on the pool's default number of threads; par(n): at most n
 
 #if defined(__CUDACC__)
 /// Run on the current CUDA device, asynchronously on `stream` (kernels that return a value to

@@ -55,6 +55,7 @@ inline std::atomic<unsigned char>& matmul_high_mode_state() noexcept {
 constexpr bool is_valid(matmul_precision p) noexcept {
   return p == matmul_precision::highest || p == matmul_precision::high || p == matmul_precision::medium;
 }
+/// Whether m names an enumerator.
 constexpr bool is_valid(matmul_high_mode m) noexcept {
   return m == matmul_high_mode::tf32_nearest_away || m == matmul_high_mode::tf32_nearest_even ||
          m == matmul_high_mode::bf16x3;
@@ -88,6 +89,7 @@ inline void set_float32_matmul_precision(matmul_precision p) {
 inline void set_float32_matmul_precision(std::string_view name) {
   set_float32_matmul_precision(parse_matmul_precision(name));
 }
+/// Sets it by PyTorch's name (nullptr reads as "" and throws std::invalid_argument).
 inline void set_float32_matmul_precision(const char* name) {
   set_float32_matmul_precision(parse_matmul_precision(name ? std::string_view(name) : std::string_view()));
 }
@@ -107,6 +109,7 @@ inline void set_float32_matmul_high_mode(matmul_high_mode m) {
   if (!is_valid(m)) throw std::invalid_argument("mixprec: invalid matmul_high_mode value");
   detail::matmul_high_mode_state().store(static_cast<unsigned char>(m), std::memory_order_relaxed);
 }
+/// The current "high" mode (default tf32_nearest_away).
 inline matmul_high_mode float32_matmul_high_mode() noexcept {
   return static_cast<matmul_high_mode>(detail::matmul_high_mode_state().load(std::memory_order_relaxed));
 }
