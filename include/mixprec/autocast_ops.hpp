@@ -446,7 +446,9 @@ inline constexpr autocast_op autocast_cuda_composite_entries[] = {
 /// autocast_ops_cpu plus entries for composite ops PyTorch runs through registered
 /// lower-precision ops (einsum, tensordot, the RNN cells, multi_head_attention_forward, ...): the
 /// type their PRODUCTS run in (docs/pages/autocast-reference.md, "Effective tables").
-///   autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
+/// @code
+/// autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
+/// @endcode
 inline constexpr autocast_op_table autocast_ops_cpu_effective{autocast_ops_cpu, detail::autocast_cpu_composite_entries,
                                                               "cpu_effective"};
 /// autocast_ops_cuda plus the effective entries of the CUDA composite ops (multi_head_attention_forward).

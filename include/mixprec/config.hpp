@@ -29,6 +29,13 @@
 
 #include "version.hpp"
 
+/// @namespace mixprec
+/// Everything mixprec offers: the value types (basic_float and its aliases half, bfloat16, ...),
+/// conversions (round_to), arithmetic and the cmath functions, printing and parsing, the ML layer (autocast,
+/// grad_scaler, policies) and the kernels. Implementation details live in mixprec::detail.
+/// @namespace mixprec::exec
+/// Execution policies of the kernels: exec::seq, exec::par, exec::cuda (exec.hpp).
+
 /// @def MIXPREC_HD
 /// Marks functions usable from both host and CUDA device code (`__host__ __device__` under
 /// nvcc and hipcc, empty elsewhere).
