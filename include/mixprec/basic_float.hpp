@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // mixprec/basic_float.hpp — the value type over a format, and the traits that let every
 // conversion treat float, double and mixprec types alike.
+// Contract: a basic_float holds exactly one bit pattern of its format; it converts like C++23's
+// std::float16_t (see basic_float), rounding once to nearest-even.
+//
+//   mixprec::half h = 1;                       // implicit from int
+//   auto b = mixprec::half::from_bits(0x3555); // 0.333251953125
 #ifndef MIXPREC_BASIC_FLOAT_HPP
 #define MIXPREC_BASIC_FLOAT_HPP
 

@@ -1,5 +1,10 @@
 // SPDX-License-Identifier: MIT
 // mixprec/limits.hpp — std::numeric_limits for every mixprec type.
+// Contract: the standard's members for the format (digits counts the implicit bit; +0 stands for
+// an infinity or NaN the format lacks).
+//
+//   std::numeric_limits<mixprec::half>::max()     // 65504
+//   std::numeric_limits<mixprec::bfloat16>::digits  // 8
 #ifndef MIXPREC_LIMITS_HPP
 #define MIXPREC_LIMITS_HPP
 
