@@ -1,87 +1,18 @@
 // SPDX-License-Identifier: MIT
 // mixprec/autocast.hpp — PyTorch's autocast as a policy library for your own operators.
 //
+// Contract: an operator asks "for this op, with these arguments, under the current autocast
+// state, in what type do I compute?" and gets PyTorch's answer (the op's cast_policy from the
+// tables of autocast_ops.hpp, applied to the arguments' types). The state is thread-local and
+// set by RAII scopes (torch.autocast) that must end in reverse order (else std::terminate);
+// casts of mixprec::weight(x) to the autocast dtype are cached until the outermost scope ends.
+// Like PyTorch's, autocast covers the forward pass only. Every rule (state, scopes, eligibility,
+// each policy, promote errors, the compute type, the weight cache): docs/pages/autocast-reference.md.
+//
 //   mixprec::autocast_scope scope(mixprec::device_kind::cuda);      // enabled, float16
 //   mixprec::autocast_type("linear", x, w, b);   // float16 for float x, w, b
 //   auto [xc, wc, bc] = mixprec::autocast_cast("linear", x, mixprec::weight(w), mixprec::weight(b));
 //   xc.visit([&](auto xs) { ... });               // xs: span<const half> here
-//
-// A C++ program has no dispatcher to hook, so its operators ask: "for this op, with these
-// arguments, under the current autocast state, in what type do I compute?" and get PyTorch's
-// answer. The op tables (autocast_ops.hpp) say which cast_policy each op has; this header holds
-// the run-time state and applies the policy to the arguments.
-//
-// STATE (thread-local, like PyTorch's; nothing is shared between threads). Per device kind (cpu,
-// cuda): enabled (false outside every scope), the autocast ("fast") dtype (PyTorch's defaults:
-// cuda float16, cpu bfloat16) and the op table (autocast_ops_cuda / autocast_ops_cpu unless a
-// scope names another). Plus: cache_enabled (true), a nesting count, the current device (that of
-// the innermost scope; cuda outside every scope, as PyTorch's device-less is_autocast_enabled()),
-// and the weight cache. autocast_scope is torch.autocast(device_type, dtype, enabled,
-// cache_enabled): its constructor sets the device's enabled flag, dtype (when given; otherwise the
-// device's CURRENT dtype stays, as torch.autocast takes its default from get_autocast_dtype) and
-// table (when given), sets cache_enabled when given, makes the device current and increments the
-// nesting; its destructor restores all of that, decrements the nesting, and clears the weight
-// cache when the nesting returns to 0. Scopes nest, enabled inside disabled and the other way
-// round; a cpu scope does not change the cuda state. Scopes must end in reverse order of
-// construction, on the thread that made them (automatic with RAII); they cannot be copied or
-// moved. A scope destroyed out of order (e.g. held in a unique_ptr reset while a later scope is
-// open) or on another thread would restore the wrong state: in EVERY build (NDEBUG or not) its
-// destructor prints "mixprec::autocast_scope: scopes must end in reverse order ..." to stderr
-// and calls std::terminate, as std::thread's destructor does for a joinable thread (a
-// destructor cannot throw, and once the saved states are restored out of order no later call
-// can put them right).
-//
-// ARGUMENTS (as cast_result.hpp describes): floating scalars (float, double, mixprec types) and
-// floating tensors (spans, contiguous containers, C arrays of them) are "tensors"; a dtype value
-// stands for a tensor of that type; mixprec::weight(x) marks a float tensor as a model parameter
-// (a leaf that may be cached, see below); everything else (integers, bool, integer containers,
-// strings, ...) is not a tensor and never changes. Every tensor is taken to be on the device
-// whose state is used (PyTorch also checks the tensor's device; C++ buffers carry none).
-//
-// RULES (per op, with the table's policy, when autocast is enabled for the device):
-//   eligible        a floating type other than float64 (float8, tf32, ... are eligible).
-//   lower_precision eligible arguments are cast to the autocast dtype.
-//   fp32            eligible arguments are cast to float.
-//   fp32_set_opt_dtype, fp32_append_dtype
-//                   if the FIRST floating argument is eligible, the op computes in float:
-//                   eligible arguments are cast to float (PyTorch passes dtype=float32, and the op
-//                   converts its input); otherwise nothing changes.
-//   promote         the widest eligible argument type W: every eligible type fits in W and so
-//                   does the autocast dtype (float beats the low type); eligible arguments are
-//                   cast to W. float16 together with bfloat16 among the arguments is an error,
-//                   and so is a W narrower than the autocast dtype (bfloat16 arguments under a
-//                   float16 autocast, or float8 alone): autocast_error. (PyTorch folds the
-//                   arguments left to right from the autocast dtype and raises "Unexpected
-//                   floating ScalarType in at::autocast::prioritize" at the first low type other
-//                   than the autocast dtype met before any float, so its answer can depend on
-//                   argument order; this one does not. Where PyTorch's answer does not depend on
-//                   order it is the same, except that mixprec promotes float8 into a wider low
-//                   type, e.g. {float8_e4m3fn, float16} -> float16 where PyTorch raises.)
-//   banned          autocast_error with the entry's advice (PyTorch's message for
-//                   binary_cross_entropy under CUDA autocast: use binary_cross_entropy_with_logits).
-//   unlisted        nothing changes.
-// When autocast is disabled for the device nothing changes and banned ops do not throw. Float64
-// and non-floating arguments never change. The COMPUTE TYPE (autocast_type) is the promotion
-// (promote_types) of the floating argument types after the casts: the type the op computes and
-// returns in (undefined when no argument is floating; a float64 argument left alone therefore
-// makes it float64).
-//
-// WEIGHT CACHE. As PyTorch caches the lower_precision casts of float32 leaf parameters that
-// require grad, autocast_cast caches the cast of a mixprec::weight(x) of float when the target is
-// the device's autocast dtype and cache_enabled is true (in practice lower_precision ops: promote
-// never casts a float down, and the other policies cast to float). The key is (data pointer, element count, target type),
-// so one weight cast to float16 and then, in a nested bfloat16 scope, to bfloat16 gives two
-// entries (PyTorch keys by tensor only). The cache is per thread and lives until the outermost
-// scope of the thread exits (or clear_autocast_cache()); a result (cast_tensor) co-owns its data,
-// so it stays valid after that. As in PyTorch the cache assumes a weight's VALUES do not change
-// while the outermost scope is open (update weights outside the forward pass), and that its
-// buffer is not freed and reused for another weight inside it (PyTorch guards that with a weak
-// reference; a C++ span offers nothing to hold: call clear_autocast_cache() if you must).
-//
-// Related: set_float32_matmul_precision (matmul_precision.hpp) is PyTorch's process-wide float32
-// GEMM setting ("highest", "high" = tf32 inputs, "medium" = bfloat16 inputs); it is not part of
-// the autocast state. Under autocast a matmul's float inputs are cast to the autocast dtype
-// first, so it matters for float GEMMs outside autocast (or of ops a table makes fp32).
 #ifndef MIXPREC_AUTOCAST_HPP
 #define MIXPREC_AUTOCAST_HPP
 
@@ -114,8 +45,12 @@
 namespace mixprec {
 
 /// The device kinds autocast distinguishes.
-enum class device_kind : unsigned char { cpu, cuda };
+enum class device_kind : unsigned char {
+  cpu,  ///< torch.autocast("cpu"): default dtype bfloat16, table autocast_ops_cpu
+  cuda  ///< torch.autocast("cuda"): default dtype float16, table autocast_ops_cuda
+};
 
+/// "cpu" or "cuda".
 constexpr std::string_view to_string(device_kind d) noexcept { return d == device_kind::cpu ? "cpu" : "cuda"; }
 
 /// PyTorch's default autocast dtype of a device: cuda float16, cpu bfloat16.
@@ -139,13 +74,15 @@ class autocast_error : public std::runtime_error {
 };
 
 /// A model parameter (a leaf tensor) for autocast_cast: its casts to the autocast dtype may be
-/// cached (see the top of this header). Made by mixprec::weight(x).
+/// cached (docs/pages/autocast-reference.md). Made by mixprec::weight(x).
 template <class T>
 class autocast_weight {
   static_assert(is_binary_float<T>::value, "mixprec::weight: the elements are float, double or a mixprec type");
 
  public:
+  /// Marks values as a parameter (not copied: they must outlive every use).
   constexpr explicit autocast_weight(span<const T> values) noexcept : values_(values) {}
+  /// The parameter's elements.
   constexpr span<const T> values() const noexcept { return values_; }
 
  private:
@@ -162,8 +99,8 @@ auto weight(const C& x) noexcept {
 
 /// torch.autocast's arguments. A default member keeps the device's current setting.
 struct autocast_options {
-  device_kind device = device_kind::cuda;
-  bool enabled = true;
+  device_kind device = device_kind::cuda;  ///< The device whose state the scope sets
+  bool enabled = true;                     ///< Autocast on (false: a disabled region)
   /// The autocast dtype: float16 or bfloat16; undefined keeps the device's current one.
   dtype fast_dtype = {};
   /// nullopt keeps the current setting.
@@ -175,11 +112,11 @@ struct autocast_options {
 
 /// A snapshot of the state of one device (see autocast_settings_of).
 struct autocast_settings {
-  device_kind device = device_kind::cuda;
-  bool enabled = false;
-  dtype fast_dtype = dtype::float16();
-  const autocast_op_table* ops = &autocast_ops_cuda;
-  bool cache_enabled = true;
+  device_kind device = device_kind::cuda;             ///< The device described
+  bool enabled = false;                               ///< Whether autocast is on for it
+  dtype fast_dtype = dtype::float16();                ///< Its autocast dtype (float16 or bfloat16)
+  const autocast_op_table* ops = &autocast_ops_cuda;  ///< Its op table (never null)
+  bool cache_enabled = true;                          ///< Whether weight casts are cached (per thread)
 };
 
 namespace detail {
@@ -236,7 +173,9 @@ namespace detail {
 }
 }  // namespace detail
 
-/// An autocast region (torch.autocast). See the top of this header.
+/// An autocast region (torch.autocast): sets one device's state, restores it when destroyed.
+/// Scopes end in reverse order on their own thread (else std::terminate); not copyable or
+/// movable; the outermost one clears the weight cache (docs/pages/autocast-reference.md).
 class autocast_scope {
  public:
   /// Enabled, keeping the device's current dtype (initially cuda float16, cpu bfloat16).
@@ -277,6 +216,7 @@ class autocast_scope {
     if (--s.nesting == 0) s.cache.clear();
   }
 
+  /// The device this scope set.
   device_kind device() const noexcept { return device_; }
 
  private:
@@ -314,6 +254,7 @@ inline dtype autocast_dtype() { return autocast_dtype(autocast_device()); }
 inline const autocast_op_table& autocast_ops(device_kind device) {
   return *detail::autocast_state().device[detail::device_index(device)].ops;
 }
+/// The op table in force for the current device.
 inline const autocast_op_table& autocast_ops() { return autocast_ops(autocast_device()); }
 /// torch.is_autocast_cache_enabled().
 inline bool is_autocast_cache_enabled() noexcept { return detail::autocast_state().cache_enabled; }
@@ -333,12 +274,13 @@ inline autocast_settings autocast_settings_of(device_kind device) {
 
 /// The policy the table in force for device gives op (whether autocast is enabled or not).
 inline cast_policy autocast_policy(device_kind device, std::string_view op) { return autocast_ops(device).find(op); }
+/// The policy the table in force for the current device gives op.
 inline cast_policy autocast_policy(std::string_view op) { return autocast_policy(autocast_device(), op); }
 
 /// What autocast does to one call.
 struct autocast_decision {
-  device_kind device = device_kind::cuda;
-  bool enabled = false;
+  device_kind device = device_kind::cuda;  ///< The device whose state decided
+  bool enabled = false;                    ///< Whether autocast was on (off: nothing is cast)
   /// The table's policy for the op (also when disabled).
   cast_policy policy = cast_policy::unlisted;
   /// The autocast dtype of the device.
@@ -366,7 +308,7 @@ inline std::string dtype_list(const dtype* types, std::size_t n) {
   return out;
 }
 
-/// The rules of the top of this header, over the run-time types of the arguments (undefined for
+/// The rules of docs/pages/autocast-reference.md, over the run-time types of the arguments (undefined for
 /// a non-tensor argument).
 inline autocast_decision autocast_decide_types(const autocast_settings& s, std::string_view op, const dtype* types,
                                                std::size_t n) {
@@ -545,7 +487,7 @@ autocast_decision autocast_decide(std::string_view op, const Args&... args) {
 
 /// The compute type of op with these arguments (values, or dtypes standing for tensors) under
 /// this thread's state for the current device. autocast_error for banned ops and invalid promote
-/// arguments. See the top of this header.
+/// arguments (docs/pages/autocast-reference.md).
 template <class... Args>
 dtype autocast_type(std::string_view op, const Args&... args) {
   return autocast_decide(op, args...).compute;
@@ -556,9 +498,9 @@ dtype autocast_type(device_kind device, std::string_view op, const Args&... args
   return autocast_decide(device, op, args...).compute;
 }
 
-/// The arguments converted as autocast converts them for op (current device): a std::tuple with,
+/// The arguments converted as autocast converts them for op on device: a std::tuple with,
 /// per argument, a cast_value / cast_tensor (tensors), the converted dtype (dtype arguments) or
-/// the argument itself (anything else). See the top of this header and cast_result.hpp.
+/// the argument itself (anything else); cast_result.hpp describes the results.
 template <class... Args>
 std::tuple<detail::autocast_result_t<Args&&>...> autocast_cast(device_kind device, std::string_view op,
                                                               Args&&... args) {
@@ -566,6 +508,7 @@ std::tuple<detail::autocast_result_t<Args&&>...> autocast_cast(device_kind devic
   const autocast_decision d = detail::autocast_decide_args(s, op, args...);
   return std::tuple<detail::autocast_result_t<Args&&>...>(detail::autocast_convert(d, s, std::forward<Args>(args))...);
 }
+/// autocast_cast for the current device.
 template <class... Args>
 std::tuple<detail::autocast_result_t<Args&&>...> autocast_cast(std::string_view op, Args&&... args) {
   return autocast_cast(autocast_device(), op, std::forward<Args>(args)...);

@@ -1,51 +1,17 @@
 // SPDX-License-Identifier: MIT
 // mixprec/autocast_ops.hpp — autocast op tables: which cast policy an op gets, as data.
 //
+// Contract: autocast_ops_cuda / autocast_ops_cpu are PyTorch 2.4's autocast registrations,
+// complete, under ATen's op names ("op" for every overload or "op.overload"); an op in no entry
+// is unlisted. Tables derive from a base (constexpr arrays, or custom_autocast_ops at run time):
+// find() looks table by table from the derived one down, exact name first, then the name before
+// the overload dot; within a table the last entry wins. Tables refer to (never copy) their
+// entries and base. Sources, the effective tables, lookup and cost:
+// docs/pages/autocast-reference.md#op-tables.
+//
 //   mixprec::autocast_ops_cuda.find("linear");     // cast_policy::lower_precision
 //   mixprec::autocast_ops_cpu.find("softmax");     // cast_policy::unlisted
 //   mixprec::autocast_ops_cuda.find("pow.Tensor_Scalar");   // fp32 (overload names accepted)
-//
-// The built-in tables reproduce PyTorch's autocast registrations COMPLETELY for the two devices,
-// from aten/src/ATen/autocast_mode.cpp of PyTorch 2.4 (the 2.4 release line: the file that
-// defines the AT_FORALL_LOWER_PRECISION_FP / AT_FORALL_FP32 / AT_FORALL_FP32_SET_OPT_DTYPE /
-// AT_FORALL_DIFFERENT_REDISPATCH_SIGNATURE / AT_FORALL_PROMOTE lists itself and registers them
-// for CUDA ("Autocast" key) and XPU, with c10::optional signatures and XPU's default dtype
-// still bfloat16; later releases moved the lists to autocast_mode.h and added ops, e.g. vdot to
-// promote and the upsample ops to fp32):
-//   autocast_ops_cuda  TORCH_LIBRARY_IMPL(aten, Autocast, m): the five lists, plus
-//                      cudnn_convolution / cudnn_convolution_transpose (lower_precision) and
-//                      binary_cross_entropy (banned, with PyTorch's advice as the message);
-//   autocast_ops_cpu   TORCH_LIBRARY_IMPL(aten, AutocastCPU, m).
-// Op names are ATen's. PyTorch registers overloads ("pow.Tensor_Scalar", "softmax.int"); a
-// table entry names either a whole op ("pow": every overload) or one overload
-// ("_convolution.deprecated"). Where PyTorch registers only some overloads of an op, the table
-// says so: CUDA lists "norm" (the Scalar / ScalarOpt_dim / names_ScalarOpt_dim overloads, via
-// fp32_append_dtype) and lists the three overloads that take an explicit dtype as unlisted; CPU
-// lists only "_convolution.deprecated". One name is not an ATen registration: "cross_entropy"
-// (F.cross_entropy) is listed fp32 on both devices, because on CPU it is cross_entropy_loss
-// (fp32) and on CUDA it runs log_softmax (fp32_set_opt_dtype) then nll_loss (fp32), i.e. in
-// float throughout.
-//
-// Lookup (find): table by table, from the derived table down to its bases: in each table the
-// exact name, then, for a name with an overload suffix ".xxx", the part before the dot; the first
-// entry found decides; if none, cast_policy::unlisted. (So an entry for a whole op in a derived
-// table also overrides its base's entries for single overloads of that op.) Within one table's entries the LAST entry for
-// a name wins, so a table of overrides can simply list ops again. An entry whose policy is
-// unlisted removes the op (in effect) from everything below it.
-//
-// Deriving tables (TensorFlow's allow/deny-list overrides):
-//   - at compile time: an array of overrides on top of a base table, both constexpr:
-//       constexpr mixprec::autocast_op my_overrides[] = {
-//           {"softmax", mixprec::cast_policy::lower_precision},   // move between categories
-//           {"my_attention", mixprec::cast_policy::lower_precision},  // add
-//           {"exp", mixprec::cast_policy::unlisted}};              // remove
-//       constexpr mixprec::autocast_op_table my_ops(mixprec::autocast_ops_cuda, my_overrides);
-//   - at run time: custom_autocast_ops (owns its names; set / remove; .table()).
-// A table refers to its entries and base table (it copies neither): they must outlive it. The
-// built-in tables and constexpr arrays at namespace scope live for the whole program.
-//
-// Cost: find() is a linear scan (about 100 string_view comparisons for the built-in tables, each
-// one a length check first); constexpr, so a lookup with a literal can happen at compile time.
 #ifndef MIXPREC_AUTOCAST_OPS_HPP
 #define MIXPREC_AUTOCAST_OPS_HPP
 
@@ -96,20 +62,22 @@ constexpr std::string_view to_string(cast_policy p) noexcept {
 /// One table entry: an op (or "op.overload") and its policy; advice is the message of a banned
 /// op (empty: a generic message).
 struct autocast_op {
-  std::string_view name;
-  cast_policy policy = cast_policy::unlisted;
-  std::string_view advice = {};
+  std::string_view name;                       ///< "op" (every overload) or "op.overload"
+  cast_policy policy = cast_policy::unlisted;  ///< What autocast does to the op
+  std::string_view advice = {};                ///< The autocast_error message of a banned op
 };
 
-/// An op table: entries (not copied) and an optional base table (not copied). See the top of
-/// this header for the lookup rule.
+/// An op table: entries (not copied) and an optional base table (not copied); both must
+/// outlive it. Lookup: entry().
 class autocast_op_table {
  public:
   /// An empty table: every op unlisted.
   constexpr autocast_op_table() noexcept = default;
+  /// size entries from entries on top of base (nullptr: none), named name.
   constexpr autocast_op_table(const autocast_op* entries, std::size_t size, const autocast_op_table* base = nullptr,
                               std::string_view name = {}) noexcept
       : entries_(entries), size_(size), base_(base), name_(name) {}
+  /// The N entries of an array, without base.
   template <std::size_t N>
   constexpr autocast_op_table(const autocast_op (&entries)[N], std::string_view name = {}) noexcept  // NOLINT
       : entries_(entries), size_(N), name_(name) {}
@@ -124,6 +92,7 @@ class autocast_op_table {
     const autocast_op* e = entry(op);
     return e != nullptr ? e->policy : cast_policy::unlisted;
   }
+  /// find(op).
   constexpr cast_policy operator[](std::string_view op) const noexcept { return find(op); }
   /// Whether op has a policy other than unlisted.
   constexpr bool contains(std::string_view op) const noexcept { return find(op) != cast_policy::unlisted; }
@@ -144,9 +113,13 @@ class autocast_op_table {
 
   /// This table's own entries (not its base's), in order.
   constexpr const autocast_op* begin() const noexcept { return entries_; }
+  /// One past this table's last own entry.
   constexpr const autocast_op* end() const noexcept { return entries_ + size_; }
+  /// Number of own entries (base not counted).
   constexpr std::size_t size() const noexcept { return size_; }
+  /// The base table, or nullptr.
   constexpr const autocast_op_table* base() const noexcept { return base_; }
+  /// The table's name ("cuda", "cpu", ...; may be empty).
   constexpr std::string_view name() const noexcept { return name_; }
 
   /// Every name in this table or below it, once, sorted, with the policy find() gives it.
@@ -315,7 +288,7 @@ inline constexpr autocast_op autocast_cuda_entries[] = {
     {"scatter_add", ac_promote},
     // banned
     {"binary_cross_entropy", cast_policy::banned, binary_cross_entropy_advice},
-    // not an ATen registration (see the top of this header)
+    // not an ATen registration (docs/pages/autocast-reference.md#op-tables)
     {"cross_entropy", ac_f32},
 };
 
@@ -438,15 +411,15 @@ inline constexpr autocast_op autocast_cpu_entries[] = {
     {"stack", ac_promote},
     {"cat", ac_promote},
     {"index_copy", ac_promote},  // and .dimname
-    // not an ATen registration (see the top of this header)
+    // not an ATen registration (docs/pages/autocast-reference.md#op-tables)
     {"cross_entropy", ac_f32},
 };
 
 }  // namespace detail
 
-/// PyTorch 2.4's CUDA autocast registrations (see the top of this header).
+/// PyTorch 2.4's CUDA autocast registrations, complete (docs/pages/autocast-reference.md, "Op tables").
 inline constexpr autocast_op_table autocast_ops_cuda{detail::autocast_cuda_entries, "cuda"};
-/// PyTorch 2.4's CPU autocast registrations (see the top of this header).
+/// PyTorch 2.4's CPU autocast registrations, complete (docs/pages/autocast-reference.md, "Op tables").
 inline constexpr autocast_op_table autocast_ops_cpu{detail::autocast_cpu_entries, "cpu"};
 
 namespace detail {
@@ -470,18 +443,15 @@ inline constexpr autocast_op autocast_cuda_composite_entries[] = {
 };
 }  // namespace detail
 
-/// autocast_ops_cpu / autocast_ops_cuda plus EFFECTIVE entries for composite ops that PyTorch
-/// does not register but computes through registered lower-precision ops, so that their
-/// products run in the autocast dtype: CPU einsum, tensordot, chain_matmul, linalg_multi_dot,
-/// lstm_cell, gru_cell, rnn_tanh_cell, rnn_relu_cell; both devices "multi_head_attention_forward"
-/// (F.multi_head_attention_forward, what nn.MultiheadAttention runs; not an ATen name). An entry
-/// says where the PRODUCTS run; the elementwise rest follows type promotion in PyTorch (e.g.
-/// lstm_cell's cell state stays float32 when cx is float32, and CUDA's softmax inside attention
-/// runs in float), which an op-level table cannot express. The plain tables stay PyTorch's
-/// registrations exactly: use these to ask "in what type do the products of op run".
-///   autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
+/// autocast_ops_cpu plus entries for composite ops PyTorch runs through registered
+/// lower-precision ops (einsum, tensordot, the RNN cells, multi_head_attention_forward, ...): the
+/// type their PRODUCTS run in (docs/pages/autocast-reference.md, "Effective tables").
+/// @code
+/// autocast_options o; o.device = device_kind::cpu; o.ops = &autocast_ops_cpu_effective; autocast_scope s(o);
+/// @endcode
 inline constexpr autocast_op_table autocast_ops_cpu_effective{autocast_ops_cpu, detail::autocast_cpu_composite_entries,
                                                               "cpu_effective"};
+/// autocast_ops_cuda plus the effective entries of the CUDA composite ops (multi_head_attention_forward).
 inline constexpr autocast_op_table autocast_ops_cuda_effective{
     autocast_ops_cuda, detail::autocast_cuda_composite_entries, "cuda_effective"};
 
@@ -489,6 +459,7 @@ inline constexpr autocast_op_table autocast_ops_cuda_effective{
 /// outlive this object). Not copyable or movable: table() refers to this object's storage.
 class custom_autocast_ops {
  public:
+  /// No overrides yet: every op as in base (which must outlive *this).
   explicit custom_autocast_ops(const autocast_op_table& base, std::string_view name = "custom")
       : name_(name), table_(nullptr, 0, &base, name_) {}
   custom_autocast_ops(const custom_autocast_ops&) = delete;
@@ -526,6 +497,7 @@ class custom_autocast_ops {
 
   /// The derived table (valid while *this lives; reflects later set/remove calls).
   const autocast_op_table& table() const noexcept { return table_; }
+  /// table().
   operator const autocast_op_table&() const noexcept { return table_; }  // NOLINT
 
  private:

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: MIT
 // mixprec/basic_float.hpp — the value type over a format, and the traits that let every
 // conversion treat float, double and mixprec types alike.
+// Contract: a basic_float holds exactly one bit pattern of its format; it converts like C++23's
+// std::float16_t (see basic_float), rounding once to nearest-even.
+//
+//   mixprec::half h = 1;                       // implicit from int
+//   auto b = mixprec::half::from_bits(0x3555); // 0.333251953125
 #ifndef MIXPREC_BASIC_FLOAT_HPP
 #define MIXPREC_BASIC_FLOAT_HPP
 
@@ -21,6 +26,7 @@ class basic_float;
 /// Tells whether T is a mixprec value type.
 template <class T>
 struct is_mixprec_float : std::false_type {};
+/// True for every basic_float.
 template <class F>
 struct is_mixprec_float<basic_float<F>> : std::true_type {};
 
@@ -29,35 +35,44 @@ struct is_mixprec_float<basic_float<F>> : std::true_type {};
 template <class T>
 struct float_traits;
 
+/// float: binary32, bits in a std::uint32_t.
 template <>
 struct float_traits<float> {
-  using format_type = float32_format;
-  using storage_type = std::uint32_t;
+  using format_type = float32_format;  ///< IEEE binary32
+  using storage_type = std::uint32_t;  ///< The bit pattern's type
+  /// The bit pattern of x.
   MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST storage_type to_bits(float x) noexcept {
     return detail::bit_cast<storage_type>(x);
   }
+  /// The float whose bit pattern is b.
   MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST float from_bits(storage_type b) noexcept {
     return detail::bit_cast<float>(b);
   }
 };
 
+/// double: binary64, bits in a std::uint64_t.
 template <>
 struct float_traits<double> {
-  using format_type = float64_format;
-  using storage_type = std::uint64_t;
+  using format_type = float64_format;  ///< IEEE binary64
+  using storage_type = std::uint64_t;  ///< The bit pattern's type
+  /// The bit pattern of x.
   MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST storage_type to_bits(double x) noexcept {
     return detail::bit_cast<storage_type>(x);
   }
+  /// The double whose bit pattern is b.
   MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST double from_bits(storage_type b) noexcept {
     return detail::bit_cast<double>(b);
   }
 };
 
+/// basic_float<F>: format F, bits as F::storage_type.
 template <class F>
 struct float_traits<basic_float<F>> {
-  using format_type = F;
-  using storage_type = typename F::storage_type;
+  using format_type = F;                          ///< The format
+  using storage_type = typename F::storage_type;  ///< The bit pattern's type
+  /// x.bits().
   MIXPREC_HD static constexpr storage_type to_bits(basic_float<F> x) noexcept { return x.bits(); }
+  /// basic_float<F>::from_bits(b).
   MIXPREC_HD static constexpr basic_float<F> from_bits(storage_type b) noexcept {
     return basic_float<F>::from_bits(b);
   }
@@ -198,19 +213,23 @@ class basic_float : public detail::float_conversions<Format> {
   static_assert(is_format<Format>::value, "basic_float needs a mixprec::format");
 
  public:
-  using format_type = Format;
-  using storage_type = typename Format::storage_type;
+  using format_type = Format;                          ///< The format (e.g. binary16_format)
+  using storage_type = typename Format::storage_type;  ///< Unsigned integer holding the bits
 
+  /// +0 (2^-127 for e8m0fnu, which has no zero).
   constexpr basic_float() noexcept = default;
 
+  /// x rounded once to nearest-even under overflow::ieee.
   MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST basic_float(float x) noexcept
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
+  /// x rounded once to nearest-even, as from float.
   MIXPREC_HD explicit MIXPREC_CONSTEXPR_BIT_CAST basic_float(double x) noexcept
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
   /// Implicit, like the conversion of an integer to float (bool gives 0 or 1).
   template <class I, std::enable_if_t<std::is_integral<I>::value, int> = 0>
   MIXPREC_HD constexpr basic_float(I x) noexcept  // NOLINT(google-explicit-constructor)
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
+  /// The exact value of x rounded once to nearest-even (no double rounding through float).
   template <class F2, std::enable_if_t<!std::is_same<F2, Format>::value, int> = 0>
   MIXPREC_HD explicit constexpr basic_float(basic_float<F2> x) noexcept
       : bits_(detail::round_bits<basic_float>(x, rounding::nearest_even, overflow::ieee, 0)) {}
@@ -223,6 +242,7 @@ class basic_float : public detail::float_conversions<Format> {
         b & detail::low_mask(Format::storage_bits) & ~detail::low_mask(Format::padding_bits));
     return r;
   }
+  /// The bit pattern (the padding bits of tf32 are 0).
   MIXPREC_HD constexpr storage_type bits() const noexcept { return bits_; }
 
   /// False for +-0, true otherwise (NaN included).

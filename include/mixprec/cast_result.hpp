@@ -1,36 +1,18 @@
 // SPDX-License-Identifier: MIT
 // mixprec/cast_result.hpp — conversions whose target type is decided at run time.
 //
-//   auto v = mixprec::cast_to(mixprec::dtype::bfloat16(), 3.14159f);   // cast_value<float>
-//   v.type();                  // bfloat16
-//   v.as<mixprec::bfloat16>(); // the converted value (std::invalid_argument for another type)
-//   v.visit([](auto x) { ... });  // x has the static type held
+// Contract: cast_to(target, x) converts every floating value of x (scalars to cast_value<T>,
+// spans / contiguous containers / C arrays to cast_tensor<T>) to target, one rounding to
+// nearest-even each; a dtype argument gives the dtype it converts to; anything else passes
+// through unchanged. A result holds a std::variant over T, half, bfloat16, float and double, so
+// visit() calls a generic lambda with the static type held. Unconverted tensors are views of the
+// caller's data; converted ones co-own their copy (docs/pages/autocast-reference.md#cast-results).
 //
+//   auto v = mixprec::cast_to(mixprec::dtype::bfloat16(), 3.14159f);   // cast_value<float>
+//   v.as<mixprec::bfloat16>(); // the converted value (std::invalid_argument for another type)
 //   std::vector<float> w = ...;
 //   auto t = mixprec::cast_to(mixprec::dtype::float16(), w);             // cast_tensor<float>
-//   t.as<mixprec::half>();     // span<const half> over a converted copy
 //   t.visit([](auto s) { my_kernel(s); });   // s: span<const half> here
-//
-// Autocast (autocast.hpp) and precision policies (precision_policy.hpp) pick a type at run time
-// (thread-local state, a parsed string), while C++ kernels are typed statically. The results
-// here bridge the two: each holds a std::variant over the argument's own type and the four
-// types a decision can produce (half, bfloat16, float, double), so a generic lambda passed to
-// visit() is instantiated for each and called with the one held.
-//
-// Arguments, as every autocast/policy function takes them:
-//   - floating scalars: float, double, any mixprec type            -> cast_value<T>
-//   - floating tensors: mixprec::span<T> / std::span, any contiguous container with data() and
-//     size() (std::vector, std::array, ...), or a C array, of those types -> cast_tensor<T>
-//   - a dtype: stands for a tensor of that type                     -> the dtype it converts to
-//   - anything else (integers, bool, integer containers, strings, options ...) is not floating
-//     and passes through unchanged: an lvalue as a const reference, an rvalue moved into the
-//     result.
-//
-// Semantics: an element is converted with round_to (one rounding from the exact value, nearest
-// even, overflow to infinity, NaN kept), through mixprec::convert (exec::seq). A value already of
-// the target type is not copied: the result refers to the caller's data (so that data must
-// outlive the result). A converted tensor owns its copy through a shared_ptr, so results may be
-// copied cheaply and outlive anything else.
 #ifndef MIXPREC_CAST_RESULT_HPP
 #define MIXPREC_CAST_RESULT_HPP
 
@@ -138,7 +120,8 @@ class cast_value {
   static_assert(is_binary_float<T>::value, "mixprec::cast_value<T>: T is float, double or a mixprec type");
 
  public:
-  using original_type = T;
+  using original_type = T;  ///< The argument's type
+  /// The types it may hold (T, half, bfloat16, float, double; repeats removed).
   using variant_type = detail::unique_variant<T, half, bfloat16, float, double>;
 
   /// The argument unchanged.
@@ -172,6 +155,7 @@ class cast_value {
   decltype(auto) visit(F&& f) const {
     return std::visit(std::forward<F>(f), v_);
   }
+  /// The variant itself.
   const variant_type& variant() const noexcept { return v_; }
 
  private:
@@ -186,7 +170,8 @@ class cast_tensor {
   static_assert(is_binary_float<T>::value, "mixprec::cast_tensor<T>: T is float, double or a mixprec type");
 
  public:
-  using original_type = T;
+  using original_type = T;  ///< The argument's element type
+  /// span<const U> for U in T, half, bfloat16, float, double (repeats removed).
   using variant_type = detail::unique_variant<span<const T>, span<const half>, span<const bfloat16>,
                                               span<const float>, span<const double>>;
 
@@ -201,12 +186,15 @@ class cast_tensor {
         converted_(true),
         cached_(from_cache) {}
 
+  /// The element type held.
   dtype type() const noexcept {
     return std::visit([](auto s) { return dtype::of<typename decltype(s)::value_type>(); }, v_);
   }
+  /// Number of elements.
   std::size_t size() const noexcept {
     return std::visit([](auto s) { return s.size(); }, v_);
   }
+  /// Whether a conversion happened (false: a view of the argument).
   bool converted() const noexcept { return converted_; }
   /// The conversion was taken from (or stored in) the autocast weight cache.
   bool from_cache() const noexcept { return cached_; }
@@ -235,6 +223,7 @@ class cast_tensor {
   decltype(auto) visit(F&& f) const {
     return std::visit(std::forward<F>(f), v_);
   }
+  /// The variant itself.
   const variant_type& variant() const noexcept { return v_; }
 
  private:
@@ -329,7 +318,8 @@ inline void check_cast_target(dtype target, const char* who) {
 }  // namespace detail
 
 /// x converted to target when x is floating (double included), else x unchanged. target must be
-/// float16, bfloat16, float32 or float64 (else std::invalid_argument). See the top of this header.
+/// float16, bfloat16, float32 or float64 (else std::invalid_argument); a tensor already of target
+/// is not copied (the result views the caller's data).
 template <class A>
 detail::cast_result_t<A&&> cast_to(dtype target, A&& x) {
   detail::check_cast_target(target, "mixprec::cast_to");

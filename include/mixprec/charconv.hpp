@@ -1253,7 +1253,7 @@ std::to_chars_result to_chars(char* first, char* last, T value, std::chars_forma
   return detail::to_chars_impl(first, last, value, detail::style_of(fmt), -1);
 }
 
-/// printf's %.<precision>f / e / g / a text (hex without "0x") of the exact value, ties to
+/// printf's %.Pf / e / g / a text, P = precision (hex without "0x"), of the exact value, ties to
 /// even, as std::to_chars(first, last, value, fmt, precision). A negative precision means 6
 /// (for hex: the shortest text).
 template <class T, detail::enable_if_charconv_t<T> = 0>

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // mixprec/classify.hpp — isnan, isinf, isfinite, isnormal, issubnormal, signbit, fpclassify.
-// Found by argument-dependent lookup for every mixprec type.
+// Found by argument-dependent lookup for every mixprec type; constexpr, exact (bit tests).
+//
+//   mixprec::isnan(mixprec::float8_e4m3fn::from_bits(0x7f))  // true
 #ifndef MIXPREC_CLASSIFY_HPP
 #define MIXPREC_CLASSIFY_HPP
 
@@ -18,14 +20,17 @@
 
 namespace mixprec {
 
+/// Whether x is a NaN (any sign or payload).
 template <class F>
 MIXPREC_HD constexpr bool isnan(basic_float<F> x) noexcept {
   return detail::unpack<F>(x.bits()).cls == detail::value_class::nan;
 }
+/// Whether x is +infinity or -infinity (never for formats without infinity).
 template <class F>
 MIXPREC_HD constexpr bool isinf(basic_float<F> x) noexcept {
   return detail::unpack<F>(x.bits()).cls == detail::value_class::infinite;
 }
+/// Whether x is zero, subnormal or normal (not infinite, not NaN).
 template <class F>
 MIXPREC_HD constexpr bool isfinite(basic_float<F> x) noexcept {
   const auto c = detail::unpack<F>(x.bits()).cls;
@@ -37,15 +42,18 @@ MIXPREC_HD constexpr bool issubnormal(basic_float<F> x) noexcept {
   const auto u = detail::unpack<F>(x.bits());
   return u.cls == detail::value_class::finite && u.exp < F::emin;
 }
+/// Normal: finite and non-zero with a non-zero exponent field (every finite e8m0fnu value).
 template <class F>
 MIXPREC_HD constexpr bool isnormal(basic_float<F> x) noexcept {
   const auto u = detail::unpack<F>(x.bits());
   return u.cls == detail::value_class::finite && u.exp >= F::emin;
 }
+/// Whether the float x is subnormal (the C library has no issubnormal).
 MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST bool issubnormal(float x) noexcept {
   const std::uint32_t a = detail::bit_cast<std::uint32_t>(x) & 0x7fffffffu;
   return a != 0 && a < 0x00800000u;
 }
+/// Whether the double x is subnormal.
 MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST bool issubnormal(double x) noexcept {
   const std::uint64_t a = detail::bit_cast<std::uint64_t>(x) & 0x7fffffffffffffffull;
   return a != 0 && a < 0x0010000000000000ull;

@@ -11,6 +11,8 @@
 //     including mixprec, or -DMIXPREC_ALLOW_FAST_MATH) to compile anyway and accept that.
 // Headers that need C++ exceptions (the ML layer, the kernels, exec.hpp) stop with an #error
 // naming themselves under -fno-exceptions; the numeric core (mixprec.hpp) works without them.
+//
+//   g++ -std=c++17 -ffast-math app.cpp   // error: mixprec: -ffast-math gives wrong results ...
 #ifndef MIXPREC_CONFIG_HPP
 #define MIXPREC_CONFIG_HPP
 
@@ -26,6 +28,29 @@
 #endif
 
 #include "version.hpp"
+
+/// @namespace mixprec
+/// Everything mixprec offers: the value types (basic_float and its aliases half, bfloat16, ...),
+/// conversions (round_to), arithmetic and the cmath functions, printing and parsing, the ML layer (autocast,
+/// grad_scaler, policies) and the kernels. Implementation details live in mixprec::detail.
+/// @namespace mixprec::exec
+/// Execution policies of the kernels: exec::seq, exec::par, exec::cuda (exec.hpp).
+
+/// @def MIXPREC_HD
+/// Marks functions usable from both host and CUDA device code (`__host__ __device__` under
+/// nvcc and hipcc, empty elsewhere).
+/// @def MIXPREC_HAS_BUILTIN
+/// `__has_builtin(x)` where the compiler has it, else 0.
+/// @def MIXPREC_CONSTEXPR_BIT_CAST
+/// `constexpr` where bit casts can be (`__builtin_bit_cast` or C++20 std::bit_cast), else `inline`.
+/// @def MIXPREC_NOINLINE
+/// Keeps a rare path out of the hot loops (noinline attribute).
+/// @def MIXPREC_LIKELY
+/// Branch hint: the condition is usually true.
+/// @def MIXPREC_UNLIKELY
+/// Branch hint: the condition is usually false.
+/// @def MIXPREC_HAS_EXCEPTIONS
+/// 1 when C++ exceptions are enabled, 0 under -fno-exceptions.
 
 // MIXPREC_HD marks functions usable from both host and CUDA device code.
 #if defined(__CUDACC__) || defined(__HIPCC__)

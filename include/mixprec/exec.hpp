@@ -1,30 +1,16 @@
 // mixprec/exec.hpp — execution policies for the kernels: exec::seq, exec::par, exec::cuda.
 //
+// Contract: every kernel gives the same bits under every policy and thread count (work is cut
+// into blocks whose size does not depend on the thread count; reductions combine blocks in
+// order). exec::par uses a pool started on first use, at most max_num_threads (4096) threads,
+// default set_num_threads(), else $MIXPREC_NUM_THREADS, else hardware_concurrency(); one job at
+// a time; bodies must not throw. Pool, thread-count and CUDA rules: docs/pages/kernels-reference.md.
+//
 //   mixprec::exec::seq          the calling thread
-//   mixprec::exec::par          host threads from mixprec's pool (default size: set_num_threads(),
-//                               else $MIXPREC_NUM_THREADS, else std::thread::hardware_concurrency())
+//   mixprec::exec::par          host threads from mixprec's pool
 //   mixprec::exec::par(4)       at most 4 threads (the caller included)
 //   mixprec::exec::cuda         (nvcc only) the default stream; exec::cuda(stream) another one
-//
-// Thread counts are capped at max_num_threads (4096) everywhere: set_num_threads(n), exec::par(n)
-// and $MIXPREC_NUM_THREADS take min(n, 4096). A $MIXPREC_NUM_THREADS that is not a decimal
-// integer >= 1 is ignored (the hardware default is used), one above the cap gives 4096; either
-// way one warning goes to stderr, once per process. When the system refuses a new thread
-// (std::system_error), the pool runs the job with the threads it has, down to the caller alone.
-//
-// Every kernel is written once: a __host__ __device__ body over a range of indices. Under seq the
-// body sees [0, n) in blocks, under par the blocks are shared among threads, under cuda each
-// device thread runs the body on one index (or one reduction block). Work is split into blocks
-// whose size does not depend on the number of threads, and every reduction combines per-block
-// partial results in block order, so results never depend on the policy or the thread count.
-//
-// The pool: workers are started on first use and kept; one job runs at a time (concurrent
-// callers queue); a kernel called from inside a job runs sequentially in its thread. Bodies
-// must not throw (the kernels' bodies do not).
-//
-// for_each_index(policy, n, f) is public: f(i) for every i in [0, n) (any n up to SIZE_MAX),
-// with f callable on the device when the policy is exec::cuda (pointers then must be device or
-// managed memory).
+//   mixprec::for_each_index(mixprec::exec::par, n, [&](std::size_t i) { y[i] = 2 * x[i]; });
 #ifndef MIXPREC_EXEC_HPP
 #define MIXPREC_EXEC_HPP
 
@@ -59,7 +45,7 @@
 
 namespace mixprec {
 
-/// The most threads exec::par uses (see the top).
+/// The most threads exec::par uses; larger requests are capped to it.
 inline constexpr unsigned max_num_threads = 4096;
 
 namespace detail {
@@ -86,13 +72,13 @@ struct sequenced_policy {};
 
 /// Run on host threads. threads == 0: the default (num_threads()).
 struct parallel_policy {
-  unsigned threads = 0;
+  unsigned threads = 0;  ///< At most this many threads (the caller included); 0: num_threads()
   /// exec::par(n): at most min(n, max_num_threads) threads (n == 0: the default).
   constexpr parallel_policy operator()(unsigned n) const noexcept { return parallel_policy{detail::cap_threads(n)}; }
 };
 
-inline constexpr sequenced_policy seq{};
-inline constexpr parallel_policy par{};
+inline constexpr sequenced_policy seq{};  ///< Run on the calling thread
+inline constexpr parallel_policy par{};   ///< Run on the pool's default number of threads; par(n): at most n
 
 #if defined(__CUDACC__)
 /// Run on the current CUDA device, asynchronously on `stream` (kernels that return a value to

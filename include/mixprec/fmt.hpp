@@ -9,6 +9,9 @@
 // for double. '#' follows C (%#.4g of 1093 is "1093.", where {fmt} 9 prints "1093.0" for a
 // double), and inf and nan are right-aligned by default like every number (as std::format;
 // {fmt} 9 left-aligns them). 'L' is accepted but the text is not localized.
+//
+//   fmt::format("{}", mixprec::half(0.1));     // "0.1"
+//   fmt::format("{:.3e}", mixprec::half(0.1)); // "9.998e-02"
 #ifndef MIXPREC_FMT_HPP
 #define MIXPREC_FMT_HPP
 
@@ -21,8 +24,11 @@
 
 namespace fmt {
 
+/// {fmt}'s formatter of a mixprec type: float's format spec; no type and no precision gives the
+/// shortest round-trip text.
 template <class F, class Char>
 struct formatter<mixprec::basic_float<F>, Char> {
+  /// Parses [[fill]align][sign][#][0][width][.precision][L][type]; fmt::format_error if invalid.
   template <class ParseContext>
   FMT_CONSTEXPR auto parse(ParseContext& ctx) -> decltype(ctx.begin()) {
     return mixprec::detail::parse_float_format_spec(
@@ -32,6 +38,7 @@ struct formatter<mixprec::basic_float<F>, Char> {
         [](const char* message) { FMT_THROW(fmt::format_error(message)); });
   }
 
+  /// Writes x under the parsed spec (dynamic width/precision read from the arguments).
   template <class FormatContext>
   auto format(mixprec::basic_float<F> x, FormatContext& ctx) const -> decltype(ctx.out()) {
     const int width = spec_.width_arg >= 0 ? dynamic_value(ctx, spec_.width_arg) : spec_.width;

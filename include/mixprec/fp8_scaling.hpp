@@ -2,19 +2,15 @@
 // mixprec/fp8_scaling.hpp — per-tensor FP8 scaling factors: Transformer Engine's delayed scaling
 // (amax history) and current scaling (this tensor's amax).
 //
-// Delayed scaling follows TE's amax_and_scale_update kernel
-// (transformer_engine/common/recipe/delayed_scaling.cu): the history has amax_history_len float
-// slots; slot 0 collects the current step's amax. update() rolls the history one place (slot
-// i takes slot i + 1, the last slot takes slot 0, slot 0 restarts at 0), takes amax = the fmax
-// of the whole window ("max", NaN entries ignored as fmaxf does) or slot 0 ("most_recent"), and
-//   scale = (fp8_max * 2^-margin) / amax   (float)   when amax is finite and > 0,
-//   scale = the previous scale                       otherwise (0, inf, NaN),
-// an infinite result becoming FLT_MAX; scale_inv = 1 / scale. The scale starts at 1.
+// Contract: bit-identical to TE's kernels (amax_and_scale_update, compute_scale_from_amax):
+// scale = fp8_max * 2^-margin / amax in float when amax is finite and positive; otherwise the
+// previous scale (delayed) or 1 (current); an infinite scale becomes FLT_MAX. The history roll,
+// the NaN rules and every option: docs/pages/fp8-scaling.md.
 //
-// Current scaling follows TE's compute_scale_from_amax (recipe_common.cuh): amax below epsilon
-// becomes epsilon; inf, NaN or 0 gives scale 1; otherwise fp8_max / amax (float), an infinite
-// result becoming value_for_inf (FLT_MAX); with power_of_two the scale's mantissa bits are cleared
-// (rounding down to a power of two).
+//   mixprec::delayed_scaling ds({0, mixprec::fp8_format::hybrid, 16});
+//   ds.record_amax(3.5f);
+//   ds.update();                                      // scale 128, scale_inv 1/128
+//   mixprec::current_scale(3.5f, 448.0f);             // 128
 #ifndef MIXPREC_FP8_SCALING_HPP
 #define MIXPREC_FP8_SCALING_HPP
 
@@ -40,11 +36,21 @@
 namespace mixprec {
 
 /// TE's recipe.Format: E4M3 everywhere, E5M2 everywhere, or HYBRID (E4M3 forward, E5M2 backward).
-enum class fp8_format : unsigned char { e4m3, e5m2, hybrid };
+enum class fp8_format : unsigned char {
+  e4m3,   ///< E4M3 (max 448) in both passes
+  e5m2,   ///< E5M2 (max 57344) in both passes
+  hybrid  ///< E4M3 forward, E5M2 backward
+};
 /// Which pass a scaled tensor belongs to (selects the format under HYBRID).
-enum class fp8_tensor_role : unsigned char { forward, backward };
+enum class fp8_tensor_role : unsigned char {
+  forward,  ///< Activations and weights
+  backward  ///< Gradients
+};
 /// How delayed scaling reduces the amax history.
-enum class amax_compute_algo : unsigned char { max, most_recent };
+enum class amax_compute_algo : unsigned char {
+  max,         ///< fmax over the whole history window (NaN entries ignored)
+  most_recent  ///< The step just recorded
+};
 
 /// The largest finite value of the FP8 format used for role: 448 (E4M3) or 57344 (E5M2).
 constexpr float fp8_max(fp8_format format, fp8_tensor_role role = fp8_tensor_role::forward) noexcept {
@@ -75,9 +81,9 @@ float amax_of(const T* data, std::size_t n) {
 struct delayed_scaling_config {
   /// Scale down by 2^margin (TE's margin is an int); in [-64, 64] here.
   int margin = 0;
-  fp8_format format = fp8_format::hybrid;
-  std::size_t amax_history_len = 1024;
-  amax_compute_algo algo = amax_compute_algo::max;
+  fp8_format format = fp8_format::hybrid;           ///< Which FP8 format(s)
+  std::size_t amax_history_len = 1024;              ///< History slots, >= 1
+  amax_compute_algo algo = amax_compute_algo::max;  ///< How the history is reduced
 
   /// Throws std::invalid_argument naming the bad field.
   void validate() const {
@@ -109,7 +115,7 @@ class delayed_scaling {
     record_amax(amax_of(data, n));
   }
 
-  /// Rolls the history and computes the new scale (see the header comment); returns it.
+  /// Rolls the history and computes the new scale (docs/pages/fp8-scaling.md); returns it.
   float update() noexcept {
     const std::size_t len = history_.size();
     const float last = history_[0];
@@ -130,12 +136,13 @@ class delayed_scaling {
     return s;
   }
 
-  float scale() const noexcept { return scale_; }
-  float scale_inv() const noexcept { return scale_inv_; }
+  float scale() const noexcept { return scale_; }          ///< The scale (1 before the first update)
+  float scale_inv() const noexcept { return scale_inv_; }  ///< 1 / scale() in float
   /// fp8_max * 2^-margin, the target for the window's amax.
   float scaled_max() const noexcept { return scaled_max_; }
   /// TE's layout: [0] the current step's amax, [len - 1] the previous step's, [1] the oldest.
   const std::vector<float>& amax_history() const noexcept { return history_; }
+  /// The configuration.
   const delayed_scaling_config& config() const noexcept { return cfg_; }
 
  private:
@@ -156,7 +163,7 @@ struct current_scaling_config {
   float value_for_inf = std::numeric_limits<float>::max();
 };
 
-/// The current-scaling factor for a tensor whose max |x| is amax (see the header comment).
+/// The current-scaling factor for a tensor whose max |x| is amax (docs/pages/fp8-scaling.md).
 /// Throws std::invalid_argument for a negative amax, a non-positive or non-finite fp8_max, or an
 /// invalid config.
 inline float current_scale(float amax, float fp8_max_value, const current_scaling_config& cfg = {}) {

@@ -3,39 +3,17 @@
 // unscale and check the gradients, skip steps with inf/NaN gradients, update the scale, and
 // save/restore its state as JSON.
 //
-// The optimizer concept (any type Opt; an optimizer is identified by its address):
+// Contract: an optimizer is any type with gradients() (a range of gradient_ref: spans of half,
+// bfloat16, float or double over its own storage, unscaled in place) and step(). The scaler keeps
+// PyTorch's per-optimizer stages (READY / UNSCALED / STEPPED) and throws scaler_error with
+// PyTorch's message on misuse; unscaling rounds v * inv_scale once to the gradient's type; an
+// error changes nothing. The stage table, the unscale rule and the deliberate differences from
+// PyTorch (FP16 gradients allowed, stricter load_state_dict): docs/pages/loss-scale-presets.md#grad_scaler.
 //
-//   opt.gradients()   a range (begin/end) of values convertible to mixprec::gradient_ref: one
-//                     per parameter, a gradient_ref{} (no gradient: PyTorch's grad None) or a
-//                     span of half, bfloat16, float or double (pointer + size, std::vector,
-//                     std::array, std::span, ...) viewing the optimizer's own storage: the
-//                     gradients are unscaled in place.
-//   opt.step()        applies the (unscaled) gradients; its result is ignored.
-//
-// Per optimizer the scaler keeps PyTorch's stage (READY / UNSCALED / STEPPED) and found_inf;
-// misuse throws mixprec::scaler_error with PyTorch's message:
-//
-//   unscale(opt)  READY: unscale and check -> UNSCALED
-//                 UNSCALED: "unscale_() has already been called on this optimizer since the last update()."
-//                 STEPPED: "unscale_() is being called after step()."
-//   step(opt)     READY: unscale and check, then opt.step() unless found_inf -> STEPPED
-//                 UNSCALED: opt.step() unless found_inf -> STEPPED
-//                 STEPPED: "step() has already been called since the last update()."
-//                 no gradient at all: "No inf checks were recorded for this optimizer."
-//   update()      every optimizer back to READY; "No inf checks were recorded prior to update." when
-//                 no optimizer recorded one
-//
-// Unscale, per element, as PyTorch's _amp_foreach_non_finite_check_and_unscale_: v = float(x)
-// (double for double gradients); found_inf if v is not finite; x = (inv_scale == 1 ? v :
-// v * inv_scale) rounded to the gradient's type (nearest-even). With
-// loss_scale_config::check_after_unscale the stored result is checked too.
-//
-// Differences from PyTorch, on purpose: FP16 gradients are accepted unless
-// allow_fp16_gradients(false) (PyTorch's GradScaler always raises "Attempting to unscale FP16
-// gradients."); step() of an optimizer with no gradient throws before unscaling anything, so
-// its stage stays READY; an error changes nothing (update(new_scale) rejects a non-positive or
-// non-finite scale; load_state_dict rejects malformed or inconsistent documents and unknown keys,
-// which PyTorch would ignore).
+//   mixprec::grad_scaler scaler;                        // PyTorch's defaults
+//   backward(scaler.scale(loss));                       // your backward pass
+//   scaler.step(opt);                                   // skipped when a gradient is inf/NaN
+//   scaler.update();
 #ifndef MIXPREC_GRAD_SCALER_HPP
 #define MIXPREC_GRAD_SCALER_HPP
 
@@ -73,7 +51,12 @@ class scaler_error : public std::runtime_error {
 };
 
 /// The element type of a gradient.
-enum class grad_dtype : unsigned char { fp16, bf16, fp32, fp64 };
+enum class grad_dtype : unsigned char {
+  fp16,  ///< mixprec::half
+  bf16,  ///< mixprec::bfloat16
+  fp32,  ///< float
+  fp64   ///< double
+};
 
 namespace detail {
 template <class T>
@@ -116,7 +99,9 @@ struct is_optimizer<
 /// gradient at all (default-constructed).
 class gradient_ref {
  public:
+  /// No gradient (PyTorch's grad None).
   gradient_ref() noexcept = default;
+  /// The size elements from data on (T: half, bfloat16, float or double).
   template <class T, std::enable_if_t<detail::is_grad_element<T>::value, int> = 0>
   gradient_ref(T* data, std::size_t size) noexcept
       : data_(data), size_(size), dtype_(detail::grad_dtype_of<T>::value), present_(true) {}
@@ -126,10 +111,10 @@ class gradient_ref {
   gradient_ref(C& c) noexcept  // NOLINT(google-explicit-constructor)
       : gradient_ref(c.data(), static_cast<std::size_t>(c.size())) {}
 
-  bool has_value() const noexcept { return present_; }
-  grad_dtype dtype() const noexcept { return dtype_; }
-  std::size_t size() const noexcept { return size_; }
-  void* data() const noexcept { return data_; }
+  bool has_value() const noexcept { return present_; }  ///< False for "no gradient"
+  grad_dtype dtype() const noexcept { return dtype_; }  ///< The element type
+  std::size_t size() const noexcept { return size_; }   ///< Number of elements
+  void* data() const noexcept { return data_; }         ///< The first element (type: dtype())
 
  private:
   void* data_ = nullptr;
@@ -139,7 +124,11 @@ class gradient_ref {
 };
 
 /// PyTorch's per-optimizer stages.
-enum class optimizer_stage : unsigned char { ready, unscaled, stepped };
+enum class optimizer_stage : unsigned char {
+  ready,     ///< Since the last update(): neither unscaled nor stepped
+  unscaled,  ///< unscale(opt) was called
+  stepped    ///< step(opt) was called
+};
 
 /// The gradient scaler. Construct it from a loss_scale_config (default: PyTorch's GradScaler).
 class grad_scaler {
@@ -155,12 +144,15 @@ class grad_scaler {
   explicit grad_scaler(const loss_scale_config& cfg = loss_scale_config::pytorch(), bool enabled = true)
       : scale_(cfg), enabled_(enabled) {}
 
+  /// Whether the scaler is enabled (PyTorch's enabled).
   bool is_enabled() const noexcept { return enabled_; }
 
   /// The current scale as PyTorch's get_scale() reports it (a Python float): the scale widened
   /// to double, or 1.0 when disabled.
   double get_scale() const noexcept { return enabled_ ? scale_.scale64() : 1.0; }
+  /// Clean steps since the last growth or overflow (0 when disabled).
   std::int64_t growth_tracker() const noexcept { return enabled_ ? scale_.growth_tracker() : 0; }
+  /// The underlying state machine.
   const dynamic_loss_scale& loss_scale() const noexcept { return scale_; }
 
   /// Sets the all-reduce hook (empty: none).

@@ -5,6 +5,8 @@
 // payload) hashes to the same value, so that a NaN key does not scatter (NaN != NaN, so such
 // keys are never found again anyway). Every other value hashes its bit pattern (whose padding
 // bits are always zero), as std::hash of the storage integer does.
+//
+//   std::unordered_set<mixprec::half> s{mixprec::half(0.0), -mixprec::half(0.0)};  // one element
 #ifndef MIXPREC_HASH_HPP
 #define MIXPREC_HASH_HPP
 
@@ -18,8 +20,10 @@
 
 namespace std {
 
+/// std::hash of a mixprec type: equal values (+0 and -0) hash equally; all NaNs share one hash.
 template <class F>
 struct hash<mixprec::basic_float<F>> {
+  /// The hash of x (that of its bits, but one value for +-0 and one for every NaN).
   std::size_t operator()(mixprec::basic_float<F> x) const noexcept {
     using S = typename F::storage_type;
     const mixprec::detail::unpacked u = mixprec::detail::unpack<F>(x.bits());

@@ -1,34 +1,15 @@
 // SPDX-License-Identifier: MIT
 // mixprec/io.hpp — stream output and input for every mixprec type.
 //
-// operator<< prints x exactly as the stream prints the double of the same value: it writes
-// that double with the stream's own num_put, so precision() (default 6 significant digits, as
-// %g), fixed, scientific, hexfloat, defaultfloat, showpos, showpoint, uppercase, width, fill,
-// left/right/internal and the locale (decimal point, grouping) all apply as for double, and
-// NaN prints with its sign ("-nan" where the sign bit is set; fnuz's NaN is negative, as in
-// ml_dtypes); hexfloat is double's %a (half's 2^-24 prints 0x1p-24). Every built-in format's
-// values are doubles. The only formats whose values are not (user formats with 11 exponent bits
-// and the fn/finite encodings, or fnuz with 11 exponent and 52 mantissa bits) are printed by
-// mixprec's own exact printf (the same digits; hexfloat in the format's own layout, as
-// to_chars; no digit grouping). For text that reads back as the value, use
-// std::setprecision(std::numeric_limits<T>::max_digits10), or to_chars / std::format("{}"),
-// which print the shortest round-trip text.
+// Contract: operator<< prints x exactly as the stream prints the double of the same value (every
+// flag, precision, width and the locale apply; formats whose values are not all doubles use
+// mixprec's exact printer). operator>> reads the longest prefix of a number (sign, decimal, hex,
+// inf, nan) and rounds it once to nearest-even (from_chars); a bad or out-of-range number sets
+// failbit and leaves x unchanged. Stream-buffer exceptions set badbit, rethrown only if
+// exceptions() asks. rounding / overflow print their names. Details: docs/pages/streams.md.
+//
 //   std::cout << mixprec::bfloat16(3.140625f);             // 3.14062 (as std::cout << 3.140625)
 //   std::cout << std::setprecision(3) << std::fixed << mixprec::half(0.1f);  // 0.100
-// Exceptions from the stream buffer: badbit is set, and the exception is rethrown only if
-// exceptions() includes badbit (as for the built-in types).
-//
-// operator>> skips white space (unless noskipws), then reads the longest sequence of characters
-// that can begin a number: an optional sign ('+' accepted here, unlike from_chars), then decimal
-// text with an optional exponent, "0x" hex text with an optional p exponent, "inf",
-// "infinity", "nan" or "nan(chars)" (any case; the locale's decimal point is accepted too). The
-// text is converted by mixprec::from_chars (one correct rounding, nearest-even). If it is not
-// a complete number, or is out of range for the type, failbit is set and the value is left
-// unchanged (the characters read stay consumed). eofbit is set when the end of input is reached.
-// An exception from the stream buffer (or the locale) sets badbit and is rethrown only if
-// exceptions() includes badbit, as for the built-in types ([istream.formatted.reqmts]).
-//
-// rounding and overflow values print their names (to_string): std::cout << rounding::to_odd.
 #ifndef MIXPREC_IO_HPP
 #define MIXPREC_IO_HPP
 
@@ -262,6 +243,7 @@ void write_exact_float(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) 
 
 }  // namespace detail
 
+/// Writes x as os writes the double of the same value (docs/pages/streams.md).
 template <class CharT, class Traits, class F>
 std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) {
   if constexpr (detail::values_fit_double<F>) {
@@ -331,6 +313,7 @@ std::ios_base::iostate read_float(std::basic_istream<CharT, Traits>& is, basic_f
 
 }  // namespace detail
 
+/// Reads a number and rounds it once to nearest-even; on failure sets failbit, x unchanged.
 template <class CharT, class Traits, class F>
 std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>& is, basic_float<F>& x) {
   const typename std::basic_istream<CharT, Traits>::sentry ok(is);
@@ -355,6 +338,7 @@ template <class CharT, class Traits>
 std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, rounding r) {
   return os << to_string(r);
 }
+/// Prints the enumerator's name (to_string): "ieee" or "saturate".
 template <class CharT, class Traits>
 std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, overflow p) {
   return os << to_string(p);

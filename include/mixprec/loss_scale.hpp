@@ -2,21 +2,16 @@
 // mixprec/loss_scale.hpp — loss-scale state machines: the dynamic scale of PyTorch's GradScaler
 // and of the other frameworks (presets), a static scale and no scale.
 //
-// One rule covers every framework (see loss_scale_config and dynamic_loss_scale::update):
+// Contract: dynamic_loss_scale::update(found_inf) applies one rule that reproduces, bit for bit,
+// PyTorch, Keras, tf-keras, jmp, Apex, DeepSpeed and Megatron (loss_scale_config's presets):
+// an overflow resets the growth tracker and, unless hysteresis absorbs it, backs the scale off
+// (then floors it); growth_interval clean steps in a row grow it (capped, and kept only when
+// finite where the rule guards growth); products are rounded as the framework rounds them. The
+// rule, each framework's literal rule and every preset as a table: docs/pages/loss-scale-presets.md.
 //
-//   found_inf:  tracker = 0; hysteresis may absorb the overflow; otherwise
-//               scale = backoff(scale), then max(scale, min_scale) when there is a floor
-//   otherwise:  if tracker + 1 == growth_interval: tracker = 0, refill hysteresis,
-//                 g = min(growth(scale), max_scale); keep the old scale when g is not finite and
-//                 the rule guards growth, else scale = g
-//               else tracker += 1
-//
-// with the products rounded as the framework rounds them (scale_arithmetic). The frameworks'
-// counter rules all reduce to this one on every reachable state (0 <= tracker < interval):
-// PyTorch/Megatron "tracker + 1 == interval", Keras/jmp "counter == interval - 1", tf-keras
-// "counter + 1 >= interval", Apex "++unskipped == scale_window", DeepSpeed
-// "(cur_iter - last_overflow_iter) % scale_window == 0" (its tracker is that difference minus
-// one, modulo the window); tests/test_loss_scale.cpp checks each literal rule against this one.
+//   mixprec::dynamic_loss_scale s(mixprec::loss_scale_config::deepspeed());
+//   s.update(true);   // hysteresis 2 absorbs the first overflow: scale stays 65536
+//   s.update(true);   // backs off: 32768
 #ifndef MIXPREC_LOSS_SCALE_HPP
 #define MIXPREC_LOSS_SCALE_HPP
 
@@ -68,14 +63,15 @@ enum class hysteresis_rule : unsigned char {
 };
 
 /// The parameters of a dynamic loss scale. The presets reproduce each framework's rule; the
-/// default-constructed config is pytorch().
+/// default-constructed config is pytorch(). validate() checks it.
 struct loss_scale_config {
-  double init_scale = 65536.0;
-  double growth_factor = 2.0;
-  double backoff_factor = 0.5;
+  double init_scale = 65536.0;   ///< The first scale (rounded to the storage type)
+  double growth_factor = 2.0;    ///< Growth multiplies by it; > 1 and finite
+  double backoff_factor = 0.5;   ///< Backoff multiplies by it (unless backoff_divides); in (0, 1)
   /// Clean steps between growths, 1 .. 2^31 - 1.
   std::int64_t growth_interval = 2000;
 
+  /// The scale's storage type and the rounding of its products.
   scale_arithmetic arithmetic = scale_arithmetic::float32_via_double;
   /// Back off by scale / growth_factor (Keras, tf-keras, jmp, Apex, DeepSpeed) instead of
   /// scale * backoff_factor (PyTorch, Megatron); backoff_factor must then be 1 / growth_factor.
@@ -90,6 +86,7 @@ struct loss_scale_config {
   /// Consecutive overflows before a backoff (DeepSpeed delayed_shift, Megatron hysteresis);
   /// 1 means none.
   std::int64_t hysteresis = 1;
+  /// How the hysteresis counter counts (matters only when hysteresis > 1).
   hysteresis_rule hysteresis_kind = hysteresis_rule::deepspeed;
   /// DeepSpeed consecutive_hysteresis: refill the hysteresis counter at every clean step.
   bool consecutive_hysteresis = false;
@@ -101,13 +98,11 @@ struct loss_scale_config {
   /// 0 * inf = NaN, which PyTorch's check, made before the multiply, misses).
   bool check_after_unscale = false;
 
-  /// torch.amp.GradScaler: 2^16, x2 / x0.5 every 2000 clean steps, float32 scale with the
-  /// products in double, growth kept only when finite, no floor (the scale can reach 0).
+  /// torch.amp.GradScaler: 2^16, x2 / x0.5 every 2000 clean steps, float32 via double, growth
+  /// guarded, no floor (docs/pages/loss-scale-presets.md has every preset's rules).
   static loss_scale_config pytorch() { return loss_scale_config{}; }
 
-  /// Keras 3 LossScaleOptimizer (keras/src/optimizers/loss_scale_optimizer.py): float32
-  /// dynamic_scale, "step_counter == dynamic_growth_steps - 1" then scale * 2.0, else counter + 1;
-  /// non-finite: counter 0, scale / 2.0. No floor, growth not guarded (the scale can reach inf).
+  /// Keras 3 LossScaleOptimizer: 2^15, x2 / 2 every 2000, float32, unguarded, no floor.
   static loss_scale_config keras() {
     loss_scale_config c;
     c.init_scale = 32768.0;
@@ -117,9 +112,7 @@ struct loss_scale_config {
     return c;
   }
 
-  /// tf-keras _DynamicLossScaleState (tf_keras/mixed_precision/loss_scale_optimizer.py):
-  /// float32 scale, int64 counter; "counter + 1 >= growth_steps" then
-  /// _assign_if_finite(scale * multiplier); non-finite: max(scale / multiplier, 1), counter 0.
+  /// tf-keras _DynamicLossScaleState: keras() with growth guarded and floor 1.
   static loss_scale_config tf_keras() {
     loss_scale_config c = keras();
     c.guard_growth = true;
@@ -127,10 +120,8 @@ struct loss_scale_config {
     return c;
   }
 
-  /// jmp DynamicLossScale (jmp/_src/loss_scale.py): float32 loss_scale, period 2000, factor 2,
-  /// min_loss_scale 1; finite: "counter == period - 1" then first_finite(scale * factor, scale);
-  /// non-finite: max(min_loss_scale, scale / factor); counter = ((counter + 1) % period) * finite.
-  /// (jmp suggests 2^15 as the initial scale; it has no default.)
+  /// jmp DynamicLossScale: keras() with growth guarded and floor 1 (jmp has no default initial
+  /// scale; it suggests 2^15).
   static loss_scale_config jmp() {
     loss_scale_config c = keras();
     c.guard_growth = true;
@@ -138,10 +129,7 @@ struct loss_scale_config {
     return c;
   }
 
-  /// Apex amp LossScaler (apex/amp/scaler.py): Python-float scale 2^16, scale_window 2000;
-  /// overflow: max(min_loss_scale, scale / 2.) when min_loss_scale is set (default None: no
-  /// floor), unskipped = 0; clean: ++unskipped == scale_window then min(max_loss_scale = 2^24,
-  /// scale * 2.). The cap bounds growth; nothing else guards it.
+  /// Apex amp LossScaler: 2^16, x2 / 2 every 2000, float64, cap 2^24, no floor, unguarded.
   static loss_scale_config apex() {
     loss_scale_config c;
     c.arithmetic = scale_arithmetic::float64;
@@ -151,15 +139,8 @@ struct loss_scale_config {
     return c;
   }
 
-  /// DeepSpeed DynamicLossScaler (deepspeed/runtime/fp16/loss_scaler.py) with DeepSpeed's config
-  /// defaults (initial_scale_power 16, loss_scale_window 1000, hysteresis 2, min_loss_scale 1,
-  /// consecutive_hysteresis false): Python-float scale; overflow: if delayed_shift == 1 or
-  /// cur_hysteresis == 1 then max(scale / 2, min_scale) else cur_hysteresis -= 1; clean: grows
-  /// when (cur_iter - last_overflow_iter) % scale_window == 0 (refilling the hysteresis unless
-  /// consecutive), unguarded. error_at_floor mirrors raise_error_at_min_scale, off here as in the
-  /// spec ("error at min if asked"); DeepSpeed's class default is on. (DeepSpeed releases from
-  /// 2025 grow one step later after an overflow, at (cur_iter - last_overflow_iter - 1) %
-  /// scale_window == 0 with a positive difference; that variant is not modelled.)
+  /// DeepSpeed DynamicLossScaler with its config defaults: 2^16, x2 / 2 every 1000, float64,
+  /// floor 1, hysteresis 2 (deepspeed rule), unguarded, error_at_floor off.
   static loss_scale_config deepspeed() {
     loss_scale_config c;
     c.growth_interval = 1000;
@@ -172,11 +153,8 @@ struct loss_scale_config {
     return c;
   }
 
-  /// Megatron-LM DynamicGradScaler (megatron/core/optimizer/grad_scaler.py) with Megatron's
-  /// argument defaults (initial 2^32, min 1, window 1000, hysteresis 2): float32 tensors;
-  /// overflow: growth_tracker = 0, hysteresis_tracker -= 1, and when it is <= 0
-  /// scale = max(scale * backoff, min_scale); clean: ++growth_tracker == growth_interval then
-  /// trackers reset (hysteresis refilled) and scale * growth, unguarded.
+  /// Megatron-LM DynamicGradScaler with its defaults: 2^32, x2 / x0.5 every 1000, float32,
+  /// floor 1, hysteresis 2 (megatron rule), unguarded.
   static loss_scale_config megatron() {
     loss_scale_config c;
     c.init_scale = 4294967296.0;
@@ -286,7 +264,7 @@ class dynamic_loss_scale {
     hyst_ = hysteresis_tracker;
   }
 
-  /// One step of the rule (see the header comment). found_inf: an inf/NaN gradient was seen.
+  /// One step of the rule (docs/pages/loss-scale-presets.md). found_inf: an inf/NaN gradient was seen.
   /// Throws loss_scale_error, changing nothing, when error_at_floor is set and an overflow would
   /// back off while the scale equals min_scale.
   void update(bool found_inf) {
@@ -343,6 +321,7 @@ class dynamic_loss_scale {
   std::int64_t growth_tracker() const noexcept { return tracker_; }
   /// The hysteresis counter (hysteresis when full; see hysteresis_rule).
   std::int64_t hysteresis_tracker() const noexcept { return hyst_; }
+  /// The (validated) configuration.
   const loss_scale_config& config() const noexcept { return cfg_; }
 
   /// Sets the scale (PyTorch's update(new_scale)), rounded to the storage type; trackers are
@@ -430,11 +409,12 @@ class static_loss_scale {
           detail::json::format_double(scale) + ")");
     }
   }
-  void update(bool /*found_inf*/) noexcept {}
-  float scale() const noexcept { return scale_; }
-  double scale64() const noexcept { return static_cast<double>(scale_); }
+  void update(bool /*found_inf*/) noexcept {}  ///< Does nothing
+  float scale() const noexcept { return scale_; }  ///< The scale (float32)
+  double scale64() const noexcept { return static_cast<double>(scale_); }  ///< The scale widened to double
+  /// 1 / scale rounded to float32.
   float inv_scale() const noexcept { return round_to<float>(1.0 / static_cast<double>(scale_)); }
-  std::int64_t growth_tracker() const noexcept { return 0; }
+  std::int64_t growth_tracker() const noexcept { return 0; }  ///< Always 0
 
  private:
   float scale_;
@@ -443,11 +423,11 @@ class static_loss_scale {
 /// No scaling (scale 1) with the dynamic scale's interface, e.g. for bf16 training.
 class no_loss_scale {
  public:
-  void update(bool /*found_inf*/) noexcept {}
-  float scale() const noexcept { return 1.0f; }
-  double scale64() const noexcept { return 1.0; }
-  float inv_scale() const noexcept { return 1.0f; }
-  std::int64_t growth_tracker() const noexcept { return 0; }
+  void update(bool /*found_inf*/) noexcept {}         ///< Does nothing
+  float scale() const noexcept { return 1.0f; }        ///< 1
+  double scale64() const noexcept { return 1.0; }      ///< 1
+  float inv_scale() const noexcept { return 1.0f; }    ///< 1
+  std::int64_t growth_tracker() const noexcept { return 0; }  ///< Always 0
 };
 
 }  // namespace mixprec

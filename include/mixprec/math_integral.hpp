@@ -31,7 +31,7 @@
 
 namespace mixprec {
 
-/// x rounded to an integral value of its format in mode (see the header comment);
+/// x rounded to an integral value of its format in mode (roundToIntegral; header comment);
 /// random_bits is used by rounding::stochastic only.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding mode,
@@ -55,14 +55,17 @@ MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding
   return round_to_integral(x, mode, 0);
 }
 
+/// Largest integral value <= x (rounding::downward).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> floor(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::downward, 0);
 }
+/// Smallest integral value >= x (rounding::upward).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> ceil(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::upward, 0);
 }
+/// x with its fraction dropped (rounding::toward_zero).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> trunc(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::toward_zero, 0);
@@ -77,6 +80,7 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> rint(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::nearest_even, 0);
 }
+/// rint: nearest integer, ties to even (no floating-point environment, no exception flags).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> nearbyint(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::nearest_even, 0);
@@ -96,18 +100,22 @@ MIXPREC_HD constexpr I to_integer(basic_float<F> x, rounding mode = rounding::to
   return to_integer<I>(x, mode, 0);
 }
 
+/// to_integer<long>, nearest, ties to even, saturating.
 template <class F>
 MIXPREC_HD constexpr long lrint(basic_float<F> x) noexcept {
   return to_integer<long>(x, rounding::nearest_even, 0);
 }
+/// to_integer<long long>, nearest, ties to even, saturating.
 template <class F>
 MIXPREC_HD constexpr long long llrint(basic_float<F> x) noexcept {
   return to_integer<long long>(x, rounding::nearest_even, 0);
 }
+/// to_integer<long>, nearest, ties away from zero, saturating.
 template <class F>
 MIXPREC_HD constexpr long lround(basic_float<F> x) noexcept {
   return to_integer<long>(x, rounding::nearest_away, 0);
 }
+/// to_integer<long long>, nearest, ties away from zero, saturating.
 template <class F>
 MIXPREC_HD constexpr long long llround(basic_float<F> x) noexcept {
   return to_integer<long long>(x, rounding::nearest_away, 0);

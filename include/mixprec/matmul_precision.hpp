@@ -1,18 +1,13 @@
 // mixprec/matmul_precision.hpp — torch.set_float32_matmul_precision for mixprec's GEMM.
 //
-//   mixprec::set_float32_matmul_precision("highest" | "high" | "medium");
-//   mixprec::get_float32_matmul_precision();   // "highest" (the default), "high" or "medium"
+// Contract: a PROCESS-WIDE setting (one atomic, as PyTorch's global), read once per gemm() call
+// for float (and only float) A and B: highest = float inputs as they are; high = inputs rounded
+// to tf32 (ties away by default, like cvt.rna; set_float32_matmul_high_mode: nearest-even or the
+// bf16x3 split); medium = inputs rounded to bfloat16. Accumulation stays in the GEMM's
+// accumulate type. Details: docs/pages/kernels-reference.md#float32-matmul-precision.
 //
-// The setting is PROCESS-WIDE (one atomic, as PyTorch's global), not per thread: a
-// thread pool running a GEMM sees the caller's setting. gemm() reads it once per call,
-// for float (and only float) A and B:
-//   highest  float products: inputs used as they are;
-//   high     inputs rounded to tf32 (10 stored mantissa bits) before the products, by
-//            default to nearest with ties away from zero like NVIDIA's cvt.rna.tf32.f32;
-//            set_float32_matmul_high_mode() selects nearest-even or the "bf16x3" split
-//            (a = a_hi + a_lo with both parts bfloat16; a*b ~ a_hi*b_hi + a_hi*b_lo + a_lo*b_hi);
-//   medium   inputs rounded to bfloat16 (nearest-even) before the products.
-// Accumulation stays in the GEMM's accumulate type (float by default) in every mode.
+//   mixprec::set_float32_matmul_precision("high");
+//   mixprec::get_float32_matmul_precision();   // "high" (the default is "highest")
 #ifndef MIXPREC_MATMUL_PRECISION_HPP
 #define MIXPREC_MATMUL_PRECISION_HPP
 
@@ -32,7 +27,11 @@
 namespace mixprec {
 
 /// The three precisions of torch.set_float32_matmul_precision.
-enum class matmul_precision : unsigned char { highest, high, medium };
+enum class matmul_precision : unsigned char {
+  highest,  ///< float products of the float inputs (the default)
+  high,     ///< inputs rounded to tf32 first (see matmul_high_mode)
+  medium    ///< inputs rounded to bfloat16 (nearest-even) first
+};
 
 /// How "high" treats float inputs.
 enum class matmul_high_mode : unsigned char {
@@ -56,6 +55,7 @@ inline std::atomic<unsigned char>& matmul_high_mode_state() noexcept {
 constexpr bool is_valid(matmul_precision p) noexcept {
   return p == matmul_precision::highest || p == matmul_precision::high || p == matmul_precision::medium;
 }
+/// Whether m names an enumerator.
 constexpr bool is_valid(matmul_high_mode m) noexcept {
   return m == matmul_high_mode::tf32_nearest_away || m == matmul_high_mode::tf32_nearest_even ||
          m == matmul_high_mode::bf16x3;
@@ -89,6 +89,7 @@ inline void set_float32_matmul_precision(matmul_precision p) {
 inline void set_float32_matmul_precision(std::string_view name) {
   set_float32_matmul_precision(parse_matmul_precision(name));
 }
+/// Sets it by PyTorch's name (nullptr reads as "" and throws std::invalid_argument).
 inline void set_float32_matmul_precision(const char* name) {
   set_float32_matmul_precision(parse_matmul_precision(name ? std::string_view(name) : std::string_view()));
 }
@@ -108,6 +109,7 @@ inline void set_float32_matmul_high_mode(matmul_high_mode m) {
   if (!is_valid(m)) throw std::invalid_argument("mixprec: invalid matmul_high_mode value");
   detail::matmul_high_mode_state().store(static_cast<unsigned char>(m), std::memory_order_relaxed);
 }
+/// The current "high" mode (default tf32_nearest_away).
 inline matmul_high_mode float32_matmul_high_mode() noexcept {
   return static_cast<matmul_high_mode>(detail::matmul_high_mode_state().load(std::memory_order_relaxed));
 }

@@ -2,52 +2,16 @@
 // mixprec/precision_policy.hpp — jmp / Keras / Apex mixed-precision policies: which type the
 // parameters are stored in, which type computations run in, which type results are given in.
 //
+// Contract: parse_precision_policy accepts Keras names (mixed_float16, mixed_bfloat16), Apex opt
+// levels (O0..O3, with Apex's Properties) and jmp strings ("bf16", "p=f32,c=bf16,o=f32"), exactly
+// as those libraries do; anything else throws precision_policy_error naming the bad token.
+// to_string() parses back to the same policy. Grammar and every preset's values:
+// docs/pages/precision-policy.md.
+//
 //   auto p = mixprec::parse_precision_policy("params=float32,compute=bfloat16,output=float32");
 //   auto xc = p.cast_to_compute(x);   // x's floating values in bfloat16 (cast_result.hpp)
 //   p.to_string();                    // "p=full,c=bf16,o=full" (jmp's spelling)
 //   mixprec::parse_precision_policy("O2").apex->master_weights;   // true
-//
-// GRAMMAR (all names case-sensitive, no whitespace allowed anywhere, as in jmp):
-//   - Keras DTypePolicy names: "mixed_float16" (params float32, compute and output float16,
-//     dynamic loss scaling: Keras' Model.compile wraps the optimizer in a LossScaleOptimizer for
-//     this policy) and "mixed_bfloat16" (params float32, compute and output bfloat16, no loss
-//     scaling).
-//   - Apex opt levels "O0".."O3" (apex/amp/frontend.py), with Apex's Properties in .apex:
-//       O0  pure float32: cast_model_type float32, master_weights False, keep_batchnorm_fp32 None,
-//           loss_scale 1.0 -> params/compute/output float32.
-//       O1  patch_torch_functions (per-op autocast lists), cast_model_type None, master_weights
-//           None, keep_batchnorm_fp32 None, loss_scale "dynamic" -> params float32, compute and
-//           output float16 (autocast = true: the op lists decide per op, see autocast.hpp; O1
-//           does not cast the model's outputs, so "output" is what its last op gives).
-//       O2  cast_model_type float16 with batchnorm kept float32, float32 master weights,
-//           loss_scale "dynamic" -> params float16, compute float16, output float32 (Apex patches
-//           forward() to cast the outputs to float32).
-//       O3  pure float16: cast_model_type float16, keep_batchnorm_fp32 False, master_weights
-//           False, loss_scale 1.0 -> params/compute float16, output float32.
-//     A dynamic Apex loss scale is loss_scale_config::apex() (loss_scale.hpp).
-//   - jmp (jmp/_src/policy.py, get_policy / parse_dtype), everything else:
-//       * without '=': one dtype name, for all three ("bf16", "full", "half", "float32", ...);
-//       * with '=' anywhere: comma-separated key=value parts; keys params|p, compute|c,
-//         output|o (a repeated key: the last one counts); params defaults to float32, compute
-//         to params, output to compute ("c=f16" is p=f32,c=f16,o=f16);
-//       * dtype names: bf16|bfloat16, f16|float16, full|f32|float32, f64|float64, and half =
-//         the "half_dtype" argument (jmp: bfloat16 on TPU, float16 elsewhere; default float16).
-// Whatever is not accepted throws precision_policy_error (a std::invalid_argument) whose
-// message names the bad token in quotes and whose token()/position() give it and its offset in
-// the input: an unknown dtype ("p=f99" -> 'f99'), an unknown key ("q=f16" -> 'q'), a part that
-// is not exactly one key=value ("p=f16,bf16" -> 'bf16'; "p=f16=f32"; an empty part as in
-// "p=f16," -> '' at offset 6), an unknown name ("O4", "", "Float32"). As in jmp, a part's dtype
-// is checked before its key.
-//
-// PROPERTIES besides the three types (filled by the presets; a jmp policy has none of them):
-// loss_scale (none / fixed value / dynamic), master_weights (a float32 master copy of
-// low-precision parameters), keep_batchnorm_fp32, autocast (per-op casting decides the compute
-// type), and preset (the Keras or Apex name, empty for jmp policies).
-//
-// cast_to_param / cast_to_compute / cast_to_output(x) are jmp's: every FLOATING value in x
-// (float64 included) is converted to that type; anything else passes through (cast_to in
-// cast_result.hpp). to_string() writes a preset's name, or jmp's "p=..,c=..,o=.." with jmp's first
-// names (full, f16, bf16, f64), which parse back to the same policy.
 #ifndef MIXPREC_PRECISION_POLICY_HPP
 #define MIXPREC_PRECISION_POLICY_HPP
 
@@ -73,9 +37,12 @@ namespace mixprec {
 /// A rejected policy string: what() names the bad token; token() and position() locate it.
 class precision_policy_error : public std::invalid_argument {
  public:
+  /// what() is the message; token is the rejected text, position its offset in the input.
   precision_policy_error(const std::string& what, std::string token, std::size_t position)
       : std::invalid_argument(what), token_(std::move(token)), position_(position) {}
+  /// The rejected token ('' for an empty part).
   const std::string& token() const noexcept { return token_; }
+  /// The token's offset in the policy text.
   std::size_t position() const noexcept { return position_; }
 
  private:
@@ -85,39 +52,47 @@ class precision_policy_error : public std::invalid_argument {
 
 /// Apex amp's Properties for an opt level (None in Apex = nullopt here).
 struct apex_properties {
-  std::string_view opt_level;
-  bool enabled = true;
-  std::optional<dtype> cast_model_type;
-  bool patch_torch_functions = false;
-  std::optional<bool> keep_batchnorm_fp32;
-  std::optional<bool> master_weights;
+  std::string_view opt_level;                 ///< "O0".."O3"
+  bool enabled = true;                        ///< Always true for O0..O3
+  std::optional<dtype> cast_model_type;       ///< Type the model is cast to (None for O1)
+  bool patch_torch_functions = false;         ///< Per-op casting from op lists (O1)
+  std::optional<bool> keep_batchnorm_fp32;    ///< Batchnorm kept float32 (O2 true, O3 false)
+  std::optional<bool> master_weights;         ///< float32 master copy of the weights (O2)
   /// loss_scale "dynamic" (else the static loss_scale_value).
   bool dynamic_loss_scale = false;
-  double loss_scale_value = 1.0;
+  double loss_scale_value = 1.0;              ///< The static loss scale (1.0 for O0 and O3)
 
+  /// Member-wise equality (the loss scale compared exactly).
   friend bool operator==(const apex_properties& a, const apex_properties& b) noexcept {
     return a.opt_level == b.opt_level && a.enabled == b.enabled && a.cast_model_type == b.cast_model_type &&
            a.patch_torch_functions == b.patch_torch_functions && a.keep_batchnorm_fp32 == b.keep_batchnorm_fp32 &&
            a.master_weights == b.master_weights && a.dynamic_loss_scale == b.dynamic_loss_scale &&
            detail::exact_eq(a.loss_scale_value, b.loss_scale_value);
   }
+  /// !(a == b).
   friend bool operator!=(const apex_properties& a, const apex_properties& b) noexcept { return !(a == b); }
 };
 
 /// How a policy scales the loss.
-enum class loss_scale_kind : unsigned char { none, fixed, dynamic };
+enum class loss_scale_kind : unsigned char {
+  none,   ///< No loss scaling (jmp policies, mixed_bfloat16)
+  fixed,  ///< A constant scale, precision_policy::fixed_loss_scale (Apex O0, O3)
+  dynamic ///< A dynamic scaler (mixed_float16, Apex O1, O2)
+};
 
-/// A mixed-precision policy. See the top of this header.
+/// A mixed-precision policy: storage, compute and output types plus the preset's properties
+/// (docs/pages/precision-policy.md); a jmp policy has only the three types.
 struct precision_policy {
-  dtype param = dtype::float32();
-  dtype compute = dtype::float32();
-  dtype output = dtype::float32();
+  dtype param = dtype::float32();    ///< Type the parameters are stored in
+  dtype compute = dtype::float32();  ///< Type computations run in
+  dtype output = dtype::float32();   ///< Type results are given in
 
+  /// none, fixed (fixed_loss_scale) or dynamic (loss_scale.hpp's presets).
   loss_scale_kind loss_scale = loss_scale_kind::none;
   /// The scale when loss_scale is fixed.
   double fixed_loss_scale = 1.0;
-  bool master_weights = false;
-  bool keep_batchnorm_fp32 = false;
+  bool master_weights = false;       ///< A float32 master copy of low-precision parameters
+  bool keep_batchnorm_fp32 = false;  ///< Batchnorm parameters stay float32
   /// Per-op casting (autocast op lists) decides the compute type (Apex O1).
   bool autocast = false;
   /// "mixed_float16", "mixed_bfloat16", "O0".."O3", or empty (a jmp policy).
@@ -130,10 +105,12 @@ struct precision_policy {
   detail::cast_result_t<A&&> cast_to_param(A&& x) const {
     return cast_to(param, std::forward<A>(x));
   }
+  /// jmp's Policy.cast_to_compute: floating values of x to compute, the rest unchanged.
   template <class A>
   detail::cast_result_t<A&&> cast_to_compute(A&& x) const {
     return cast_to(compute, std::forward<A>(x));
   }
+  /// jmp's Policy.cast_to_output: floating values of x to output, the rest unchanged.
   template <class A>
   detail::cast_result_t<A&&> cast_to_output(A&& x) const {
     return cast_to(output, std::forward<A>(x));
@@ -146,18 +123,21 @@ struct precision_policy {
     return p;
   }
 
-  /// The preset's name, or jmp's "p=..,c=..,o=.." (see the top of this header).
+  /// The preset's name, or jmp's "p=..,c=..,o=.." with the first names full, f16, bf16, f64;
+  /// parses back to the same policy.
   std::string to_string() const {
     if (!preset.empty()) return std::string(preset);
     return "p=" + short_name(param) + ",c=" + short_name(compute) + ",o=" + short_name(output);
   }
 
+  /// Member-wise equality (fixed_loss_scale compared exactly).
   friend bool operator==(const precision_policy& a, const precision_policy& b) noexcept {
     return a.param == b.param && a.compute == b.compute && a.output == b.output && a.loss_scale == b.loss_scale &&
            detail::exact_eq(a.fixed_loss_scale, b.fixed_loss_scale) && a.master_weights == b.master_weights &&
            a.keep_batchnorm_fp32 == b.keep_batchnorm_fp32 && a.autocast == b.autocast && a.preset == b.preset &&
            a.apex == b.apex;
   }
+  /// !(a == b).
   friend bool operator!=(const precision_policy& a, const precision_policy& b) noexcept { return !(a == b); }
 
  private:
@@ -238,7 +218,8 @@ inline precision_policy apex_preset(std::string_view level) {
 
 }  // namespace detail
 
-/// Parses a policy (see the top of this header). half_dtype is what "half" means: float16
+/// Parses a Keras, Apex or jmp policy (docs/pages/precision-policy.md); throws
+/// precision_policy_error for anything else. half_dtype is what "half" means: float16
 /// (default) or bfloat16 (jmp on TPU); another value throws std::invalid_argument.
 inline precision_policy parse_precision_policy(std::string_view text, dtype half_dtype = dtype::float16()) {
   if (half_dtype != dtype::float16() && half_dtype != dtype::bfloat16()) {

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: MIT
 // mixprec/random.hpp — a counter-based generator of random bits for stochastic rounding.
+// Contract: the bits depend only on (seed, counter), so results do not depend on threads or order.
+//
+//   const mixprec::counter_rng rng(42);
+//   auto h = mixprec::round_stochastic<mixprec::half>(0.1f, rng, /*counter=*/i);
 #ifndef MIXPREC_RANDOM_HPP
 #define MIXPREC_RANDOM_HPP
 
@@ -14,6 +18,7 @@ namespace mixprec {
 /// thread, any device and in any order. Use one counter per rounded value (e.g. offset + index).
 class counter_rng {
  public:
+  /// The generator of seed (the key is seed mixed once).
   MIXPREC_HD constexpr explicit counter_rng(std::uint64_t seed) noexcept : key_(mix(seed)) {}
 
   /// 64 random bits for this counter.
@@ -24,6 +29,7 @@ class counter_rng {
   MIXPREC_HD constexpr std::uint32_t operator()(std::uint64_t counter) const noexcept {
     return static_cast<std::uint32_t>(bits64(counter) >> 32);
   }
+  /// The mixed seed.
   MIXPREC_HD constexpr std::uint64_t key() const noexcept { return key_; }
 
  private:

@@ -1,5 +1,12 @@
 // SPDX-License-Identifier: MIT
 // mixprec/round_to.hpp — conversions with a chosen rounding mode and overflow policy.
+// Contract: one rounding from the exact value of x to T, in any mode (rounding.hpp); invalid
+// mode/policy values throw std::invalid_argument (trap on a device) except on the noexcept
+// random-bits path, where they give an unspecified value.
+//
+//   mixprec::round_to<mixprec::half>(1.0 / 3, mixprec::rounding::upward)            // 0x3556
+//   mixprec::round_to<mixprec::float8_e4m3fn>(1000.0f, mixprec::rounding::nearest_even,
+//                                             mixprec::overflow::saturate)          // 448
 #ifndef MIXPREC_ROUND_TO_HPP
 #define MIXPREC_ROUND_TO_HPP
 

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: MIT
 // mixprec/rounding.hpp — rounding modes and overflow policies of every conversion.
+// Contract: values outside the enumerators are invalid (is_valid); to_string names each one.
+//
+//   round_to<float8_e4m3fn>(1000.0f, rounding::upward, overflow::saturate)  // 448
 #ifndef MIXPREC_ROUNDING_HPP
 #define MIXPREC_ROUNDING_HPP
 
@@ -8,35 +11,28 @@
 namespace mixprec {
 
 /// How an exact value that falls between two representable values is rounded.
-///
-/// - nearest_even: to the nearer neighbour, ties to the one with an even significand (IEEE 754
-///   default). A format with no mantissa bits (e8m0fnu) has the significand 1 everywhere; its ties
-///   go away from zero, as in ml_dtypes.
-/// - nearest_away: to the nearer neighbour, ties away from zero (NVIDIA cvt.rna, used for TF32).
-/// - toward_zero, upward, downward: IEEE 754 directed roundings.
-/// - to_odd: truncate, then set the last significand bit if anything was discarded. Rounding
-///   to odd at p+2 bits and then to nearest at p bits equals one rounding to p bits.
-/// - stochastic: away from zero with probability equal to the distance from the value below
-///   (in ulps, truncated to 32 fractional bits), using caller-supplied random bits.
 enum class rounding : unsigned char {
-  nearest_even,
-  nearest_away,
-  toward_zero,
-  upward,
-  downward,
-  to_odd,
-  stochastic
+  nearest_even,  ///< To the nearer neighbour, ties to even significand (IEEE 754 default); e8m0fnu,
+                 ///< whose significand is always 1, breaks ties away from zero, as ml_dtypes does.
+  nearest_away,  ///< To the nearer neighbour, ties away from zero (NVIDIA cvt.rna, used for TF32).
+  toward_zero,   ///< IEEE 754 directed rounding: truncation.
+  upward,        ///< IEEE 754 directed rounding: toward +infinity.
+  downward,      ///< IEEE 754 directed rounding: toward -infinity.
+  to_odd,        ///< Truncate, then set the last significand bit if anything was discarded; to_odd
+                 ///< at p+2 bits then nearest at p bits equals one rounding to p bits.
+  stochastic     ///< Away from zero with probability equal to the distance from the value below
+                 ///< (in ulps, truncated to 32 fractional bits), from caller-supplied random bits.
 };
 
 /// What happens to a value beyond the largest finite number of the target format.
-///
-/// - ieee: the IEEE 754 result. Modes that round away from zero give infinity; modes that round
-///   toward zero give the largest finite value. Formats without infinity (fn, fnuz) give NaN
-///   where IEEE would give infinity (as ml_dtypes and CUDA's __NV_NOSAT); infinite inputs give
-///   NaN there too. Formats with neither infinity nor NaN (the MX element types) always clamp.
-/// - saturate: clamp to +-max finite, infinite inputs included (CUDA's __NV_SATFINITE). NaN stays NaN
-///   where the format has one.
-enum class overflow : unsigned char { ieee, saturate };
+enum class overflow : unsigned char {
+  ieee,     ///< IEEE 754: modes rounding away from zero give infinity, modes rounding toward zero
+            ///< the largest finite value. Formats without infinity (fn, fnuz) give NaN where IEEE
+            ///< gives infinity (ml_dtypes, CUDA __NV_NOSAT), infinite inputs too; formats with
+            ///< neither infinity nor NaN (the MX element types) always clamp.
+  saturate  ///< Clamp to +-max finite, infinite inputs included (CUDA __NV_SATFINITE); NaN stays
+            ///< NaN where the format has one.
+};
 
 /// Whether r / p names an enumerator. An enum class holds any value of its underlying type, so
 /// static_cast<rounding>(9) compiles; such a value is INVALID. The rule, for rounding, overflow,
@@ -53,6 +49,7 @@ enum class overflow : unsigned char { ieee, saturate };
 MIXPREC_HD constexpr bool is_valid(rounding r) noexcept {
   return static_cast<unsigned>(r) <= static_cast<unsigned>(rounding::stochastic);
 }
+/// Whether p names an enumerator (the rule above).
 MIXPREC_HD constexpr bool is_valid(overflow p) noexcept {
   return p == overflow::ieee || p == overflow::saturate;
 }
@@ -71,6 +68,7 @@ MIXPREC_HD constexpr const char* to_string(rounding r) noexcept {
   }
   return "invalid";
 }
+/// The enumerator's name ("ieee" or "saturate"), or "invalid".
 MIXPREC_HD constexpr const char* to_string(overflow p) noexcept {
   switch (p) {
     case overflow::ieee: return "ieee";

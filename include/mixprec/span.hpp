@@ -6,6 +6,9 @@
 // std::array, and any contiguous container with data() and size() (std::vector, ...),
 // plus the conversion span<T> -> span<const T>. Usable in device code (the
 // constructors and accessors are __host__ __device__ there).
+//
+//   std::vector<mixprec::half> v(8);
+//   mixprec::span<const mixprec::half> s = v;  // s.size() == 8
 #ifndef MIXPREC_SPAN_HPP
 #define MIXPREC_SPAN_HPP
 
@@ -28,6 +31,7 @@ namespace mixprec {
 
 #if defined(MIXPREC_STD_SPAN)
 
+/// std::span<T> (C++20).
 template <class T>
 using span = std::span<T>;
 
@@ -37,15 +41,18 @@ using span = std::span<T>;
 template <class T>
 class span {
  public:
-  using element_type = T;
-  using value_type = std::remove_cv_t<T>;
-  using size_type = std::size_t;
-  using pointer = T*;
-  using reference = T&;
-  using iterator = T*;
+  using element_type = T;               ///< T, const included
+  using value_type = std::remove_cv_t<T>;  ///< T without const/volatile
+  using size_type = std::size_t;        ///< std::size_t
+  using pointer = T*;                   ///< T*
+  using reference = T&;                 ///< T&
+  using iterator = T*;                  ///< A plain pointer
 
+  /// Empty: data() is null, size() 0.
   constexpr span() noexcept = default;
+  /// The `size` elements from `data` on.
   MIXPREC_HD constexpr span(T* data, std::size_t size) noexcept : data_(data), size_(size) {}
+  /// All N elements of the C array a.
   template <std::size_t N>
   MIXPREC_HD constexpr span(T (&a)[N]) noexcept : data_(a), size_(N) {}  // NOLINT
   /// Any contiguous container whose data() converts to T* (std::vector, std::array, ...).
@@ -60,16 +67,25 @@ class span {
   template <class U, class = std::enable_if_t<std::is_convertible<U (*)[], T (*)[]>::value>>
   MIXPREC_HD constexpr span(const span<U>& s) noexcept : data_(s.data()), size_(s.size()) {}  // NOLINT
 
+  /// Pointer to the first element.
   MIXPREC_HD constexpr T* data() const noexcept { return data_; }
+  /// Number of elements.
   MIXPREC_HD constexpr std::size_t size() const noexcept { return size_; }
+  /// size() * sizeof(T).
   MIXPREC_HD constexpr std::size_t size_bytes() const noexcept { return size_ * sizeof(T); }
+  /// size() == 0.
   MIXPREC_HD constexpr bool empty() const noexcept { return size_ == 0; }
+  /// Element i; i < size() is the caller's duty (unchecked).
   MIXPREC_HD constexpr T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  /// data().
   MIXPREC_HD constexpr T* begin() const noexcept { return data_; }
+  /// data() + size().
   MIXPREC_HD constexpr T* end() const noexcept { return data_ + size_; }
+  /// The `count` elements from `offset` on; offset + count <= size() is the caller's duty.
   MIXPREC_HD constexpr span subspan(std::size_t offset, std::size_t count) const noexcept {
     return span(data_ + offset, count);
   }
+  /// The first `count` elements; count <= size() is the caller's duty.
   MIXPREC_HD constexpr span first(std::size_t count) const noexcept { return span(data_, count); }
 
  private:

@@ -35,8 +35,11 @@
 
 namespace std {
 
+/// std::formatter of a mixprec type: float's format spec; no type and no precision gives the
+/// shortest round-trip text.
 template <class F, class CharT>
 struct formatter<mixprec::basic_float<F>, CharT> {
+  /// Parses [[fill]align][sign][#][0][width][.precision][L][type]; std::format_error if invalid.
   template <class ParseContext>
   constexpr typename ParseContext::iterator parse(ParseContext& ctx) {
     return mixprec::detail::parse_float_format_spec(
@@ -46,6 +49,7 @@ struct formatter<mixprec::basic_float<F>, CharT> {
         [](const char* message) { throw std::format_error(message); });
   }
 
+  /// Writes x under the parsed spec (dynamic width/precision read from the arguments).
   template <class FormatContext>
   typename FormatContext::iterator format(mixprec::basic_float<F> x, FormatContext& ctx) const {
     const int width = spec_.width_arg >= 0 ? dynamic_value(ctx, spec_.width_arg) : spec_.width;

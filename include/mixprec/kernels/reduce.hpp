@@ -8,17 +8,12 @@
 //                              x or y is double), rounded once to y's type (nearest even)
 //   scale(policy, alpha, x)    x[i] = round_X(alpha * x[i]) computed likewise
 //
-// Summation order (sum, dot), the same under every policy and thread count, host or device:
-//   1. the input is cut into blocks of reduce_block (4096) consecutive elements;
-//   2. within a block, element i goes to lane i % 16; each of the 16 lanes accumulates its
-//      elements in order, starting from 0 (dot: lane = fma(x, y, lane));
-//   3. the 16 lanes are combined pairwise: l[j] += l[j + 8] (j < 8), then l[j] += l[j + 4],
-//      then l[j] += l[j + 2], then l[0] + l[1];
-//   4. the block results are added in block order, starting from the first.
-// Inputs are widened to Acc exactly before use (float -> double, half -> float, ...).
-// Arguments: mixprec::span or any contiguous container; x and y of equal size (else
-// std::invalid_argument). Under exec::cuda the data must be device memory; the functions that
-// return a value synchronize the stream.
+// Contract: sum and dot add in one fixed order (16 lanes per 4096-element block, lanes combined
+// pairwise, blocks in order; docs/pages/kernels-reference.md#reductions), so the bits are the
+// same under every policy and thread count, host or device. Inputs widen exactly to Acc; x and y
+// of unequal size throw std::invalid_argument. Under exec::cuda the data is device memory.
+//
+//   float s = mixprec::sum(mixprec::exec::par, std::vector<mixprec::half>(10000, mixprec::half(1)));  // 10000
 #ifndef MIXPREC_KERNELS_REDUCE_HPP
 #define MIXPREC_KERNELS_REDUCE_HPP
 
@@ -44,9 +39,9 @@
 
 namespace mixprec {
 
-/// Elements per reduction block (see the summation order above).
+/// Elements per reduction block of sum and dot.
 constexpr std::size_t reduce_block = 4096;
-/// Lanes per block.
+/// Lanes per block (element i goes to lane i % reduce_lanes).
 constexpr std::size_t reduce_lanes = 16;
 
 namespace detail {

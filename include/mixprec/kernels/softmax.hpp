@@ -10,60 +10,15 @@
 //   cross_entropy_backward(policy, logits, targets, rows, cols, dlogits, grad_output = 1)
 //                                                        dlogits = grad_output * (softmax - onehot) / rows
 //
-// Layout: `rows` contiguous rows of `cols` elements (row-major, rows * cols elements); each row
-// is independent. Inputs and outputs may be float, double or any mixprec type; an output may be
-// the same array as an input of the same type (in place). Under exec::cuda every pointer
-// (targets included) is device memory.
+// Contract: rows contiguous rows of cols elements, float, double or any mixprec type, in place
+// allowed. Every step is one IEEE operation in a fixed order, with mixprec's own exp and log, so
+// the bits are the same under every policy, thread count and device (nvcc without fast math);
+// softmax is within about (cols + 1) * 2^-24 relative (float). NaN/inf as PyTorch. Bad sizes or
+// null pointers throw std::invalid_argument, a bad target std::out_of_range, before any write.
+// The exact formulas, exp/log, accuracy, NaN rules: docs/pages/kernels-reference.md#softmax-and-cross-entropy.
 //
-// Exact semantics. A ("the compute type") is float, or double when an input is double. For one
-// row x[0..cols) (j runs over the row in increasing order everywhere; "A(v)" rounds v to A,
-// nearest even; "U(v)" rounds to the output type, nearest even):
-//   m     = max_j x[j] (NaN if any x[j] is NaN; computed in A, exact)
-//   d[j]  = double(x[j]) - double(m)          in double (exact for float inputs up to 2^-53 rel.)
-//   e[j]  = A(exp(d[j]))                      exp: mixprec's own double-precision exp (below)
-//   s     = (((0 + e[0]) + e[1]) + ...) + e[cols-1]   sequentially in A
-//   L     = log(double(s))                    mixprec's own double-precision log
-//   softmax      y[j]  = U(e[j] / s)                           (division in A)
-//   log_softmax  y[j]  = U(A(d[j] - L))                        (d[j] - L in double)
-//   softmax_backward:     t = fma(dy[j], y[j], t) from t = 0 over j, in A; dx[j] = U(y[j] * (dy[j] - t))
-//   log_softmax_backward: t = t + dy[j] from t = 0 over j, in A; dx[j] = U(fma(-A(exp(y[j])), t, dy[j]))
-//                         (one rounding for dy - exp(y) * t)
-//   cross_entropy:  per row l = A(L - d[target]) (= -log_softmax[target], bit for bit); the row
-//                   losses are summed in double in row order, first row first, from 0.0 (on the
-//                   host, after the rows are computed in parallel); the result is
-//                   A(sum / double(rows)). rows == 0 gives NaN (the mean of nothing, as PyTorch).
-//   cross_entropy_backward: c = A(double(grad_output) / double(rows));
-//                   dlogits[j] = U((e[j] / s - (j == target ? 1 : 0)) * c), each step in A.
-// Every step is one IEEE operation in A (products, quotients, sums, fused multiply-adds are
-// written explicitly and never contracted), so the results are the same bits under exec::seq,
-// exec::par(n) for any n, and exec::cuda (nvcc without --use_fast_math / -ftz=true). Rows are
-// cut into blocks of a size that depends only on cols; a row is never split.
-//
-// exp and log: detail::softmax_impl::exp_det / log_det, evaluated in double with separately
-// rounded (never fused) multiplications and additions: exp by Cody-Waite reduction by ln 2 and a
-// degree-13 Taylor polynomial; log(m 2^e) = e ln 2 + f - f^2/2 + s (f^2/2 + R(s^2)), f = m - 1,
-// s = f/(2+f), m in [sqrt(1/2), sqrt(2)). tests/test_softmax.cpp finds them within 1 ulp of the
-// C library's (glibc) over 200000 random arguments each, and float(exp) equal to float of
-// glibc's exp on all 200000 float arguments tried. Host and device run the same operations and
-// so agree bit for bit (the C library's and CUDA's exp do not agree with each other). Cost:
-// 15-45 ns per element for softmax on one Zen 4 core (two exp per element, scalar code; about
-// 10-15 ns with -march=native): these kernels are written for reproducibility, not speed.
-//
-// Accuracy (float): each e[j] is exp(x[j] - m) correctly rounded; the sum adds at most
-// cols - 1 roundings, so softmax is within about (cols + 1) * 2^-24 relative error, and
-// log_softmax within |y| * 2^-24 + cols * 2^-24 absolute. Differences x - max are formed in
-// double, so a large gap (x - m = -80) costs no accuracy (PyTorch forms it in float).
-//
-// NaN and infinity, as PyTorch: a row holding a NaN gives NaN everywhere in that row (every
-// output of the row, and its loss); a row holding +inf gives NaN everywhere (inf - inf in
-// x - max); -inf entries give probability 0 and log-probability -inf, and a row of only -inf
-// gives NaN; cross_entropy is +inf when the target's logit is -inf and the others finite, and NaN
-// when any row's loss is NaN. NaN payloads are not specified.
-//
-// Errors (thrown on the host before any work, nothing written): rows * cols overflowing
-// std::size_t, or a null pointer with rows * cols > 0 -> std::invalid_argument; a target outside
-// [0, cols) -> std::out_of_range naming the row and the value (under exec::cuda the targets are
-// copied to the host for this check). cols == 0 with rows > 0 makes every target invalid.
+//   std::vector<mixprec::half> x = {1, 2, 3}, y(3);
+//   mixprec::softmax(mixprec::exec::seq, x.data(), y.data(), 1, 3);  // y ~ {0.0900, 0.2448, 0.6650}
 #ifndef MIXPREC_KERNELS_SOFTMAX_HPP
 #define MIXPREC_KERNELS_SOFTMAX_HPP
 
@@ -407,7 +362,7 @@ void check_targets(Policy policy, const char* what, const std::int32_t* targets,
 }  // namespace softmax_impl
 }  // namespace detail
 
-/// y = softmax(x) over each row (see the top of this header for the exact formula).
+/// y = softmax(x) over each row (exact formula: docs/pages/kernels-reference.md).
 template <class Policy, class T, class U>
 void softmax(Policy policy, const T* x, U* y, std::size_t rows, std::size_t cols) {
   namespace si = detail::softmax_impl;
