@@ -130,6 +130,9 @@ struct mx_block_recipe {
 
   mx_block_rule rule = mx_block_rule::ocp_floor;
   block_shape block = block_rowwise(mx_block_size);
+  /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
+  /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.
+  bool torchao_min_normal_divisor = false;
 
   recipe_info info() const {
     using E = detail::mx_elem<Elem>;
@@ -142,7 +145,7 @@ struct mx_block_recipe {
                     : rule == mx_block_rule::ceil_pow2
                         ? "X = 2^(ceil(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
                         : "X = 2^(floor(log2 RNE_m(amax)) - emax_elem); Inf/NaN block: NaN scale";
-    return recipe_info{std::string(family) + "/" + E::name(), E::format(), "float8_e8m0fnu", block, false, false, r};
+    return recipe_info{std::string(family) + "/" + E::name() + (torchao_min_normal_divisor ? "/torchao_code0" : ""), E::format(), "float8_e8m0fnu", block, false, false, r};
   }
 
   /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
@@ -200,7 +203,8 @@ struct mx_block_recipe {
           Elem& out = t.elements[i * cols + j];
           if (rule != mx_block_rule::te_rceil) {
             // Exact: x / X with |s| <= 127 stays inside double's range.
-            out = code == 0xFF ? E::nan() : E::encode(std::ldexp(static_cast<double>(x), 127 - code));
+            const int k = code == 0 && torchao_min_normal_divisor ? 126 : 127 - code;
+            out = code == 0xFF ? E::nan() : E::encode(std::ldexp(static_cast<double>(x), k));
           } else {
             const int k = code == 0 ? 0 : code == 0xFE ? -127 : 127 - code;
             out = E::encode(std::ldexp(static_cast<double>(x), k));  // x * R exact (see header)
