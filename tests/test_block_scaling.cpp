@@ -144,3 +144,287 @@ TEST_CASE("block scaling: torchao golden vectors, bit for bit") {
   }
   CHECK(checked == 46);
 }
+
+namespace {
+
+const mixprec::rounding rne = mixprec::rounding::nearest_even;
+const mixprec::overflow sat = mixprec::overflow::saturate;
+
+/// double -> float, nearest-even, infinity beyond the range.
+float to_float(double d) {
+  if (std::isnan(d)) return qnan;
+  if (std::fabs(d) >= 0x1.ffffffp127) return d < 0 ? -inf : inf;
+  return static_cast<float>(d);
+}
+
+/// Random blocks of wide and narrow spread over much of float's range, with zeros.
+std::vector<float> random_tensor(std::size_t n, std::size_t block, std::mt19937& rng, int lo = -100, int hi = 100) {
+  std::uniform_real_distribution<float> u(0.0f, 1.0f);
+  std::uniform_int_distribution<int> base(lo, hi);
+  std::uniform_int_distribution<int> spread(0, 20);
+  std::vector<float> v(n);
+  for (std::size_t b = 0; b < n; b += block) {
+    const int e0 = base(rng);
+    const int sp = spread(rng);
+    for (std::size_t i = b; i < n && i < b + block; ++i) {
+      float x = std::ldexp(0.5f + 0.5f * u(rng), e0 - static_cast<int>(u(rng) * static_cast<float>(sp)));
+      if (u(rng) < 0.5f) x = -x;
+      if (u(rng) < 0.03f) x = 0.0f;
+      v[i] = x;
+    }
+  }
+  return v;
+}
+
+float fmax_amax(const std::vector<float>& x, std::size_t rows, std::size_t cols, block_shape b, std::size_t i,
+                std::size_t j) {
+  const std::size_t r0 = i / b.rows * b.rows, c0 = j / b.cols * b.cols;
+  float m = 0.0f;
+  for (std::size_t r = r0; r < rows && r < r0 + b.rows; ++r)
+    for (std::size_t c = c0; c < cols && c < c0 + b.cols; ++c) {
+      const float a = std::fabs(x[r * cols + c]);
+      if (a > m) m = a;
+    }
+  return m;
+}
+
+/// Transformer Engine's NVFP4, written out in float operations (see block_scaling_nvfp4.hpp).
+struct te_nvfp4_ref {
+  bool legacy = false;
+  bool quotient = false;
+  float s_enc = 1.0f;
+  explicit te_nvfp4_ref(float amax, bool legacy_order, bool quotient_factor) : legacy(legacy_order), quotient(quotient_factor) {
+    const float s = std::fmin(2688.0f / amax, std::numeric_limits<float>::max());
+    s_enc = (amax == 0.0f || s == 0.0f) ? 1.0f : s;
+  }
+  float block_scale(float b) const {
+    const float rcp6 = 1.0f / 6.0f;
+    const float pre = legacy ? (b * rcp6) * s_enc : b * (s_enc * rcp6);
+    return static_cast<float>(ref::round(ref::e4m3fn, pre, rne, sat));
+  }
+  float factor(float S) const {
+    const float m = std::numeric_limits<float>::max();
+    return quotient ? std::fmin(s_enc / S, m) : std::fmin(1.0f / (S * (1.0f / s_enc)), m);
+  }
+  double element(float x, float S) const { return ref::round(ref::e2m1fn, static_cast<double>(x * factor(S)), rne, sat); }
+};
+
+}  // namespace
+
+TEST_CASE("NVFP4 (Transformer Engine orders, 1D and 2D) against a float re-implementation") {
+  std::mt19937 rng(7);
+  int differ_by_order = 0;
+  for (int trial = 0; trial < 12; ++trial) {
+    const std::size_t rows = 32 + static_cast<std::size_t>(trial), cols = 48 + 16 * static_cast<std::size_t>(trial % 3);
+    auto x = random_tensor(rows * cols, 16, rng, trial % 4 == 3 ? -140 : -30, trial % 4 == 2 ? 120 : 30);
+    for (bool legacy : {false, true})
+      for (bool quotient : {false, true})
+        for (block_shape b : {mixprec::block_rowwise(16), mixprec::block_columnwise(16), block_shape{16, 16}}) {
+          mixprec::nvfp4_recipe r;
+          r.order = legacy ? mixprec::nvfp4_order::te_legacy : mixprec::nvfp4_order::te;
+          r.factor = quotient ? mixprec::nvfp4_encode_factor::quotient : mixprec::nvfp4_encode_factor::reciprocal;
+          r.block = b;
+          const auto t = r.quantize(x.data(), rows, cols);
+          const auto back = mixprec::block_dequantize(r, t);
+          float amax = 0.0f;
+          for (float v : x) amax = std::fmax(amax, std::fabs(v));
+          const te_nvfp4_ref R(amax, legacy, quotient);
+          CHECK(fbits(t.tensor_scale) == fbits(R.s_enc));
+          int bad = 0;
+          for (std::size_t i = 0; i < rows; ++i)
+            for (std::size_t j = 0; j < cols; ++j) {
+              const float S = R.block_scale(fmax_amax(x, rows, cols, b, i, j));
+              bad += static_cast<float>(t.scale_of(i, j)) != S;
+              const double p = R.element(x[i * cols + j], S);
+              bad += !ref::same(static_cast<double>(t.elements[i * cols + j]), p);
+              const float d = to_float(p * static_cast<double>(S) * static_cast<double>(1.0f / R.s_enc));
+              bad += !same_f(back[i * cols + j], d);
+            }
+          CHECK(bad == 0);
+        }
+  }
+  // The two orders round the E4M3 block scale differently on some (amax, block amax) pairs: find
+  // them with the re-implementation, then check the recipe on a two-block tensor for each.
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  std::uniform_int_distribution<int> e(-20, 20);
+  // Aim the block amax at an E4M3 rounding midpoint m (5 significant bits) and try its
+  // neighbours: there one more float rounding can change the side.
+  for (int k = 0; k < 20000 && differ_by_order < 50; ++k) {
+    const float amax = std::ldexp(u(rng), e(rng));
+    const te_nvfp4_ref cur(amax, false, false), old(amax, true, false);
+    const float m = std::ldexp(1.0f + (2.0f * static_cast<float>(k % 8) + 1.0f) / 16.0f, k % 7 - 3);
+    float b = m / (cur.s_enc * (1.0f / 6.0f));
+    for (int step = 0; step < k % 5; ++step) b = std::nextafter(b, k % 2 ? inf : 0.0f);
+    if (b > amax) continue;
+    if (cur.block_scale(b) == old.block_scale(b)) continue;
+    std::vector<float> y(32, 0.0f);
+    y[0] = amax;
+    y[16] = b;
+    mixprec::nvfp4_recipe a, l;
+    l.order = mixprec::nvfp4_order::te_legacy;
+    const auto ta = a.quantize(y.data(), 1, 32), tl = l.quantize(y.data(), 1, 32);
+    CHECK(static_cast<float>(ta.scales[1]) == cur.block_scale(b));
+    CHECK(static_cast<float>(tl.scales[1]) == old.block_scale(b));
+    ++differ_by_order;
+  }
+  MESSAGE("NVFP4 (amax, block amax) pairs whose E4M3 scale differs between TE's orders: " << differ_by_order);
+  CHECK(differ_by_order > 0);
+  CHECK(mixprec::nvfp4_recipe{}.info().name == "nvfp4/te");
+}
+
+TEST_CASE("NVFP4 special tensors: zero, tiny and huge amax") {
+  mixprec::nvfp4_recipe r;
+  std::vector<float> z(64, 0.0f);
+  auto t = r.quantize(z.data(), 2, 32);
+  CHECK(t.tensor_scale == 1.0f);  // amax 0: S_enc = 1
+  for (auto s : t.scales) CHECK(s.bits() == 0);
+  CHECK(mixprec::block_dequantize(r, t) == z);
+  // amax = FLT_MAX: S_enc = 2688 / FLT_MAX (a normal float), the largest block's scale 448.
+  std::vector<float> h(32, 1.0f);
+  h[3] = std::numeric_limits<float>::max();
+  t = r.quantize(h.data(), 1, 32);
+  CHECK(t.tensor_scale == 2688.0f / std::numeric_limits<float>::max());
+  CHECK(static_cast<float>(t.scales[0]) == 448.0f);
+  CHECK(static_cast<float>(t.elements[3]) == 6.0f);
+  // amax subnormal: 2688 / amax overflows, S_enc = FLT_MAX.
+  std::vector<float> s(16, 0.0f);
+  s[0] = 1e-40f;
+  t = r.quantize(s.data(), 1, 16);
+  CHECK(t.tensor_scale == std::numeric_limits<float>::max());
+}
+
+TEST_CASE("NVFP4 stochastic rounding: both neighbours, in proportion, reproducible by seed") {
+  // One block, amax 6 -> S_enc = 448, block scale E4M3(6 * (448 / 6)) = 448, R = 1: x itself.
+  std::vector<float> x(16, 0.0f);
+  x[0] = 6.0f;
+  x[1] = 2.5f;   // between 2 and 3: up with probability 1/2
+  x[2] = 0.625f; // between 0.5 and 1: up with probability 1/4
+  x[3] = -3.5f;  // between -3 and -4: away with probability 1/2
+  int up1 = 0, up2 = 0, up3 = 0;
+  const int n = 4000;
+  for (int s = 0; s < n; ++s) {
+    mixprec::nvfp4_recipe r;
+    r.stochastic = true;
+    r.seed = static_cast<std::uint64_t>(s);
+    const auto t = r.quantize(x.data(), 1, 16);
+    REQUIRE(static_cast<float>(t.scales[0]) == 448.0f);
+    const float a = static_cast<float>(t.elements[1]), b = static_cast<float>(t.elements[2]),
+                c = static_cast<float>(t.elements[3]);
+    REQUIRE(((a == 2.0f) || (a == 3.0f)));
+    REQUIRE(((b == 0.5f) || (b == 1.0f)));
+    REQUIRE(((c == -3.0f) || (c == -4.0f)));
+    up1 += a == 3.0f;
+    up2 += b == 1.0f;
+    up3 += c == -4.0f;
+    if (s == 5) {
+      const auto again = r.quantize(x.data(), 1, 16);
+      for (std::size_t k = 0; k < 16; ++k) CHECK(again.elements[k].bits() == t.elements[k].bits());
+    }
+  }
+  // Binomial: 4000 draws, standard deviation <= 32; allow 5 sigma.
+  CHECK(std::abs(up1 - n / 2) < 160);
+  CHECK(std::abs(up2 - n / 4) < 140);
+  CHECK(std::abs(up3 - n / 2) < 160);
+  mixprec::nvfp4_recipe r;
+  r.stochastic = true;
+  CHECK(r.info().name == "nvfp4/te/sr");
+  CHECK(r.info().stochastic);
+}
+
+TEST_CASE("DeepSeek-V3 FP8 (float and UE8M0 scales) and TE Float8BlockScaling against a re-implementation") {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 6; ++trial) {
+    const std::size_t rows = 130 + static_cast<std::size_t>(trial), cols = 200 + 30 * static_cast<std::size_t>(trial);
+    auto x = random_tensor(rows * cols, 128, rng, -60, 60);
+    for (block_shape b : {mixprec::block_rowwise(128), block_shape{128, 128}, mixprec::block_columnwise(128)}) {
+      for (bool ue8m0 : {false, true}) {
+        mixprec::deepseek_fp8_recipe r;
+        r.block = b;
+        r.ue8m0 = ue8m0;
+        const auto t = r.quantize(x.data(), rows, cols);
+        const auto back = mixprec::block_dequantize(r, t);
+        int bad = 0;
+        for (std::size_t i = 0; i < rows; ++i)
+          for (std::size_t j = 0; j < cols; ++j) {
+            const float a = std::fmax(fmax_amax(x, rows, cols, b, i, j), 1e-4f);
+            float s = a / 448.0f;
+            if (ue8m0) {
+              int e;
+              const double m = std::frexp(static_cast<double>(s), &e);  // s = m 2^e, m in [0.5, 1)
+              s = static_cast<float>(m == 0.5 ? static_cast<double>(s) : std::ldexp(1.0, e));
+            }
+            bad += t.scale_of(i, j) != s;
+            const double p = ref::round(ref::e4m3fn, static_cast<double>(x[i * cols + j] / s), rne, sat);
+            bad += !ref::same(static_cast<double>(t.elements[i * cols + j]), p);
+            bad += !same_f(back[i * cols + j], to_float(p * static_cast<double>(s)));
+          }
+        CHECK(bad == 0);
+      }
+      mixprec::te_fp8_block_recipe te;
+      te.block = b;
+      const auto t = te.quantize(x.data(), rows, cols);
+      const auto back = mixprec::block_dequantize(te, t);
+      int bad = 0;
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) {
+          const float a = fmax_amax(x, rows, cols, b, i, j);
+          double scale = 1.0;
+          if (a > 0.0f) {
+            int e;
+            std::frexp(static_cast<double>(448.0f / a), &e);
+            scale = std::ldexp(1.0, e - 1);  // rounded down to a power of two
+          }
+          bad += static_cast<double>(t.scale_of(i, j)) != 1.0 / scale;
+          const double p = ref::round(ref::e4m3fn, static_cast<double>(x[i * cols + j]) * scale, rne, sat);
+          bad += !ref::same(static_cast<double>(t.elements[i * cols + j]), p);
+          bad += !same_f(back[i * cols + j], to_float(p / scale));
+        }
+      CHECK(bad == 0);
+    }
+  }
+  // Worked values: amax 448 -> s = 1 (both); amax 449 -> s = 449/448, UE8M0 2; amax 0 -> floor 1e-4.
+  std::vector<float> v(128, 0.0f);
+  v[0] = 449.0f;
+  mixprec::deepseek_fp8_recipe d;
+  CHECK(d.quantize(v.data(), 1, 128).scales[0] == 449.0f / 448.0f);
+  d.ue8m0 = true;
+  CHECK(d.quantize(v.data(), 1, 128).scales[0] == 2.0f);
+  std::vector<float> z(128, 0.0f);
+  CHECK(d.quantize(z.data(), 1, 128).scales[0] == std::ldexp(1.0f, -22));  // 2^ceil(log2(1e-4 / 448)) = 2^-22
+  d.amax_floor = 0.0f;
+  CHECK(d.quantize(z.data(), 1, 128).scales[0] == 1.0f);
+  CHECK(d.info().name == "deepseek_fp8/ue8m0");
+}
+
+TEST_CASE("MXINT8 against exact integer arithmetic") {
+  std::mt19937 rng(3);
+  const auto x = random_tensor(64 * 96, 32, rng, -120, 120);
+  mixprec::mx_block_recipe<mixprec::mxint8> r;
+  const auto t = r.quantize(x.data(), 64, 96);
+  const auto back = mixprec::block_dequantize(r, t);
+  int bad = 0;
+  for (std::size_t i = 0; i < 64; ++i)
+    for (std::size_t j = 0; j < 96; ++j) {
+      const float a = fmax_amax(x, 64, 96, mixprec::block_rowwise(32), i, j);
+      const int s = a == 0.0f ? -127 : std::max(-127, std::ilogb(static_cast<double>(a)));  // emax_elem = 0
+      bad += static_cast<int>(t.scale_of(i, j).bits()) != s + 127;
+      const double q = std::ldexp(static_cast<double>(x[i * 96 + j]), 6 - s);  // x / X * 64, exact
+      double c = std::floor(q);
+      const double f = q - c;
+      if (f > 0.5 || (f == 0.5 && std::fmod(c, 2.0) != 0.0)) c += 1.0;
+      c = std::min(127.0, std::max(-127.0, c));
+      bad += t.elements[i * 96 + j].code != static_cast<int>(c);
+      bad += !same_f(back[i * 96 + j], to_float(std::ldexp(c, s - 6)) + 0.0f) && !(back[i * 96 + j] == 0.0f && c == 0.0);
+    }
+  CHECK(bad == 0);
+  std::vector<float> w(32, 0.0f);
+  w[0] = 1.5f;
+  w[1] = 0.01f;
+  w[2] = -2.0f;  // amax 2: X = 2, -2 / 2 * 64 = -64
+  const auto q = r.quantize(w.data(), 1, 32);
+  CHECK(static_cast<float>(q.scales[0]) == 2.0f);
+  CHECK(q.elements[0].code == 48);
+  CHECK(q.elements[1].code == 0);  // 0.32 -> 0
+  CHECK(q.elements[2].code == -64);
+  CHECK(r.info().name == "ocp_mx/mxint8");
+}
