@@ -176,6 +176,7 @@ std::vector<float> random_tensor(std::size_t n, std::size_t block, std::mt19937&
   return v;
 }
 
+/// max |x| of the block holding (i, j), NaN ignored (a plain loop over the block).
 float fmax_amax(const std::vector<float>& x, std::size_t rows, std::size_t cols, block_shape b, std::size_t i,
                 std::size_t j) {
   const std::size_t r0 = i / b.rows * b.rows, c0 = j / b.cols * b.cols;
@@ -186,6 +187,18 @@ float fmax_amax(const std::vector<float>& x, std::size_t rows, std::size_t cols,
       if (a > m) m = a;
     }
   return m;
+}
+
+/// fmax_amax for every element, one pass per block.
+std::vector<float> block_amaxes(const std::vector<float>& x, std::size_t rows, std::size_t cols, block_shape b) {
+  std::vector<float> out(rows * cols);
+  for (std::size_t i = 0; i < rows; i += b.rows)
+    for (std::size_t j = 0; j < cols; j += b.cols) {
+      const float m = fmax_amax(x, rows, cols, b, i, j);
+      for (std::size_t r = i; r < rows && r < i + b.rows; ++r)
+        for (std::size_t c = j; c < cols && c < j + b.cols; ++c) out[r * cols + c] = m;
+    }
+  return out;
 }
 
 /// Transformer Engine's NVFP4, written out in float operations (see block_scaling_nvfp4.hpp).
@@ -344,9 +357,10 @@ TEST_CASE("DeepSeek-V3 FP8 (float and UE8M0 scales) and TE Float8BlockScaling ag
         const auto t = r.quantize(x.data(), rows, cols);
         const auto back = mixprec::block_dequantize(r, t);
         int bad = 0;
+        const auto am = block_amaxes(x, rows, cols, b);
         for (std::size_t i = 0; i < rows; ++i)
           for (std::size_t j = 0; j < cols; ++j) {
-            const float a = std::fmax(fmax_amax(x, rows, cols, b, i, j), 1e-4f);
+            const float a = std::fmax(am[i * cols + j], 1e-4f);
             float s = a / 448.0f;
             if (ue8m0) {
               int e;
@@ -365,9 +379,10 @@ TEST_CASE("DeepSeek-V3 FP8 (float and UE8M0 scales) and TE Float8BlockScaling ag
       const auto t = te.quantize(x.data(), rows, cols);
       const auto back = mixprec::block_dequantize(te, t);
       int bad = 0;
+      const auto am = block_amaxes(x, rows, cols, b);
       for (std::size_t i = 0; i < rows; ++i)
         for (std::size_t j = 0; j < cols; ++j) {
-          const float a = fmax_amax(x, rows, cols, b, i, j);
+          const float a = am[i * cols + j];
           double scale = 1.0;
           if (a > 0.0f) {
             int e;
@@ -427,4 +442,258 @@ TEST_CASE("MXINT8 against exact integer arithmetic") {
   CHECK(q.elements[1].code == 0);  // 0.32 -> 0
   CHECK(q.elements[2].code == -64);
   CHECK(r.info().name == "ocp_mx/mxint8");
+}
+
+namespace {
+
+template <class T>
+struct fmt;
+template <>
+struct fmt<mixprec::float8_e4m3fn> {
+  static const ref::format& f() { return ref::e4m3fn; }
+};
+template <>
+struct fmt<mixprec::float8_e5m2> {
+  static const ref::format& f() { return ref::e5m2; }
+};
+template <>
+struct fmt<mixprec::float6_e2m3fn> {
+  static const ref::format& f() { return ref::e2m3fn; }
+};
+template <>
+struct fmt<mixprec::float6_e3m2fn> {
+  static const ref::format& f() { return ref::e3m2fn; }
+};
+template <>
+struct fmt<mixprec::float4_e2m1fn> {
+  static const ref::format& f() { return ref::e2m1fn; }
+};
+
+/// Every element code under every scale code: a block holding max_elem * X (which makes the scale
+/// X under both rules) and each non-NaN code's value times X must give back the code and the value.
+template <class T>
+void every_code_every_scale(mx_block_rule rule) {
+  const ref::format& f = fmt<T>::f();
+  const std::string what = std::string(f.name) + (rule == mx_block_rule::ocp_floor ? " ocp_floor" : " te_rceil");
+  INFO(what);
+  const unsigned ncodes = 1u << ref::total_bits(f);
+  std::vector<unsigned> codes;
+  for (unsigned c = 0; c < ncodes; ++c) {
+    if (std::isfinite(ref::decode(f, c))) codes.push_back(c);  // E5M2: its infinities would make a NaN block
+  }
+  mixprec::mx_block_recipe<T> r;
+  r.rule = rule;
+  r.block = mixprec::block_rowwise(codes.size() + 1);
+  int bad = 0, blocks = 0;
+  for (int sc = rule == mx_block_rule::te_rceil ? 1 : 0; sc <= 254; ++sc) {
+    const double X = std::ldexp(1.0, sc - 127);
+    if (f.max * X > static_cast<double>(std::numeric_limits<float>::max())) continue;
+    std::vector<float> x{static_cast<float>(f.max * X)};
+    for (unsigned c : codes) x.push_back(static_cast<float>(ref::decode(f, c) * X));  // exact
+    const auto t = r.quantize(x.data(), 1, x.size());
+    const auto back = mixprec::block_dequantize(r, t);
+    bad += t.scales[0].bits() != sc;
+    for (std::size_t k = 0; k < codes.size(); ++k) {
+      bad += t.elements[k + 1].bits() != codes[k];
+      bad += !same_f(back[k + 1], x[k + 1]);
+    }
+    ++blocks;
+  }
+  CHECK(bad == 0);
+  CHECK(blocks >= 254 - 128 + f.exp_bits);  // at least the scales up to 2^(127 - emax - 1)
+}
+
+/// Dequantization under every E8M0 code (0xFF included) of every element code.
+template <class T>
+void dequantize_every_scale_code() {
+  const ref::format& f = fmt<T>::f();
+  INFO(std::string(f.name));
+  const unsigned ncodes = 1u << ref::total_bits(f);
+  mixprec::mx_block_recipe<T> r;
+  r.block = mixprec::block_rowwise(ncodes);
+  mixprec::block_scaled_tensor<T, mixprec::float8_e8m0fnu> t;
+  t.rows = 256;
+  t.cols = ncodes;
+  t.block = r.block;
+  for (unsigned sc = 0; sc < 256; ++sc) {
+    t.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(sc)));
+    for (unsigned c = 0; c < ncodes; ++c) t.elements.push_back(T::from_bits(static_cast<typename T::storage_type>(c)));
+  }
+  const auto back = mixprec::block_dequantize(r, t);
+  int bad = 0;
+  for (unsigned sc = 0; sc < 256; ++sc)
+    for (unsigned c = 0; c < ncodes; ++c) {
+      const float want = sc == 255 ? qnan : to_float(ref::decode(f, c) * std::ldexp(1.0, static_cast<int>(sc) - 127));
+      bad += !same_f(back[sc * ncodes + c], want);
+    }
+  CHECK(bad == 0);
+}
+
+/// Blocks whose amax is 0, Inf, NaN, subnormal or FLT_MAX, under both MX rules.
+template <class T>
+void special_blocks() {
+  const ref::format& f = fmt<T>::f();
+  INFO(std::string(f.name));
+  const float fmax = std::numeric_limits<float>::max();
+  const float rcp = static_cast<float>(1.0 / f.max);
+  const std::vector<float> amaxes{0.0f, inf, qnan, 0x1p-140f, 0x1.8p-127f, 0x1p-126f, fmax};
+  for (auto rule : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil}) {
+    mixprec::mx_block_recipe<T> r;
+    r.rule = rule;
+    for (float special : amaxes) {
+      INFO("amax " << special << (rule == mx_block_rule::ocp_floor ? " ocp" : " te"));
+      std::vector<float> x(32);
+      for (std::size_t i = 0; i < 32; ++i) {
+        x[i] = std::isfinite(special) ? special * static_cast<float>(i % 7) / 8.0f * (i % 2 ? -1.0f : 1.0f) : 0.0f;
+      }
+      x[9] = special;
+      x[10] = std::isnan(special) ? 1.0f : x[10];  // NaN block: a finite amax beside it
+      const auto t = r.quantize(x.data(), 1, 32);
+      const auto back = mixprec::block_dequantize(r, t);
+      // The expected scale code.
+      float amax = 0.0f;
+      bool nonfinite = false;
+      for (float v : x) {
+        nonfinite = nonfinite || !std::isfinite(v);
+        if (std::fabs(v) > amax) amax = std::fabs(v);  // NaN never wins
+      }
+      int code;
+      if (rule == mx_block_rule::ocp_floor) {
+        code = nonfinite ? 255 : amax == 0.0f ? 0 : std::max(0, std::ilogb(static_cast<double>(amax)) - std::ilogb(f.max) + 127);
+      } else {
+        const double prod = static_cast<double>(amax * rcp);  // float product, as TE
+        code = prod == 0.0 ? 0 : static_cast<int>(std::lround(std::log2(ref::round(ref::e8m0fnu, prod, mixprec::rounding::upward, sat)))) + 127;
+      }
+      CHECK(static_cast<int>(t.scales[0].bits()) == code);
+      for (std::size_t i = 0; i < 32; ++i) {
+        double p;  // the expected element
+        if (code == 255) {
+          CHECK(std::isnan(back[i]));
+          continue;
+        }
+        if (rule == mx_block_rule::ocp_floor) {
+          p = ref::round(f, std::ldexp(static_cast<double>(x[i]), 127 - code), rne, sat);
+          CHECK(same_f(back[i], to_float(std::ldexp(p, code - 127))));
+        } else {
+          const int k = code == 0 ? 0 : code == 254 ? -127 : 127 - code;
+          p = ref::round(f, std::ldexp(static_cast<double>(x[i]), k), rne, sat);
+          CHECK(same_f(back[i], code == 0 ? to_float(p * 0.0) : to_float(std::ldexp(p, code - 127))));
+        }
+        CHECK(ref::same(static_cast<double>(t.elements[i]), p));
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("MX blocks: every E2M1/E2M3/E3M2/E4M3/E5M2 code under every scale, both rules") {
+  for (auto rule : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil}) {
+    every_code_every_scale<mixprec::float4_e2m1fn>(rule);
+    every_code_every_scale<mixprec::float6_e2m3fn>(rule);
+    every_code_every_scale<mixprec::float6_e3m2fn>(rule);
+    every_code_every_scale<mixprec::float8_e4m3fn>(rule);
+    every_code_every_scale<mixprec::float8_e5m2>(rule);
+  }
+}
+
+TEST_CASE("MX blocks: dequantize under every E8M0 scale code") {
+  dequantize_every_scale_code<mixprec::float4_e2m1fn>();
+  dequantize_every_scale_code<mixprec::float6_e2m3fn>();
+  dequantize_every_scale_code<mixprec::float6_e3m2fn>();
+  dequantize_every_scale_code<mixprec::float8_e4m3fn>();
+  dequantize_every_scale_code<mixprec::float8_e5m2>();
+}
+
+TEST_CASE("MX blocks: zero, Inf, NaN, subnormal and FLT_MAX amax") {
+  special_blocks<mixprec::float4_e2m1fn>();
+  special_blocks<mixprec::float6_e2m3fn>();
+  special_blocks<mixprec::float6_e3m2fn>();
+  special_blocks<mixprec::float8_e4m3fn>();
+  special_blocks<mixprec::float8_e5m2>();
+}
+
+TEST_CASE("NVFP4: dequantize under every UE4M3 scale code") {
+  for (float amax : {1.0f, 2688.0f, 3e-30f}) {
+    mixprec::nvfp4_recipe r;
+    mixprec::block_scaled_tensor<mixprec::float4_e2m1fn, mixprec::float8_e4m3fn> t;
+    t.rows = 127;
+    t.cols = 16;
+    t.block = mixprec::block_rowwise(16);
+    t.tensor_scale = 2688.0f / amax;
+    for (unsigned sc = 0; sc < 127; ++sc) {  // the positive, non-NaN E4M3 codes: UE4M3
+      t.scales.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(sc)));
+      for (unsigned c = 0; c < 16; ++c) t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(c)));
+    }
+    const auto back = mixprec::block_dequantize(r, t);
+    int bad = 0;
+    for (unsigned sc = 0; sc < 127; ++sc)
+      for (unsigned c = 0; c < 16; ++c) {
+        const double want = ref::decode(ref::e2m1fn, c) * ref::decode(ref::e4m3fn, sc) *
+                            static_cast<double>(1.0f / t.tensor_scale);
+        bad += !same_f(back[sc * 16 + c], to_float(want));
+      }
+    CHECK(bad == 0);
+  }
+}
+
+TEST_CASE("block layout: columnwise is rowwise of the transpose; 1D MX equals mx.hpp") {
+  std::mt19937 rng(5);
+  const std::size_t rows = 70, cols = 45;
+  const auto x = random_tensor(rows * cols, 32, rng);
+  std::vector<float> xt(rows * cols);
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) xt[j * rows + i] = x[i * cols + j];
+  mixprec::mx_block_recipe<mixprec::float8_e4m3fn> c{mx_block_rule::te_rceil, mixprec::block_columnwise(32)};
+  mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  const auto tc = c.quantize(x.data(), rows, cols);
+  const auto tr = r.quantize(xt.data(), cols, rows);
+  CHECK(tc.scale_rows() == 3);
+  CHECK(tc.scale_cols() == cols);
+  CHECK(tr.scale_rows() == cols);
+  CHECK(tr.scale_cols() == 3);
+  int bad = 0;
+  for (std::size_t i = 0; i < rows; ++i)
+    for (std::size_t j = 0; j < cols; ++j) {
+      bad += tc.elements[i * cols + j].bits() != tr.elements[j * rows + i].bits();
+      bad += tc.scale_of(i, j).bits() != tr.scale_of(j, i).bits();
+    }
+  CHECK(bad == 0);
+  const auto both = mixprec::te_mxfp8_quantize_both(x.data(), rows, cols);
+  CHECK(both.rowwise.scales.size() == rows * 2);
+  CHECK(both.columnwise.scales == tc.scales);
+  // rows = 1: the same bits as mx.hpp's mx_quantize (OCP; TE where no block has code 0).
+  const std::vector<float> v(x.begin(), x.begin() + 1000);
+  const auto old_ocp = mixprec::mx_quantize<mixprec::float6_e3m2fn>(v);
+  const mixprec::mx_block_recipe<mixprec::float6_e3m2fn> ocp;
+  const auto new_ocp = ocp.quantize(v.data(), 1, v.size());
+  CHECK(old_ocp.scales == new_ocp.scales);
+  for (std::size_t i = 0; i < v.size(); ++i) bad += old_ocp.elements[i].bits() != new_ocp.elements[i].bits();
+  const auto old_te = mixprec::mx_quantize<mixprec::float8_e5m2>(v, mixprec::mx_scale_rule::te_ceil);
+  const auto new_te = mixprec::mx_block_recipe<mixprec::float8_e5m2>{mx_block_rule::te_rceil}.quantize(v.data(), 1, v.size());
+  CHECK(old_te.scales == new_te.scales);
+  for (std::size_t i = 0; i < v.size(); ++i) bad += old_te.elements[i].bits() != new_te.elements[i].bits();
+  CHECK(bad == 0);
+  CHECK(ocp.info().name == "ocp_mx/mxfp6_e3m2");
+  CHECK(ocp.info().scale == "float8_e8m0fnu");
+  CHECK(ocp.info().block == mixprec::block_rowwise(32));
+}
+
+TEST_CASE("block scaling: bad arguments") {
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r;
+  CHECK_THROWS_WITH_AS(r.quantize(nullptr, 2, 2), "mixprec::mx_block_recipe::quantize: null input with a non-zero size",
+                       std::invalid_argument);
+  CHECK(r.quantize(nullptr, 0, 5).elements.empty());
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> z{mx_block_rule::ocp_floor, block_shape{0, 32}};
+  const float one = 1.0f;
+  CHECK_THROWS_AS(z.quantize(&one, 1, 1), std::invalid_argument);
+  auto t = r.quantize(&one, 1, 1);
+  t.scales.push_back(t.scales[0]);
+  CHECK_THROWS_WITH_AS(mixprec::block_dequantize(r, t),
+                       "mixprec::mx_block_recipe::dequantize: elements/scales sizes do not match rows, cols and block",
+                       std::invalid_argument);
+  const mixprec::nvfp4_recipe n;
+  CHECK_THROWS_AS(n.quantize(nullptr, 1, 1), std::invalid_argument);
+  const mixprec::deepseek_fp8_recipe d;
+  CHECK_THROWS_AS(d.quantize(nullptr, 1, 1), std::invalid_argument);
 }
