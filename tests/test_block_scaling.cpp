@@ -697,3 +697,77 @@ TEST_CASE("block scaling: bad arguments") {
   const mixprec::deepseek_fp8_recipe d;
   CHECK_THROWS_AS(d.quantize(nullptr, 1, 1), std::invalid_argument);
 }
+
+TEST_CASE("block scaling: the float roundings that decide ties") {
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  // NVFP4: TE's two element factors, 1 / (S * (1 / S_enc)) and S_enc / S, differ by an ulp on some
+  // blocks; aim x * R at an E2M1 midpoint to find elements they round differently.
+  int nv = 0;
+  for (int k = 0; k < 40000 && nv < 20; ++k) {
+    const float amax = std::ldexp(u(rng), k % 30 - 15);
+    const te_nvfp4_ref rr(amax, false, false), rq(amax, false, true);
+    const float bamax = amax * std::ldexp(u(rng), -3);
+    const float S = rr.block_scale(bamax);
+    if (rr.factor(S) == rq.factor(S)) continue;
+    const float mids[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+    float x = mids[k % 7] / rr.factor(S);
+    for (int s = 0; s < k % 3; ++s) x = std::nextafter(x, k % 2 ? inf : 0.0f);
+    if (rr.element(x, S) == rq.element(x, S)) continue;
+    std::vector<float> y(32, 0.0f);
+    y[0] = amax;
+    y[16] = x;
+    y[17] = bamax;
+    if (std::fabs(x) > bamax) continue;
+    mixprec::nvfp4_recipe a, q;
+    q.factor = mixprec::nvfp4_encode_factor::quotient;
+    const auto ta = a.quantize(y.data(), 1, 32), tq = q.quantize(y.data(), 1, 32);
+    CHECK(static_cast<double>(ta.elements[16]) == rr.element(x, S));
+    CHECK(static_cast<double>(tq.elements[16]) == rq.element(x, S));
+    ++nv;
+  }
+  MESSAGE("NVFP4 elements that TE's two encode factors round differently: " << nv);
+  CHECK(nv > 0);
+  // NVFP4: an infinite amax makes 2688 / amax = 0, and S_enc falls back to 1.
+  std::vector<float> w(16, 1.0f);
+  w[2] = inf;
+  CHECK(mixprec::nvfp4_recipe{}.quantize(w.data(), 1, 16).tensor_scale == 1.0f);
+  // DeepSeek: x / s is rounded to float before E4M3; aim at E4M3 midpoints to find x where the
+  // float quotient is the midpoint (a tie, to even) but the exact quotient is not.
+  int ds = 0;
+  for (int k = 0; k < 40000 && ds < 20; ++k) {
+    const float a = std::ldexp(u(rng), k % 20 - 10);
+    const float s = a / 448.0f;
+    const float m = std::ldexp(1.0f + (2.0f * static_cast<float>(k % 8) + 1.0f) / 16.0f, k % 9 - 1);
+    float x = m * s;
+    for (int st = 0; st < k % 3; ++st) x = std::nextafter(x, k % 2 ? inf : 0.0f);
+    if (x > a) continue;
+    const double via_float = ref::round(ref::e4m3fn, static_cast<double>(x / s), rne, sat);
+    const double exact = ref::round(ref::e4m3fn, static_cast<double>(x) / static_cast<double>(s), rne, sat);
+    if (via_float == exact) continue;
+    std::vector<float> y(128, 0.0f);
+    y[0] = a;
+    y[1] = x;
+    const auto t = mixprec::deepseek_fp8_recipe{}.quantize(y.data(), 1, 128);
+    REQUIRE(t.scales[0] == s);
+    CHECK(static_cast<double>(t.elements[1]) == via_float);
+    ++ds;
+  }
+  MESSAGE("DeepSeek elements where the float quotient and the exact one round differently: " << ds);
+  CHECK(ds > 0);
+  // MX ceil_pow2: the smallest non-zero mantissa rounds the exponent up; MXINT8 ties go to even.
+  std::vector<float> c(32, 0.0f);
+  c[0] = 1.0f + 0x1p-23f;
+  CHECK(mixprec::mx_block_recipe<mixprec::float8_e4m3fn>{mx_block_rule::ceil_pow2}.quantize(c.data(), 1, 32).scales[0].bits() ==
+        127 + 1 - 8);
+  CHECK(mixprec::mx_block_recipe<mixprec::float8_e4m3fn>{mx_block_rule::ocp_floor}.quantize(c.data(), 1, 32).scales[0].bits() ==
+        127 - 8);
+  c[0] = 1.0f;  // X = 1
+  c[1] = 2.5f / 64.0f;
+  c[2] = 3.5f / 64.0f;
+  c[3] = -2.5f / 64.0f;
+  const auto i8 = mixprec::mx_block_recipe<mixprec::mxint8>{}.quantize(c.data(), 1, 32);
+  CHECK(i8.elements[1].code == 2);
+  CHECK(i8.elements[2].code == 4);
+  CHECK(i8.elements[3].code == -2);
+}
