@@ -47,14 +47,48 @@ std::vector<float> ref_fp32(const TA& a, const TB& b, std::size_t chunk, float g
           s += static_cast<float>(a.elements[i * k + kk]) * static_cast<float>(b.elements[kk * n + j]);
         }
         const float sab = static_cast<float>(a.scale_of(i, k0)) * static_cast<float>(b.scale_of(k0, j));
-        acc += s * sab;
+        const float v = s * sab;  // its own statement: no contraction into an FMA
+        acc += v;
       }
       c[i * n + j] = acc * g;
     }
   return c;
 }
 
+/// A 1 x K row and a K x 1 column of ones, unit scales, one K block.
+template <class E>
+std::vector<float> dot_ones(const std::vector<float>& row, block_gemm_options o) {
+  const std::size_t k = row.size();
+  mixprec::block_scaled_tensor<E, float> a, b;
+  a.rows = 1;
+  a.cols = k;
+  a.block = mixprec::block_rowwise(k);
+  b.rows = k;
+  b.cols = 1;
+  b.block = mixprec::block_columnwise(k);
+  for (float v : row) {
+    a.elements.push_back(E(v));
+    b.elements.push_back(E(1.0f));
+  }
+  a.scales = {1.0f};
+  b.scales = {1.0f};
+  return mixprec::block_scaled_gemm(a, b, o);
+}
+
 }  // namespace
+
+TEST_CASE("block-scaled GEMM, truncated accumulator: the sum and the running accumulator are truncated") {
+  block_gemm_options o;
+  // 1.875 * 3 = 5.625 = 101.101b: kept to 3 bits below its leading bit, 5.5.
+  o.acc = block_accumulator::truncated(3, 3);
+  CHECK(dot_ones<mixprec::float8_e4m3fn>({1.875f, 1.875f, 1.875f}, o)[0] == 5.5f);
+  o.acc = block_accumulator::fp32();
+  CHECK(dot_ones<mixprec::float8_e4m3fn>({1.875f, 1.875f, 1.875f}, o)[0] == 5.625f);
+  // Groups [1024, 3], [3, 3] with 8 bits: the accumulator's exponent sets the grid (4), so the
+  // second group's 3s are dropped: 1024 (aligning to the products alone would keep 1030 -> 1028).
+  o.acc = block_accumulator::truncated(8, 2);
+  CHECK(dot_ones<mixprec::float8_e5m2>({1024.0f, 3.0f, 3.0f, 3.0f}, o)[0] == 1024.0f);
+}
 
 TEST_CASE("block-scaled GEMM, FP32 accumulator: MXFP8, NVFP4, DeepSeek FP8 against plain float") {
   std::mt19937 rng(1);
