@@ -15,7 +15,9 @@
 //              amax * float(1 / max_elem) rounded UP (exponent + 1 when the mantissa is not 0,
 //              saturating at 2^127); amax folds with fmax (NaN ignored, Inf gives code 0xFE).
 //              P = RNE-satfinite(x * R) with R = 2^(127 - code), but R = 1 for code 0 and
-//              2^-127 for code 0xFE (TE's exp2f_rcp); code 0 dequantizes to 0 (TE). Rowwise
+//              2^-127 for code 0xFE (TE's exp2f_rcp with exp2f, as torchao RCEIL; TE's newer
+//              bit-built reciprocal is 0 there, which turns an Inf element into NaN); code 0
+//              dequantizes to 0 (TE). Rowwise
 //              1x32 and columnwise 32x1 are quantized separately from the same input
 //              (te_mxfp8_quantize_both).
 //   ceil_pow2  s = E - 127 + (mantissa != 0) - emax_elem, E amax's exponent field (torchao
