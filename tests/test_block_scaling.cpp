@@ -771,3 +771,85 @@ TEST_CASE("block scaling: the float roundings that decide ties") {
   CHECK(i8.elements[2].code == 4);
   CHECK(i8.elements[3].code == -2);
 }
+
+TEST_CASE("NVFP4 random Hadamard transform") {
+  // Sylvester's construction, written independently: H1 = [1], H2n = [[H, H], [H, -H]].
+  std::vector<std::vector<int>> h{{1}};
+  while (h.size() < 16) {
+    const std::size_t n = h.size();
+    std::vector<std::vector<int>> g(2 * n, std::vector<int>(2 * n));
+    for (std::size_t i = 0; i < n; ++i)
+      for (std::size_t j = 0; j < n; ++j) {
+        g[i][j] = g[i][j + n] = g[i + n][j] = h[i][j];
+        g[i + n][j + n] = -h[i][j];
+      }
+    h = g;
+  }
+  std::mt19937 rng(13);
+  const std::size_t rows = 32, cols = 48;
+  const auto x = random_tensor(rows * cols, 16, rng, -10, 10);
+  const std::uint16_t signs = 0xA5C3;
+  for (block_shape b : {mixprec::block_rowwise(16), mixprec::block_columnwise(16)}) {
+    const auto y = mixprec::hadamard16_transform(x.data(), rows, cols, b, signs);
+    const auto back = mixprec::hadamard16_inverse(y.data(), rows, cols, b, signs);
+    int bad = 0;
+    double worst = 0.0;
+    const bool along_rows = b.rows == 1;
+    const std::size_t lines = along_rows ? rows : cols, len = along_rows ? cols : rows;
+    for (std::size_t l = 0; l < lines; ++l)
+      for (std::size_t b0 = 0; b0 < len; b0 += 16) {
+        auto at = [&](std::size_t t) { return along_rows ? l * cols + t : t * cols + l; };
+        double norm = 0.0;
+        for (std::size_t j = 0; j < 16 && b0 + j < len; ++j) norm = std::fmax(norm, std::fabs(static_cast<double>(x[at(b0 + j)])));
+        for (std::size_t i = 0; i < 16 && b0 + i < len; ++i) {
+          double s = 0.0;  // exact: the block's values span less than 2^25
+          for (std::size_t j = 0; j < 16 && b0 + j < len; ++j) {
+            const double v = static_cast<double>(x[at(b0 + j)]) * (((signs >> j) & 1u) ? -1.0 : 1.0);
+            s += h[i][j] * v;
+          }
+          bad += !same_f(y[at(b0 + i)], static_cast<float>(s / 4.0)) && !(y[at(b0 + i)] == 0.0f && s == 0.0);
+          worst = std::fmax(worst, std::fabs(static_cast<double>(back[at(b0 + i)] - x[at(b0 + i)])) / norm);
+        }
+      }
+    CHECK(bad == 0);
+    CHECK(worst < 0x1p-20);
+    // The recipe with the option is the recipe on the transformed tensor.
+    mixprec::nvfp4_recipe r, plain;
+    r.hadamard = true;
+    r.hadamard_signs = signs;
+    r.block = plain.block = b;
+    const auto t1 = r.quantize(x.data(), rows, cols), t2 = plain.quantize(y.data(), rows, cols);
+    CHECK(t1.scales == t2.scales);
+    for (std::size_t k = 0; k < t1.elements.size(); ++k) bad += t1.elements[k].bits() != t2.elements[k].bits();
+    CHECK(bad == 0);
+    CHECK(r.info().name == "nvfp4/te/rht");
+  }
+  // All ones, no sign flips: (4, 0, ..., 0); e_3 with bit 3 set: the negated column 3 over 4.
+  std::vector<float> ones(16, 1.0f), e3(16, 0.0f);
+  e3[3] = 1.0f;
+  const auto y1 = mixprec::hadamard16_transform(ones.data(), 1, 16, mixprec::block_rowwise(16), 0);
+  CHECK(y1[0] == 4.0f);
+  for (std::size_t i = 1; i < 16; ++i) CHECK(y1[i] == 0.0f);
+  const auto y3 = mixprec::hadamard16_transform(e3.data(), 1, 16, mixprec::block_rowwise(16), 0x0008);
+  for (std::size_t i = 0; i < 16; ++i) CHECK(y3[i] == -0.25f * static_cast<float>(h[i][3]));
+  // A GEMM of two operands transformed along K with the same signs is the original product.
+  const std::size_t m = 3, k = 32, n = 2;
+  const auto a = random_tensor(m * k, 16, rng, -2, 2), w = random_tensor(k * n, 16, rng, -2, 2);
+  const auto ta = mixprec::hadamard16_transform(a.data(), m, k, mixprec::block_rowwise(16), signs);
+  const auto tw = mixprec::hadamard16_transform(w.data(), k, n, mixprec::block_columnwise(16), signs);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      double p = 0.0, q = 0.0, mag = 0.0;
+      for (std::size_t kk = 0; kk < k; ++kk) {
+        p += static_cast<double>(a[i * k + kk]) * static_cast<double>(w[kk * n + j]);
+        q += static_cast<double>(ta[i * k + kk]) * static_cast<double>(tw[kk * n + j]);
+        mag += std::fabs(static_cast<double>(a[i * k + kk]) * static_cast<double>(w[kk * n + j]));
+      }
+      CHECK(std::fabs(p - q) <= 1e-6 * mag);
+    }
+  mixprec::nvfp4_recipe r2d;
+  r2d.hadamard = true;
+  r2d.block = block_shape{16, 16};
+  CHECK_THROWS_AS(r2d.quantize(ones.data(), 1, 16), std::invalid_argument);
+  CHECK_THROWS_AS(mixprec::hadamard16_transform(ones.data(), 2, 8, mixprec::block_rowwise(16), 0), std::invalid_argument);
+}

@@ -42,7 +42,10 @@
 
 #include "block_scaling.hpp"
 #include "block_scaling_mx.hpp"
+#include "block_scaling_nvfp4.hpp"
+#include "detail/bits.hpp"
 #include "round_to.hpp"
+#include "types.hpp"
 
 namespace mixprec {
 
@@ -79,14 +82,14 @@ inline double trunc_to(double v, int e) noexcept { return std::ldexp(std::trunc(
 
 /// One step of the truncated model: acc and the terms aligned to their largest exponent.
 inline double truncated_group(double acc, const double* p, std::size_t n, int bits) noexcept {
-  int emax = acc != 0.0 ? std::ilogb(acc) : -100000;
+  int emax = !exact_eq(acc, 0.0) ? std::ilogb(acc) : -100000;
   for (std::size_t i = 0; i < n; ++i)
-    if (p[i] != 0.0 && std::ilogb(p[i]) > emax) emax = std::ilogb(p[i]);
+    if (!exact_eq(p[i], 0.0) && std::ilogb(p[i]) > emax) emax = std::ilogb(p[i]);
   if (emax == -100000) return acc;
   const int q = emax - bits;
   double s = trunc_to(acc, q);
   for (std::size_t i = 0; i < n; ++i) s += trunc_to(p[i], q);  // exact: multiples of 2^q below 2^(emax+6)
-  if (s == 0.0) return 0.0;
+  if (exact_eq(s, 0.0)) return 0.0;
   return trunc_to(s, std::ilogb(s) - bits);
 }
 

@@ -22,6 +22,14 @@
 //   torchao_single  torchao without a per-tensor scale: S = E4M3(clamp(b / 6, 2^-6, 448)),
 //              R = 1 / float(S), P = E2M1(clamp(x * R, -6, 6)); dequantize float(P * float(S)).
 // Blocks: block_rowwise(16) (1D, default), block_columnwise(16), or {16, 16} (TE's 2D weights).
+// Random Hadamard transform (hadamard = true; 1D blocks of 16 only, the length along them a
+// multiple of 16, else std::invalid_argument): before quantizing, each block
+// of 16 values x along the block's direction becomes y = (1/4) H16 D x (H16 Sylvester's 16 x 16
+// +-1 matrix, D = diag(-1 where bit j of hadamard_signs is set)), each y_i the double sum rounded
+// once to float (exact when the block's non-zero |x| are within 2^25 of each other). TE applies
+// it to the wgrad GEMM's operands with a fixed random sign vector: pass that as hadamard_signs.
+// Dequantize then gives the transformed values; hadamard16_inverse maps them back, and a GEMM of
+// two operands transformed along K with the same signs needs no inverse (H D is orthogonal).
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
 #ifndef MIXPREC_BLOCK_SCALING_NVFP4_HPP
@@ -37,7 +45,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "block_scaling.hpp"
 #include "round_to.hpp"
@@ -49,6 +59,68 @@ namespace mixprec {
 enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
 /// How TE's element encode factor R is computed (see the header comment).
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
+
+namespace detail {
+/// Entry (i, j) of Sylvester's 16 x 16 Hadamard matrix: (-1)^popcount(i & j).
+constexpr int hadamard16(unsigned i, unsigned j) noexcept {
+  unsigned v = i & j, p = 0;
+  for (; v != 0; v &= v - 1) p ^= 1u;
+  return p != 0 ? -1 : 1;
+}
+/// y = (1/4) H16 D x (inverse = false) or x = D (1/4) H16 y (inverse = true) on every block of 16
+/// along rows (along = 0) or columns (along = 1); the length along them is a multiple of 16.
+inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std::size_t cols, int along,
+                             std::uint16_t signs, bool inverse) {
+  const std::size_t lines = along == 0 ? rows : cols, len = along == 0 ? cols : rows;
+  for (std::size_t l = 0; l < lines; ++l)
+    for (std::size_t b = 0; b < len; b += 16) {
+      double x[16] = {};
+      auto at = [&](std::size_t t) { return along == 0 ? l * cols + t : t * cols + l; };
+      for (unsigned j = 0; j < 16 && b + j < len; ++j) {
+        x[j] = static_cast<double>(in[at(b + j)]);
+        if (!inverse && ((signs >> j) & 1u) != 0) x[j] = -x[j];
+      }
+      for (unsigned i = 0; i < 16 && b + i < len; ++i) {
+        double s = 0.0;
+        for (unsigned j = 0; j < 16; ++j) s += hadamard16(i, j) > 0 ? x[j] : -x[j];
+        s *= 0.25;
+        if (inverse && ((signs >> i) & 1u) != 0) s = -s;
+        out[at(b + i)] = round_to<float>(s);
+      }
+    }
+}
+}  // namespace detail
+
+/// The random Hadamard transform of nvfp4_recipe (see the header comment), as a function: block
+/// holds 16 values along rows (block_rowwise(16)) or columns (block_columnwise(16)).
+inline std::vector<float> hadamard16_transform(const float* in, std::size_t rows, std::size_t cols, block_shape block,
+                                               std::uint16_t signs) {
+  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
+    throw std::invalid_argument("mixprec::hadamard16_transform: blocks must be 1x16 or 16x1");
+  }
+  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_transform: null input");
+  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
+    throw std::invalid_argument("mixprec::hadamard16_transform: the length along the blocks must be a multiple of 16");
+  }
+  std::vector<float> out(rows * cols);
+  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, false);
+  return out;
+}
+
+/// The inverse of hadamard16_transform (each value rounded once to float from the double sum).
+inline std::vector<float> hadamard16_inverse(const float* in, std::size_t rows, std::size_t cols, block_shape block,
+                                             std::uint16_t signs) {
+  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
+    throw std::invalid_argument("mixprec::hadamard16_inverse: blocks must be 1x16 or 16x1");
+  }
+  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_inverse: null input");
+  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
+    throw std::invalid_argument("mixprec::hadamard16_inverse: the length along the blocks must be a multiple of 16");
+  }
+  std::vector<float> out(rows * cols);
+  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, true);
+  return out;
+}
 
 namespace detail {
 inline float f32_mul(float a, float b) noexcept { return round_to<float>(static_cast<double>(a) * static_cast<double>(b)); }
@@ -69,6 +141,8 @@ struct nvfp4_recipe {
   block_shape block = block_rowwise(16);
   bool stochastic = false;
   std::uint64_t seed = 0;
+  bool hadamard = false;
+  std::uint16_t hadamard_signs = 0;
 
   recipe_info info() const {
     const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single"};
@@ -82,6 +156,7 @@ struct nvfp4_recipe {
       if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
       if (stochastic) name += "/sr";
     }
+    if (hadamard) name += "/rht";
     return recipe_info{name,  "float4_e2m1fn", "ue4m3", block, order != nvfp4_order::torchao_single,
                        stochastic && (order == nvfp4_order::te || order == nvfp4_order::te_legacy), rules[o]};
   }
@@ -97,6 +172,11 @@ struct nvfp4_recipe {
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_e4m3fn>("mixprec::nvfp4_recipe::quantize", in,
                                                                              rows, cols, block);
+    std::vector<float> transformed;
+    if (hadamard) {
+      transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
+      in = transformed.data();
+    }
     const float amax = detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
     const float rcp6 = round_to<float>(1.0 / 6.0);
