@@ -12,6 +12,8 @@
 // Layers (each uses only those above it and the core):
 //   loss_scale.hpp, grad_scaler.hpp     loss scaling: presets, GradScaler, JSON state dicts
 //   fp8_scaling.hpp, mx.hpp             FP8 delayed/current scaling, MX block quantization
+//   block_scaling*.hpp                  block-scaling recipes: MX, NVFP4, DeepSeek/TE FP8 blocks
+//   block_scaled_gemm.hpp               GEMM on block-scaled operands, accumulator models
 //   cast_result.hpp                     run-time-typed conversions
 //   autocast_ops.hpp, autocast.hpp      autocast: PyTorch's op tables, thread-local scopes
 //   precision_policy.hpp                jmp / Keras / Apex precision policies
@@ -29,6 +31,11 @@
 #include "grad_scaler.hpp"
 #include "fp8_scaling.hpp"
 #include "mx.hpp"
+#include "block_scaling.hpp"
+#include "block_scaling_mx.hpp"
+#include "block_scaling_nvfp4.hpp"
+#include "block_scaling_fp8.hpp"
+#include "block_scaled_gemm.hpp"
 #include "cast_result.hpp"
 #include "autocast_ops.hpp"
 #include "autocast.hpp"

@@ -1,0 +1,170 @@
+// SPDX-License-Identifier: MIT
+// mixprec/block_scaled_gemm.hpp — C = A B on block-scaled operands (block_scaling.hpp), with an
+// accumulator model for the products of quantized elements and an FP32 promotion interval.
+//
+// A is M x K quantized with blocks {bm, kb} (activations: block_rowwise(kb)), B is K x N with
+// blocks {kb, bn} (weights as TE stores them for the GEMM: block_columnwise(kb), or {kb, kb} 2D
+// tiles). For every C element, K runs in chunks of `promotion` (default kb; it must divide kb):
+//   partial = the dot of the chunk's elements P_a * P_b in the accumulator model (element units);
+//   c = float(c + float(partial * float(s_a * s_b)))    FP32, in K order (as DeepGEMM's
+//                                                       final_accum += scale_a * scale_b * accum)
+// then C = float(c * float(g_a * g_b)) with the per-tensor decode factors g (NVFP4: 1 / S_enc;
+// 1 for MX and FP8 blocks), as cuBLAS applies NVFP4's alpha. Scales decode as their format's value
+// (E8M0 code 0 is 2^-127, 0xFF is NaN).
+//
+// Accumulator models (products P_a * P_b are exact: at most 16 significant bits):
+//   fp32       acc = float(acc + p) for each product in K order, round to nearest even.
+//   truncated  MODELLED on published measurements, not a documented datapath: products are
+//              added in groups of `group`; each product and the running acc are aligned to the
+//              largest exponent among them and truncated (toward zero) to `mantissa_bits` bits
+//              below that exponent's leading bit, summed exactly, and acc keeps the sum
+//              truncated to mantissa_bits fraction bits. Published: Hopper FP8 MMA keeps about
+//              13-14 bits (DeepSeek-V3 §3.5.2; SageAttention2 calls it FP22, 1/8/13), B200
+//              f8f6f4 about 25 (DeepGEMM#176); the grouping and alignment of acc are the model.
+//   mixprec::block_gemm_options o;
+//   o.acc = mixprec::block_accumulator::truncated(13, 4);
+//   o.promotion = 128;                                         // DeepGEMM: FP32 every 128 K
+//   std::vector<float> c = mixprec::block_scaled_gemm(a, b, o);
+#ifndef MIXPREC_BLOCK_SCALED_GEMM_HPP
+#define MIXPREC_BLOCK_SCALED_GEMM_HPP
+
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/block_scaled_gemm.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <stdexcept>
+#include <type_traits>
+#include <vector>
+
+#include "block_scaling.hpp"
+#include "block_scaling_mx.hpp"
+#include "block_scaling_nvfp4.hpp"
+#include "detail/bits.hpp"
+#include "round_to.hpp"
+#include "types.hpp"
+
+namespace mixprec {
+
+/// The accumulator model of the per-chunk dot (see the header comment).
+struct block_accumulator {
+  enum class kind : unsigned char { fp32, truncated };
+  kind model = kind::fp32;
+  int mantissa_bits = 23;
+  std::size_t group = 1;
+
+  static constexpr block_accumulator fp32() noexcept { return block_accumulator{}; }
+  static constexpr block_accumulator truncated(int bits, std::size_t group_size) noexcept {
+    return block_accumulator{kind::truncated, bits, group_size};
+  }
+};
+
+/// Options of block_scaled_gemm.
+struct block_gemm_options {
+  block_accumulator acc;
+  /// K elements accumulated in the model before promotion to FP32; 0 = the K block size.
+  std::size_t promotion = 0;
+};
+
+namespace detail {
+
+template <class T>
+double element_value(const T& x) noexcept {
+  return static_cast<double>(x);
+}
+inline double element_value(const mxint8& x) noexcept { return x.value(); }
+
+/// v truncated toward zero to a multiple of 2^e (exact: |v| / 2^e < 2^53 by the callers).
+inline double trunc_to(double v, int e) noexcept { return std::ldexp(std::trunc(std::ldexp(v, -e)), e); }
+
+/// One step of the truncated model: acc and the terms aligned to their largest exponent.
+inline double truncated_group(double acc, const double* p, std::size_t n, int bits) noexcept {
+  int emax = !exact_eq(acc, 0.0) ? std::ilogb(acc) : -100000;
+  for (std::size_t i = 0; i < n; ++i)
+    if (!exact_eq(p[i], 0.0) && std::ilogb(p[i]) > emax) emax = std::ilogb(p[i]);
+  if (emax == -100000) return acc;
+  const int q = emax - bits;
+  double s = trunc_to(acc, q);
+  for (std::size_t i = 0; i < n; ++i) s += trunc_to(p[i], q);  // exact: multiples of 2^q below 2^(emax+6)
+  if (exact_eq(s, 0.0)) return 0.0;
+  return trunc_to(s, std::ilogb(s) - bits);
+}
+
+template <class T>
+float global_decode(const T&) noexcept {
+  return 1.0f;
+}
+inline float global_decode(const block_scaled_tensor<float4_e2m1fn, float8_e4m3fn>& t) noexcept {
+  return 1.0f / t.tensor_scale;  // TE's S_dec = 1 / S_enc
+}
+
+}  // namespace detail
+
+/// C (M x N, row-major floats) = A B for block-scaled A (M x K) and B (K x N); see the header
+/// comment. Throws std::invalid_argument when K or the K block sizes differ, or the promotion
+/// interval does not divide the K block size. For torchao-order NVFP4 pass a_global/b_global
+/// (its per-tensor scale pts), since the default takes tensor_scale as TE's S_enc.
+template <class EA, class SA, class EB, class SB>
+std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b,
+                                     const block_gemm_options& opt = {}, float a_global = 0.0f,
+                                     float b_global = 0.0f) {
+  detail::check_block_tensor("mixprec::block_scaled_gemm (A)", a, &a);
+  detail::check_block_tensor("mixprec::block_scaled_gemm (B)", b, &b);
+  if (a.cols != b.rows) throw std::invalid_argument("mixprec::block_scaled_gemm: A's columns must equal B's rows");
+  const std::size_t kb = a.block.cols;
+  if (b.block.rows != kb) {
+    throw std::invalid_argument("mixprec::block_scaled_gemm: A's block columns must equal B's block rows (the K block)");
+  }
+  const std::size_t chunk = opt.promotion == 0 ? kb : opt.promotion;
+  if (kb % chunk != 0) {
+    throw std::invalid_argument("mixprec::block_scaled_gemm: the promotion interval must divide the K block size");
+  }
+  if (opt.acc.model == block_accumulator::kind::truncated &&
+      (opt.acc.mantissa_bits < 1 || opt.acc.mantissa_bits > 40 || opt.acc.group < 1 || opt.acc.group > 64)) {
+    throw std::invalid_argument("mixprec::block_scaled_gemm: truncated model needs mantissa_bits in [1, 40], group in [1, 64]");
+  }
+  const float ga = a_global > 0.0f ? a_global : detail::global_decode(a);
+  const float gb = b_global > 0.0f ? b_global : detail::global_decode(b);
+  const float g = round_to<float>(static_cast<double>(ga) * static_cast<double>(gb));
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  std::vector<float> c(m * n, 0.0f);
+  std::vector<double> pa(k);
+  double p[64];
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t kk = 0; kk < k; ++kk) pa[kk] = detail::element_value(a.elements[i * k + kk]);
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc32 = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+        double partial = 0.0;
+        if (opt.acc.model == block_accumulator::kind::fp32) {
+          float s = 0.0f;
+          for (std::size_t kk = k0; kk < k1; ++kk) {
+            // Exact product; the double sum is exact too (a float plus a product of at most 16
+            // significant bits that is not far below it), so this is one float rounding.
+            s = round_to<float>(static_cast<double>(s) + pa[kk] * detail::element_value(b.elements[kk * n + j]));
+          }
+          partial = static_cast<double>(s);
+        } else {
+          for (std::size_t g0 = k0; g0 < k1; g0 += opt.acc.group) {
+            const std::size_t g1 = k1 - g0 < opt.acc.group ? k1 : g0 + opt.acc.group;
+            for (std::size_t kk = g0; kk < g1; ++kk) p[kk - g0] = pa[kk] * detail::element_value(b.elements[kk * n + j]);
+            partial = detail::truncated_group(partial, p, g1 - g0, opt.acc.mantissa_bits);
+          }
+        }
+        const float sab = round_to<float>(static_cast<double>(a.scale_of(i, k0)) * static_cast<double>(b.scale_of(k0, j)));
+        const float v = round_to<float>(static_cast<double>(round_to<float>(partial)) * static_cast<double>(sab));
+        acc32 = round_to<float>(static_cast<double>(acc32) + static_cast<double>(v));
+      }
+      c[i * n + j] = round_to<float>(static_cast<double>(acc32) * static_cast<double>(g));
+    }
+  }
+  return c;
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_BLOCK_SCALED_GEMM_HPP

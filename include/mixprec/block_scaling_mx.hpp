@@ -1,0 +1,258 @@
+// SPDX-License-Identifier: MIT
+// mixprec/block_scaling_mx.hpp — MX recipes on the block-scaling interface (block_scaling.hpp):
+// E8M0 scale X = 2^s per block, elements P = x / X in an MX element format, value = X * P.
+//
+// Elements: float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
+// float4_e2m1fn (MXFP4), mxint8 (MXINT8: int8 code c, value c * 2^-6). emax_elem = 8, 15, 2, 4,
+// 2, 0. Blocks: block_rowwise(32) (default), block_columnwise(32), or any shape.
+//
+// Rules (amax = max |x| of the block; floor/ceil/round act on the float's exponent bits):
+//   ocp_floor  OCP MX v1.0 6.3: s = floor(log2 amax) - emax_elem, clamped to [-127, 127]; an
+//              all-zero block gets 2^-127; a block holding Inf or NaN gets the NaN scale 0xFF
+//              and dequantizes to NaN. P = RNE(x / X), finite overflow clamped to +-max
+//              (MXINT8: c = RNE(64 x / X) clamped to +-127).
+//   te_rceil   Transformer Engine MXFP8BlockScaling: code = E8M0 of the float product
+//              amax * float(1 / max_elem) rounded UP (exponent + 1 when the mantissa is not 0,
+//              saturating at 2^127); amax folds with fmax (NaN ignored, Inf gives code 0xFE).
+//              P = RNE-satfinite(x * R) with R = 2^(127 - code), but R = 1 for code 0 and
+//              2^-127 for code 0xFE (TE's exp2f_rcp with exp2f, as torchao RCEIL; TE's newer
+//              bit-built reciprocal is 0 there, which turns an Inf element into NaN); code 0
+//              dequantizes to 0 (TE). Rowwise
+//              1x32 and columnwise 32x1 are quantized separately from the same input
+//              (te_mxfp8_quantize_both).
+//   ceil_pow2  s = E - 127 + (mantissa != 0) - emax_elem, E amax's exponent field (torchao
+//              ScaleCalculationMode.CEIL); specials and elements as ocp_floor.
+//   even       s = E' - 127 - emax_elem, E' the exponent field of amax's bits plus half an ulp
+//              of the element's mantissa width (torchao EVEN); specials, elements as ocp_floor.
+// Dequantize: X * P rounded once to float; NaN where the scale is 0xFF.
+// mx.hpp's mx_quantize (1D) is this recipe with rows = 1 and rule ocp_floor or te_ceil, except
+// te_rceil's code-0/0xFE reciprocals above.
+//   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
+//   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
+#ifndef MIXPREC_BLOCK_SCALING_MX_HPP
+#define MIXPREC_BLOCK_SCALING_MX_HPP
+
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/block_scaling_mx.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <type_traits>
+
+#include "block_scaling.hpp"
+#include "mx.hpp"
+#include "round_to.hpp"
+#include "types.hpp"
+
+namespace mixprec {
+
+/// MXINT8's element: an int8 code c with value c * 2^-6 (OCP MX v1.0 5.4).
+struct mxint8 {
+  std::int8_t code = 0;
+  /// The value c / 64.
+  constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
+};
+
+/// The MX block scale rules (see the header comment).
+enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even };
+
+namespace detail {
+
+template <class Elem>
+struct mx_elem;
+template <class T>
+struct mx_elem_float {
+  static constexpr int emax = float_traits<T>::format_type::emax;
+  static constexpr int man_bits = float_traits<T>::format_type::mantissa_bits;
+  static double max() { return static_cast<double>(detail::max_value<T>()); }
+  static T encode(double v) { return round_to<T>(v, rounding::nearest_even, overflow::saturate); }
+  static T nan() { return detail::quiet_nan<T>(); }
+  static double decode(T p) { return static_cast<double>(p); }
+};
+template <>
+struct mx_elem<float8_e4m3fn> : mx_elem_float<float8_e4m3fn> {
+  static const char* name() { return "mxfp8_e4m3"; }
+  static const char* format() { return "float8_e4m3fn"; }
+};
+template <>
+struct mx_elem<float8_e5m2> : mx_elem_float<float8_e5m2> {
+  static const char* name() { return "mxfp8_e5m2"; }
+  static const char* format() { return "float8_e5m2"; }
+};
+template <>
+struct mx_elem<float6_e2m3fn> : mx_elem_float<float6_e2m3fn> {
+  static const char* name() { return "mxfp6_e2m3"; }
+  static const char* format() { return "float6_e2m3fn"; }
+};
+template <>
+struct mx_elem<float6_e3m2fn> : mx_elem_float<float6_e3m2fn> {
+  static const char* name() { return "mxfp6_e3m2"; }
+  static const char* format() { return "float6_e3m2fn"; }
+};
+template <>
+struct mx_elem<float4_e2m1fn> : mx_elem_float<float4_e2m1fn> {
+  static const char* name() { return "mxfp4_e2m1"; }
+  static const char* format() { return "float4_e2m1fn"; }
+};
+template <>
+struct mx_elem<mxint8> {
+  static constexpr int emax = 0;
+  static constexpr int man_bits = 6;
+  static const char* name() { return "mxint8"; }
+  static const char* format() { return "int8 * 2^-6"; }
+  static double max() { return 127.0 / 64.0; }
+  static mxint8 encode(double v) {
+    // v * 64 is exact; nearest-even to an integer, clamped to +-127 (OCP: symmetric range).
+    double c = std::nearbyint(v * 64.0);  // the default rounding mode is to-nearest-even
+    if (std::isnan(c)) c = 0.0;
+    c = c > 127.0 ? 127.0 : c < -127.0 ? -127.0 : c;
+    return mxint8{static_cast<std::int8_t>(c)};
+  }
+  static mxint8 nan() { return mxint8{0}; }
+  static double decode(mxint8 p) { return p.value(); }
+};
+
+/// The biased exponent field of a float (0 for zero and subnormals, 255 for Inf/NaN).
+inline int float_exp_field(float a) noexcept { return static_cast<int>((bit_cast<std::uint32_t>(a) >> 23) & 0xFFu); }
+
+}  // namespace detail
+
+/// An MX recipe: element type Elem, rule, block shape (see the header comment).
+template <class Elem>
+struct mx_block_recipe {
+  using element_type = Elem;
+  using scale_type = float8_e8m0fnu;
+  using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;
+
+  mx_block_rule rule = mx_block_rule::ocp_floor;
+  block_shape block = block_rowwise(mx_block_size);
+  /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
+  /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.
+  bool torchao_min_normal_divisor = false;
+
+  recipe_info info() const {
+    using E = detail::mx_elem<Elem>;
+    const char* family = rule == mx_block_rule::ocp_floor  ? "ocp_mx"
+                         : rule == mx_block_rule::te_rceil ? "te_mx"
+                         : rule == mx_block_rule::ceil_pow2 ? "mx_ceil"
+                                                           : "mx_even";
+    const char* r = rule == mx_block_rule::ocp_floor  ? "X = 2^(floor(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
+                    : rule == mx_block_rule::te_rceil ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax"
+                    : rule == mx_block_rule::ceil_pow2
+                        ? "X = 2^(ceil(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
+                        : "X = 2^(floor(log2 RNE_m(amax)) - emax_elem); Inf/NaN block: NaN scale";
+    return recipe_info{std::string(family) + "/" + E::name() + (torchao_min_normal_divisor ? "/torchao_code0" : ""), E::format(), "float8_e8m0fnu", block, false, false, r};
+  }
+
+  /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
+  std::uint8_t scale_code(float amax) const noexcept {
+    using E = detail::mx_elem<Elem>;
+    if (rule == mx_block_rule::te_rceil) {
+      const float rcp = round_to<float>(1.0 / E::max());
+      return detail::te_float_to_e8m0(round_to<float>(static_cast<double>(amax) * static_cast<double>(rcp)));
+    }
+    if (!std::isfinite(amax)) return 0xFF;
+    float a = std::fabs(amax);
+    if (detail::exact_eq(a, 0.0f)) return 0x00;
+    const std::uint32_t b = detail::bit_cast<std::uint32_t>(a);
+    int s;
+    if (rule == mx_block_rule::ocp_floor) {
+      s = detail::floor_log2(a) - E::emax;
+    } else if (rule == mx_block_rule::ceil_pow2) {
+      s = detail::float_exp_field(a) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0) - E::emax;
+    } else {
+      // amax's significand rounded to the element's mantissa width by adding half its ulp to
+      // the bits and masking the exponent (torchao's EVEN), then floor.
+      const std::uint32_t r = (b + (1u << (23 - E::man_bits - 1))) & 0x7F800000u;
+      s = static_cast<int>(r >> 23) - 127 - E::emax;
+    }
+    if (s < -127) s = -127;
+    if (s > 127) s = 127;
+    return static_cast<std::uint8_t>(s + 127);
+  }
+
+  tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    using E = detail::mx_elem<Elem>;
+    tensor_type t = detail::make_block_tensor<Elem, float8_e8m0fnu>("mixprec::mx_block_recipe::quantize", in, rows,
+                                                                     cols, block);
+    detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
+                                                  std::size_t c1) {
+      float amax = 0.0f;
+      if (rule == mx_block_rule::te_rceil) {
+        amax = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
+      } else {
+        for (std::size_t i = r0; i < r1 && std::isfinite(amax); ++i)
+          for (std::size_t j = c0; j < c1; ++j) {
+            const float a = std::fabs(in[i * cols + j]);
+            if (!std::isfinite(a)) {
+              amax = a;
+              break;
+            }
+            if (a > amax) amax = a;
+          }
+      }
+      const std::uint8_t code = scale_code(amax);
+      t.scales[bi] = float8_e8m0fnu::from_bits(code);
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j = c0; j < c1; ++j) {
+          const float x = in[i * cols + j];
+          Elem& out = t.elements[i * cols + j];
+          if (rule != mx_block_rule::te_rceil) {
+            // Exact: x / X with |s| <= 127 stays inside double's range.
+            const int k = code == 0 && torchao_min_normal_divisor ? 126 : 127 - code;
+            out = code == 0xFF ? E::nan() : E::encode(std::ldexp(static_cast<double>(x), k));
+          } else {
+            const int k = code == 0 ? 0 : code == 0xFE ? -127 : 127 - code;
+            out = E::encode(std::ldexp(static_cast<double>(x), k));  // x * R exact (see header)
+          }
+        }
+    });
+    return t;
+  }
+
+  /// out receives rows * cols floats, row-major.
+  void dequantize(const tensor_type& t, float* out) const {
+    using E = detail::mx_elem<Elem>;
+    detail::check_block_tensor("mixprec::mx_block_recipe::dequantize", t, out);
+    for (std::size_t i = 0; i < t.rows; ++i)
+      for (std::size_t j = 0; j < t.cols; ++j) {
+        const std::uint8_t code = t.scale_of(i, j).bits();
+        const double p = E::decode(t.elements[i * t.cols + j]);
+        float& o = out[i * t.cols + j];
+        if (code == 0xFF) {
+          o = std::numeric_limits<float>::quiet_NaN();
+        } else if (code == 0 && rule == mx_block_rule::te_rceil) {
+          o = round_to<float>(p * 0.0);
+        } else {
+          o = round_to<float>(std::ldexp(p, static_cast<int>(code) - 127));  // exact product, one rounding
+        }
+      }
+  }
+};
+
+/// TE MXFP8BlockScaling's two quantizations of one tensor: rowwise 1x32 and columnwise 32x1.
+template <class Elem>
+struct te_mxfp8_pair {
+  block_scaled_tensor<Elem, float8_e8m0fnu> rowwise;
+  block_scaled_tensor<Elem, float8_e8m0fnu> columnwise;
+};
+
+/// Quantizes in (row-major rows x cols) both ways with the te_rceil rule, each from the input.
+template <class Elem = float8_e4m3fn>
+te_mxfp8_pair<Elem> te_mxfp8_quantize_both(const float* in, std::size_t rows, std::size_t cols) {
+  static_assert(std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value,
+                "Transformer Engine's MXFP8 elements are float8_e4m3fn or float8_e5m2");
+  const mx_block_recipe<Elem> r{mx_block_rule::te_rceil, block_rowwise(32)};
+  const mx_block_recipe<Elem> c{mx_block_rule::te_rceil, block_columnwise(32)};
+  return te_mxfp8_pair<Elem>{r.quantize(in, rows, cols), c.quantize(in, rows, cols)};
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_BLOCK_SCALING_MX_HPP

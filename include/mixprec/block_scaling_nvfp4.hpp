@@ -1,0 +1,245 @@
+// SPDX-License-Identifier: MIT
+// mixprec/block_scaling_nvfp4.hpp — NVFP4 on the block-scaling interface (block_scaling.hpp):
+// float4_e2m1fn elements, one UE4M3 scale per block of 16 (stored as float8_e4m3fn, whose
+// positive values are UE4M3's), and an FP32 per-tensor scale. Every float operation below is one
+// IEEE float operation (round to nearest even), in the order written.
+//
+// Orders (amax = fmax-fold max |x| of the tensor, b = that of the block):
+//   te         Transformer Engine (core_nvfp4.cuh): S_enc = fminf(448 * 6 / amax, FLT_MAX), 1.0
+//              when amax is 0 or S_enc is 0; S_dec_b = E4M3satfinite(b * (S_enc * float(1/6)));
+//              element factor R = fminf(1 / (float(S_dec_b) * (1 / S_enc)), FLT_MAX)
+//              (encode_factor::reciprocal, TE's float path) or fminf(S_enc / float(S_dec_b),
+//              FLT_MAX) (encode_factor::quotient); P = E2M1satfinite(x * R), RNE or, with
+//              stochastic, stochastic rounding of the float x * R (32 random bits per element
+//              from a counter-based generator of (seed, row-major index); TE's Philox stream is
+//              not reproduced). t.tensor_scale = S_enc. Dequantize: P * float(S_dec_b) *
+//              float(1 / S_enc), the exact product rounded once.
+//   te_legacy  as te, but S_dec_b = E4M3satfinite((b * float(1/6)) * S_enc) (TE's earlier order).
+//   torchao    torchao 0.18 nvfp4_quantize with a per-tensor scale: pts = amax / 2688;
+//              S = E4M3(clamp((b / 6) / pts, 2^-6, 448)); R = (1 / pts) / float(S);
+//              P = E2M1(clamp(x * R, -6, 6)); t.tensor_scale = pts. Dequantize:
+//              float(P * float(pts * float(S))).
+//   torchao_single  torchao without a per-tensor scale: S = E4M3(clamp(b / 6, 2^-6, 448)),
+//              R = 1 / float(S), P = E2M1(clamp(x * R, -6, 6)); dequantize float(P * float(S)).
+// Blocks: block_rowwise(16) (1D, default), block_columnwise(16), or {16, 16} (TE's 2D weights).
+// Random Hadamard transform (hadamard = true; 1D blocks of 16 only, the length along them a
+// multiple of 16, else std::invalid_argument): before quantizing, each block
+// of 16 values x along the block's direction becomes y = (1/4) H16 D x (H16 Sylvester's 16 x 16
+// +-1 matrix, D = diag(-1 where bit j of hadamard_signs is set)), each y_i the double sum rounded
+// once to float (exact when the block's non-zero |x| are within 2^25 of each other). TE applies
+// it to the wgrad GEMM's operands with a fixed random sign vector: pass that as hadamard_signs.
+// Dequantize then gives the transformed values; hadamard16_inverse maps them back, and a GEMM of
+// two operands transformed along K with the same signs needs no inverse (H D is orthogonal).
+//   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
+//   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
+#ifndef MIXPREC_BLOCK_SCALING_NVFP4_HPP
+#define MIXPREC_BLOCK_SCALING_NVFP4_HPP
+
+#include "config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/block_scaling_nvfp4.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "block_scaling.hpp"
+#include "round_to.hpp"
+#include "types.hpp"
+
+namespace mixprec {
+
+/// How NVFP4's block scale is computed (see the header comment).
+enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
+/// How TE's element encode factor R is computed (see the header comment).
+enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
+
+namespace detail {
+/// Entry (i, j) of Sylvester's 16 x 16 Hadamard matrix: (-1)^popcount(i & j).
+constexpr int hadamard16(unsigned i, unsigned j) noexcept {
+  unsigned v = i & j, p = 0;
+  for (; v != 0; v &= v - 1) p ^= 1u;
+  return p != 0 ? -1 : 1;
+}
+/// y = (1/4) H16 D x (inverse = false) or x = D (1/4) H16 y (inverse = true) on every block of 16
+/// along rows (along = 0) or columns (along = 1); the length along them is a multiple of 16.
+inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std::size_t cols, int along,
+                             std::uint16_t signs, bool inverse) {
+  const std::size_t lines = along == 0 ? rows : cols, len = along == 0 ? cols : rows;
+  for (std::size_t l = 0; l < lines; ++l)
+    for (std::size_t b = 0; b < len; b += 16) {
+      double x[16] = {};
+      auto at = [&](std::size_t t) { return along == 0 ? l * cols + t : t * cols + l; };
+      for (unsigned j = 0; j < 16 && b + j < len; ++j) {
+        x[j] = static_cast<double>(in[at(b + j)]);
+        if (!inverse && ((signs >> j) & 1u) != 0) x[j] = -x[j];
+      }
+      for (unsigned i = 0; i < 16 && b + i < len; ++i) {
+        double s = 0.0;
+        for (unsigned j = 0; j < 16; ++j) s += hadamard16(i, j) > 0 ? x[j] : -x[j];
+        s *= 0.25;
+        if (inverse && ((signs >> i) & 1u) != 0) s = -s;
+        out[at(b + i)] = round_to<float>(s);
+      }
+    }
+}
+}  // namespace detail
+
+/// The random Hadamard transform of nvfp4_recipe (see the header comment), as a function: block
+/// holds 16 values along rows (block_rowwise(16)) or columns (block_columnwise(16)).
+inline std::vector<float> hadamard16_transform(const float* in, std::size_t rows, std::size_t cols, block_shape block,
+                                               std::uint16_t signs) {
+  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
+    throw std::invalid_argument("mixprec::hadamard16_transform: blocks must be 1x16 or 16x1");
+  }
+  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_transform: null input");
+  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
+    throw std::invalid_argument("mixprec::hadamard16_transform: the length along the blocks must be a multiple of 16");
+  }
+  std::vector<float> out(rows * cols);
+  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, false);
+  return out;
+}
+
+/// The inverse of hadamard16_transform (each value rounded once to float from the double sum).
+inline std::vector<float> hadamard16_inverse(const float* in, std::size_t rows, std::size_t cols, block_shape block,
+                                             std::uint16_t signs) {
+  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
+    throw std::invalid_argument("mixprec::hadamard16_inverse: blocks must be 1x16 or 16x1");
+  }
+  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_inverse: null input");
+  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
+    throw std::invalid_argument("mixprec::hadamard16_inverse: the length along the blocks must be a multiple of 16");
+  }
+  std::vector<float> out(rows * cols);
+  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, true);
+  return out;
+}
+
+namespace detail {
+inline float f32_mul(float a, float b) noexcept { return round_to<float>(static_cast<double>(a) * static_cast<double>(b)); }
+inline float f32_div(float a, float b) noexcept { return a / b; }  // IEEE float division
+inline float e4m3_satfinite(float v) noexcept {
+  return static_cast<float>(round_to<float8_e4m3fn>(v, rounding::nearest_even, overflow::saturate));
+}
+}  // namespace detail
+
+/// NVFP4 recipe (see the header comment).
+struct nvfp4_recipe {
+  using element_type = float4_e2m1fn;
+  using scale_type = float8_e4m3fn;  // UE4M3 values: the non-negative float8_e4m3fn codes
+  using tensor_type = block_scaled_tensor<float4_e2m1fn, float8_e4m3fn>;
+
+  nvfp4_order order = nvfp4_order::te;
+  nvfp4_encode_factor factor = nvfp4_encode_factor::reciprocal;
+  block_shape block = block_rowwise(16);
+  bool stochastic = false;
+  std::uint64_t seed = 0;
+  bool hadamard = false;
+  std::uint16_t hadamard_signs = 0;
+
+  recipe_info info() const {
+    const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single"};
+    const char* rules[] = {"S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3(b * (S_enc * (1/6)))",
+                           "S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3((b * (1/6)) * S_enc)",
+                           "pts = amax / 2688; S = E4M3(clamp((b / 6) / pts, 2^-6, 448))",
+                           "S = E4M3(clamp(b / 6, 2^-6, 448))"};
+    const auto o = static_cast<std::size_t>(order);
+    std::string name = names[o];
+    if (order == nvfp4_order::te || order == nvfp4_order::te_legacy) {
+      if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
+      if (stochastic) name += "/sr";
+    }
+    if (hadamard) name += "/rht";
+    return recipe_info{name,  "float4_e2m1fn", "ue4m3", block, order != nvfp4_order::torchao_single,
+                       stochastic && (order == nvfp4_order::te || order == nvfp4_order::te_legacy), rules[o]};
+  }
+
+  /// TE's global encode scale for a tensor amax.
+  static float te_global_encode_scale(float amax) noexcept {
+    float s = detail::f32_div(448.0f * 6.0f, amax);
+    s = std::fmin(s, std::numeric_limits<float>::max());
+    if (detail::exact_eq(amax, 0.0f) || detail::exact_eq(s, 0.0f)) return 1.0f;
+    return s;
+  }
+
+  tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_e4m3fn>("mixprec::nvfp4_recipe::quantize", in,
+                                                                             rows, cols, block);
+    std::vector<float> transformed;
+    if (hadamard) {
+      transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
+      in = transformed.data();
+    }
+    const float amax = detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    const float rcp6 = round_to<float>(1.0 / 6.0);
+    const float s_enc = te ? te_global_encode_scale(amax) : 1.0f;
+    const float pts = order == nvfp4_order::torchao ? detail::f32_div(amax, 2688.0f) : 1.0f;
+    t.tensor_scale = te ? s_enc : pts;
+    const float flt_max = std::numeric_limits<float>::max();
+    detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
+                                                  std::size_t c1) {
+      const float b = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
+      float sf;  // the block scale's float value
+      float r;   // the element encode factor
+      if (te) {
+        const float pre = order == nvfp4_order::te ? detail::f32_mul(b, detail::f32_mul(s_enc, rcp6))
+                                                   : detail::f32_mul(detail::f32_mul(b, rcp6), s_enc);
+        sf = detail::e4m3_satfinite(pre);
+        r = factor == nvfp4_encode_factor::reciprocal
+                ? std::fmin(detail::f32_div(1.0f, detail::f32_mul(sf, detail::f32_div(1.0f, s_enc))), flt_max)
+                : std::fmin(detail::f32_div(s_enc, sf), flt_max);
+      } else {
+        float bs = detail::f32_div(b, 6.0f);
+        if (order == nvfp4_order::torchao) bs = detail::f32_div(bs, pts);
+        bs = std::fmin(std::fmax(bs, 0.015625f), 448.0f);
+        sf = detail::e4m3_satfinite(bs);
+        r = order == nvfp4_order::torchao ? detail::f32_div(detail::f32_div(1.0f, pts), sf) : detail::f32_div(1.0f, sf);
+      }
+      t.scales[bi] = round_to<float8_e4m3fn>(sf);
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j = c0; j < c1; ++j) {
+          const std::size_t k = i * cols + j;
+          const float v = detail::f32_mul(in[k], r);
+          if (te && stochastic) {
+            const auto bits = static_cast<std::uint32_t>(detail::counter_bits(seed, k) >> 32);
+            t.elements[k] = round_to<float4_e2m1fn>(v, rounding::stochastic, overflow::saturate, bits);
+          } else {
+            t.elements[k] = round_to<float4_e2m1fn>(v, rounding::nearest_even, overflow::saturate);
+          }
+        }
+    });
+    return t;
+  }
+
+  /// out receives rows * cols floats, row-major.
+  void dequantize(const tensor_type& t, float* out) const {
+    detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
+    const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    const double s_dec = te ? static_cast<double>(detail::f32_div(1.0f, t.tensor_scale)) : 1.0;
+    for (std::size_t i = 0; i < t.rows; ++i)
+      for (std::size_t j = 0; j < t.cols; ++j) {
+        const double p = static_cast<double>(t.elements[i * t.cols + j]);
+        const float s = static_cast<float>(t.scale_of(i, j));
+        float& o = out[i * t.cols + j];
+        if (te) {
+          o = round_to<float>(p * static_cast<double>(s) * s_dec);  // P * S: exact (<= 4 bits x 4 bits)
+        } else if (order == nvfp4_order::torchao) {
+          o = round_to<float>(p * static_cast<double>(detail::f32_mul(t.tensor_scale, s)));
+        } else {
+          o = round_to<float>(p * static_cast<double>(s));
+        }
+      }
+  }
+};
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_BLOCK_SCALING_NVFP4_HPP
