@@ -616,13 +616,13 @@ TEST_CASE("MX blocks: zero, Inf, NaN, subnormal and FLT_MAX amax") {
 TEST_CASE("NVFP4: dequantize under every UE4M3 scale code") {
   for (float amax : {1.0f, 2688.0f, 3e-30f}) {
     mixprec::nvfp4_recipe r;
-    mixprec::block_scaled_tensor<mixprec::float4_e2m1fn, mixprec::float8_e4m3fn> t;
+    mixprec::block_scaled_tensor<mixprec::float4_e2m1fn, mixprec::float8_ue4m3> t;
     t.rows = 127;
     t.cols = 16;
     t.block = mixprec::block_rowwise(16);
     t.tensor_scale = 2688.0f / amax;
     for (unsigned sc = 0; sc < 127; ++sc) {  // the positive, non-NaN E4M3 codes: UE4M3
-      t.scales.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(sc)));
+      t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(sc)));
       for (unsigned c = 0; c < 16; ++c) t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(c)));
     }
     const auto back = mixprec::block_dequantize(r, t);

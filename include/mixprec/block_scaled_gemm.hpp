@@ -97,7 +97,7 @@ template <class T>
 float global_decode(const T&) noexcept {
   return 1.0f;
 }
-inline float global_decode(const block_scaled_tensor<float4_e2m1fn, float8_e4m3fn>& t) noexcept {
+inline float global_decode(const block_scaled_tensor<float4_e2m1fn, float8_ue4m3>& t) noexcept {
   return 1.0f / t.tensor_scale;  // TE's S_dec = 1 / S_enc
 }
 

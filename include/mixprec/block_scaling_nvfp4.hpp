@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: MIT
 // mixprec/block_scaling_nvfp4.hpp — NVFP4 on the block-scaling interface (block_scaling.hpp):
-// float4_e2m1fn elements, one UE4M3 scale per block of 16 (stored as float8_e4m3fn, whose
-// positive values are UE4M3's), and an FP32 per-tensor scale. Every float operation below is one
+// float4_e2m1fn elements, one UE4M3 scale (float8_ue4m3) per block of 16, and an FP32 per-tensor scale. Every float operation below is one
 // IEEE float operation (round to nearest even), in the order written.
 //
 // Orders (amax = fmax-fold max |x| of the tensor, b = that of the block):
@@ -126,15 +125,15 @@ namespace detail {
 inline float f32_mul(float a, float b) noexcept { return round_to<float>(static_cast<double>(a) * static_cast<double>(b)); }
 inline float f32_div(float a, float b) noexcept { return a / b; }  // IEEE float division
 inline float e4m3_satfinite(float v) noexcept {
-  return static_cast<float>(round_to<float8_e4m3fn>(v, rounding::nearest_even, overflow::saturate));
+  return static_cast<float>(round_to<float8_ue4m3>(v, rounding::nearest_even, overflow::saturate));
 }
 }  // namespace detail
 
 /// NVFP4 recipe (see the header comment).
 struct nvfp4_recipe {
   using element_type = float4_e2m1fn;
-  using scale_type = float8_e4m3fn;  // UE4M3 values: the non-negative float8_e4m3fn codes
-  using tensor_type = block_scaled_tensor<float4_e2m1fn, float8_e4m3fn>;
+  using scale_type = float8_ue4m3;  // the codes of float8_e4m3fn's non-negative values
+  using tensor_type = block_scaled_tensor<float4_e2m1fn, float8_ue4m3>;
 
   nvfp4_order order = nvfp4_order::te;
   nvfp4_encode_factor factor = nvfp4_encode_factor::reciprocal;
@@ -170,7 +169,7 @@ struct nvfp4_recipe {
   }
 
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
-    tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_e4m3fn>("mixprec::nvfp4_recipe::quantize", in,
+    tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_ue4m3>("mixprec::nvfp4_recipe::quantize", in,
                                                                              rows, cols, block);
     std::vector<float> transformed;
     if (hadamard) {
@@ -203,7 +202,7 @@ struct nvfp4_recipe {
         sf = detail::e4m3_satfinite(bs);
         r = order == nvfp4_order::torchao ? detail::f32_div(detail::f32_div(1.0f, pts), sf) : detail::f32_div(1.0f, sf);
       }
-      t.scales[bi] = round_to<float8_e4m3fn>(sf);
+      t.scales[bi] = round_to<float8_ue4m3>(sf);
       for (std::size_t i = r0; i < r1; ++i)
         for (std::size_t j = c0; j < c1; ++j) {
           const std::size_t k = i * cols + j;
