@@ -267,7 +267,9 @@ void all_modes_and_threads(const std::string& dir) {
         "all modes, 2 threads");
   study_json a, b;
   if (!load_json(dir + "/t1/results.json", a) || !load_json(dir + "/t2/results.json", b)) return;
-  check(a.modes.size() == 10 && b.modes.size() == 10, "ten modes");
+  check(a.modes.size() == ps::all_modes().size() && b.modes.size() == ps::all_modes().size() &&
+            ps::all_modes().size() == 12,
+        "twelve modes");
   for (const ps::mode_spec& spec : ps::all_modes()) {
     const json::value* ma = a.mode(spec.name);
     const json::value* mb = b.mode(spec.name);

@@ -41,6 +41,19 @@
 //                        output is multiplied by the two inverse scales; bias gradients come from
 //                        the float output gradients. Evaluation uses the current scales and leaves
 //                        the histories alone.
+//   mxfp8                Transformer Engine's MXFP8BlockScaling (E4M3 everywhere): float master
+//                        weights, Adam state and non-GEMM ops; every GEMM operand is quantized in
+//                        blocks of 32 ALONG ITS GEMM'S K DIMENSION (te_rceil E8M0 scales) and
+//                        dequantized exactly, so each GEMM multiplies the values the hardware would
+//                        (forward: x and W rowwise 1x32; weight gradient: dy and x columnwise 32x1;
+//                        input gradient: dy rowwise, W columnwise), accumulating in float.
+//   nvfp4                TE's NVFP4BlockScaling: E2M1 elements, UE4M3 scales per 16 along K and the
+//                        FP32 tensor scale (TE's order); weights in 16x16 tiles (one quantization
+//                        serves both orientations, as TE); the output gradients rounded
+//                        stochastically (seed: a counter per quantization); no random Hadamard
+//                        transform. Both block modes quantize fresh from the float tensors at every
+//                        GEMM (no scaling history), and multiply the dequantized values in float:
+//                        the same products as a block-scaled GEMM, summed in one float sequence.
 //
 // The compute type of each op in the mixed modes is asked of mixprec's autocast (ask_autocast():
 // CUDA's op lists, as on the seed's GPU): Linear -> the low type, ReLU -> its input's type,
@@ -69,6 +82,8 @@
 #include <mixprec/autocast.hpp>
 #include <mixprec/dtype.hpp>
 #include <mixprec/exec.hpp>
+#include <mixprec/block_scaling_mx.hpp>
+#include <mixprec/block_scaling_nvfp4.hpp>
 #include <mixprec/fp8_scaling.hpp>
 #include <mixprec/grad_scaler.hpp>
 #include <mixprec/kernels/convert.hpp>
@@ -108,7 +123,8 @@ namespace precision_study {
 // Modes
 // ---------------------------------------------------------------------------------------------
 
-enum class mode_kind : unsigned char { full, mixed, regular, fp8 };
+enum class mode_kind : unsigned char { full, mixed, regular, fp8, block };
+enum class block_recipe : unsigned char { none, mxfp8, nvfp4 };
 enum class storage : unsigned char { float64, float32, float16, bfloat16 };
 
 struct mode_spec {
@@ -120,29 +136,34 @@ struct mode_spec {
   const char* matmul_precision;
   bool loss_scaling;
   bool stochastic_updates;
+  block_recipe recipe;  ///< the block modes' recipe (none elsewhere)
 };
 
 inline const std::vector<mode_spec>& all_modes() {
   static const std::vector<mode_spec> modes = {
-      {"float64", "everything in float64", mode_kind::full, storage::float64, storage::float64, "highest", false, false},
+      {"float64", "everything in float64", mode_kind::full, storage::float64, storage::float64, "highest", false, false, block_recipe::none},
       {"float32", "everything in float32, matmul precision \"highest\"", mode_kind::full, storage::float32,
-       storage::float32, "highest", false, false},
+       storage::float32, "highest", false, false, block_recipe::none},
       {"float32-high", "float32, matmul precision \"high\" (GEMM inputs rounded to tf32)", mode_kind::full,
-       storage::float32, storage::float32, "high", false, false},
+       storage::float32, storage::float32, "high", false, false, block_recipe::none},
       {"float32-medium", "float32, matmul precision \"medium\" (GEMM inputs rounded to bfloat16)", mode_kind::full,
-       storage::float32, storage::float32, "medium", false, false},
+       storage::float32, storage::float32, "medium", false, false, block_recipe::none},
       {"float16-mixed", "float16 compute under autocast, float32 master weights, dynamic loss scaling",
-       mode_kind::mixed, storage::float32, storage::float16, "highest", true, false},
+       mode_kind::mixed, storage::float32, storage::float16, "highest", true, false, block_recipe::none},
       {"bfloat16-mixed", "bfloat16 compute under autocast, float32 master weights", mode_kind::mixed,
-       storage::float32, storage::bfloat16, "highest", false, false},
+       storage::float32, storage::bfloat16, "highest", false, false, block_recipe::none},
       {"float16-regular", "parameters, gradients, activations and Adam state all float16, no scaler",
-       mode_kind::regular, storage::float16, storage::float16, "highest", false, false},
+       mode_kind::regular, storage::float16, storage::float16, "highest", false, false, block_recipe::none},
       {"bfloat16-regular", "parameters, gradients, activations and Adam state all bfloat16", mode_kind::regular,
-       storage::bfloat16, storage::bfloat16, "highest", false, false},
+       storage::bfloat16, storage::bfloat16, "highest", false, false, block_recipe::none},
       {"bfloat16-regular-sr", "bfloat16-regular with stochastic rounding of the parameter updates",
-       mode_kind::regular, storage::bfloat16, storage::bfloat16, "highest", false, true},
+       mode_kind::regular, storage::bfloat16, storage::bfloat16, "highest", false, true, block_recipe::none},
       {"fp8-mixed", "FP8 GEMMs (E4M3 forward, E5M2 gradients, delayed scaling), float32 elsewhere", mode_kind::fp8,
-       storage::float32, storage::float32, "highest", false, false},
+       storage::float32, storage::float32, "highest", false, false, block_recipe::none},
+      {"mxfp8", "MXFP8 GEMMs (Transformer Engine's MXFP8BlockScaling: E4M3 elements, E8M0 scales per 32 along K)",
+       mode_kind::block, storage::float32, storage::float32, "highest", false, false, block_recipe::mxfp8},
+      {"nvfp4", "NVFP4 GEMMs (TE's NVFP4BlockScaling: E2M1, UE4M3 scales per 16, FP32 tensor scale)",
+       mode_kind::block, storage::float32, storage::float32, "highest", false, false, block_recipe::nvfp4},
   };
   return modes;
 }
@@ -361,7 +382,11 @@ class mlp_run {
   using GradC = C;
 
   mlp_run(const mode_spec& spec, const run_config& cfg)
-      : spec_(spec), cfg_(cfg), pol_(mixprec::exec::par(cfg.threads)), fp8_(spec.kind == mode_kind::fp8) {
+      : spec_(spec), cfg_(cfg), pol_(mixprec::exec::par(cfg.threads)), fp8_(spec.kind == mode_kind::fp8),
+        block_(spec.kind == mode_kind::block) {
+    if (block_ && !(std::is_same<P, float>::value && std::is_same<C, float>::value)) {
+      throw study_error(std::string(spec.name) + " needs float parameters and activations");
+    }
     const std::size_t n = layout_.total;
     params_.resize(n);
     grads_.resize(n);
@@ -432,6 +457,22 @@ class mlp_run {
     m.activations = bytes(x_) + bytes(h_[0]) + bytes(h_[1]) + bytes(logits_) + bytes(d_[0]) + bytes(d_[1]) +
                     bytes(d_[2]) + bytes(logits32_) + bytes(dlogits32_) + bytes(targets_) + bytes(gq_);
     for (const auto& q : xq_) m.activations += bytes(q);
+    if (block_) {  // what the hardware would hold: quantized weights and GEMM inputs, elements + scales
+      const bool fp4 = spec_.recipe == block_recipe::nvfp4;
+      const std::size_t nb = fp4 ? 16 : 32;
+      auto q = [&](std::size_t r, std::size_t c, blocks b) {
+        const std::size_t elems = fp4 ? (r * c + 1) / 2 : r * c;
+        const std::size_t scales = b == blocks::along_cols   ? r * ((c + nb - 1) / nb)
+                                   : b == blocks::along_rows ? ((r + nb - 1) / nb) * c
+                                                             : ((r + nb - 1) / nb) * ((c + nb - 1) / nb);
+        return elems + scales;
+      };
+      for (std::size_t l = 0; l < layers; ++l) {
+        const std::size_t in = dims[l], out = dims[l + 1], B = cfg_.batch;
+        m.params += fp4 ? q(out, in, blocks::tiles) : q(out, in, blocks::along_cols) + q(out, in, blocks::along_rows);
+        m.activations += q(B, in, blocks::along_cols) + q(B, in, blocks::along_rows);
+      }
+    }
     const std::string pn = type_name<P>(), cn = type_name<C>();
     detail_text = "params: " + std::to_string(n) + " x " + pn;
     if (!copy_.empty()) detail_text += " master + " + std::to_string(n) + " x " + cn + " copy";
@@ -442,6 +483,12 @@ class mlp_run {
     if (!scaling_.empty()) detail_text += " + 9 FP8 amax histories of 1024";
     detail_text += "; activations of one batch of " + std::to_string(cfg_.batch) + " in " + cn;
     if (fp8_) detail_text += " (+ FP8 copies of the GEMM inputs)";
+    if (block_) {
+      detail_text += spec_.recipe == block_recipe::mxfp8
+                         ? " (+ MXFP8 copies of the GEMM inputs and weights, rowwise and columnwise, 1 byte + 1 E8M0 per 32)"
+                         : " (+ NVFP4 copies of the GEMM inputs, rowwise and columnwise, and of the weights in 16x16 tiles, "
+                           "4 bits + 1 UE4M3 per 16)";
+    }
     return m;
   }
 
@@ -596,6 +643,29 @@ class mlp_run {
 
   mixprec::delayed_scaling& scaling(std::size_t l, std::size_t which) { return scaling_[3 * l + which]; }
 
+  /// Block modes: how a GEMM operand is cut into blocks (along its GEMM's K dimension).
+  enum class blocks : unsigned char { along_cols, along_rows, tiles };
+
+  /// Block modes: the rows x cols tensor x quantized with the mode's recipe and dequantized into out.
+  void fake_quant(const float* x, std::size_t rows, std::size_t cols, blocks b, bool gradient, float* out) {
+    std::vector<float> back;
+    const std::size_t n = spec_.recipe == block_recipe::mxfp8 ? 32 : 16;
+    const mixprec::block_shape shape = b == blocks::along_cols   ? mixprec::block_rowwise(n)
+                                       : b == blocks::along_rows ? mixprec::block_columnwise(n)
+                                                                 : mixprec::block_shape{n, n};
+    if (spec_.recipe == block_recipe::mxfp8) {
+      const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, shape};
+      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+    } else {
+      mixprec::nvfp4_recipe r;
+      r.block = shape;
+      r.stochastic = gradient;
+      r.seed = ++quantizations_;
+      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+    }
+    std::copy(back.begin(), back.end(), out);
+  }
+
   /// y = x W_l^T + b_l for rows rows; record: FP8 amax recording (training forward).
   void linear(std::size_t l, const C* x, std::size_t rows, C* y, bool record) {
     const std::size_t in = dims[l], out = dims[l + 1];
@@ -610,6 +680,15 @@ class mlp_run {
         const float alpha = sx.scale_inv() * sw.scale_inv();
         mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, alpha,
                              xq_[l].data(), in, wq_.data() + layout_.w[l], in, 1.0f, y, out);
+        return;
+      }
+      if (block_) {  // y = Q(x) Q(W)^T, K = in: x rowwise, W rowwise (NVFP4: 16x16 tiles)
+        std::vector<float> xq(rows * in), wq(out * in);
+        fake_quant(x, rows, in, blocks::along_cols, false, xq.data());
+        fake_quant(weights() + layout_.w[l], out, in,
+                   spec_.recipe == block_recipe::nvfp4 ? blocks::tiles : blocks::along_cols, false, wq.data());
+        mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, 1.0f, xq.data(),
+                             in, wq.data(), in, 1.0f, y, out);
         return;
       }
     }
@@ -685,6 +764,23 @@ class mlp_run {
           const float ax = sg.scale_inv() * scaling(l, 1).scale_inv();
           mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, ax,
                                gq_.data(), out, wq_.data() + layout_.w[l], in, 0.0f, dx, in);
+        }
+        done = true;
+      }
+      if (block_) {
+        // weight gradient: gw = Q(dy)^T Q(x), K = rows: both quantized in blocks down the columns
+        std::vector<float> dyq(rows * out), xq(rows * in);
+        fake_quant(dy, rows, out, blocks::along_rows, true, dyq.data());
+        fake_quant(x, rows, in, blocks::along_rows, false, xq.data());
+        mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, 1.0f,
+                             dyq.data(), out, xq.data(), in, 0.0f, gw, in);
+        if (dx != nullptr) {  // input gradient: dx = Q(dy) Q(W), K = out: dy rowwise, W down the columns
+          std::vector<float> wq(out * in);
+          fake_quant(dy, rows, out, blocks::along_cols, true, dyq.data());
+          fake_quant(weights() + layout_.w[l], out, in,
+                     spec_.recipe == block_recipe::nvfp4 ? blocks::tiles : blocks::along_rows, false, wq.data());
+          mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, 1.0f,
+                               dyq.data(), out, wq.data(), in, 0.0f, dx, in);
         }
         done = true;
       }
@@ -794,6 +890,8 @@ class mlp_run {
   run_config cfg_;
   mixprec::exec::parallel_policy pol_;
   bool fp8_;
+  bool block_;
+  std::uint64_t quantizations_ = 0;  ///< block modes: the stochastic-rounding seed counter
   bool ce_in_float_ = false;
   param_layout layout_;
   std::vector<P> params_, grads_, exp_avg_, exp_avg_sq_;
