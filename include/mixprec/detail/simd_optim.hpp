@@ -352,11 +352,28 @@ inline void store_copy(M* copy, const W* params, std::size_t i, vf p) noexcept {
   }
 }
 
+// The loops below work on K = 2 vectors at a time, each statement written for both (the two
+// dependency chains interleaved: the chains are long, div/sqrt/convert latencies, and one
+// vector per iteration leaves the out-of-order window short of independent work).
+constexpr std::size_t K = 2;
+#define MIXPREC_OPTIM_EACH(...)    \
+  {                                \
+    {                              \
+      constexpr std::size_t k = 0; \
+      __VA_ARGS__;                 \
+    }                              \
+    {                              \
+      constexpr std::size_t k = 1; \
+      __VA_ARGS__;                 \
+    }                              \
+  }
+
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
 /// it stopped (the caller's scalar loop does the rest).
 template <bool Decoupled, class T, class M, class Body>
 std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
+  constexpr std::size_t N = V::N;
   const vf decay = V::set1(b.decay), wd_alpha = V::set1(b.wd_alpha);
   const vf w = V::set1(b.beta1_weight.w), w1 = V::set1(b.beta1_weight.w_minus_1);
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
@@ -365,29 +382,32 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
-  for (; i + V::N <= end; i += V::N) {
-    vf pc = V::load(b.p + i);
-    vf gc = V::load(b.g + i);
+  for (; i + K * N <= end; i += K * N) {
+    vf pc[K], gc[K], m0[K], m_new[K], v_new[K], d[K], p_new[K];
+    MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
     if (wd) {
       if constexpr (Decoupled) {
-        pc = held<T>(V::mul(pc, decay));
+        MIXPREC_OPTIM_EACH(pc[k] = held<T>(V::mul(pc[k], decay)))
       } else {
-        gc = held<T>(V::fma(pc, wd_alpha, gc));
+        MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(pc[k], wd_alpha, gc[k])))
       }
     }
-    const vf m0 = V::load(b.m + i);
-    const vf delta = V::sub(gc, m0);
-    const vf m_new = held<T>(small ? V::fma(w, delta, m0) : V::fma(w1, delta, gc));
-    const vf v1 = held<T>(V::mul(V::load(b.v + i), beta2));
-    const vf v_new = held<T>(V::fma(V::mul(omb2, gc), gc, v1));
-    vf d = held<T>(V::sqrt(v_new));
-    d = held<T>(V::div(d, bc2));
-    d = held<T>(V::add(d, eps));
-    const vf p_new = final_value<T>(V::add(pc, V::div(V::mul(nss, m_new), d)), sr, rng);
-    store_held(b.m + i, m_new);
-    store_held(b.v + i, v_new);
-    store_held(b.p + i, p_new);
-    if (b.copy != nullptr) store_copy(b.copy, b.p, i, p_new);
+    MIXPREC_OPTIM_EACH(m0[k] = V::load(b.m + i + k * N); d[k] = V::sub(gc[k], m0[k]))
+    if (small) {
+      MIXPREC_OPTIM_EACH(m_new[k] = held<T>(V::fma(w, d[k], m0[k])))
+    } else {
+      MIXPREC_OPTIM_EACH(m_new[k] = held<T>(V::fma(w1, d[k], gc[k])))
+    }
+    MIXPREC_OPTIM_EACH(v_new[k] = held<T>(V::mul(V::load(b.v + i + k * N), beta2)))
+    MIXPREC_OPTIM_EACH(v_new[k] = held<T>(V::fma(V::mul(omb2, gc[k]), gc[k], v_new[k])))
+    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::sqrt(v_new[k])))
+    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::div(d[k], bc2)))
+    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::add(d[k], eps)))
+    MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k]), d[k])))
+    MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(p_new[k], sr, rng))
+    MIXPREC_OPTIM_EACH(store_held(b.m + i + k * N, m_new[k]); store_held(b.v + i + k * N, v_new[k]);
+                       store_held(b.p + i + k * N, p_new[k]))
+    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
   }
   return i;
 }
@@ -396,33 +416,39 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
 template <class T, class M, class Body>
 std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
+  constexpr std::size_t N = V::N;
   const vf wd_alpha = V::set1(b.wd_alpha), mu = V::set1(b.mu), omt = V::set1(b.one_minus_tau);
   const vf mu_alpha = V::set1(b.mu_alpha), neg_lr = V::set1(b.neg_lr);
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
   const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
-  for (; i + V::N <= end; i += V::N) {
-    const vf pc = V::load(b.p + i);
-    vf gc = V::load(b.g + i);
-    if (wd) gc = held<T>(V::fma(pc, wd_alpha, gc));
+  for (; i + K * N <= end; i += K * N) {
+    vf pc[K], gc[K], bv[K], p_new[K];
+    MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
+    if (wd) MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(pc[k], wd_alpha, gc[k])))
     if (momentum) {
-      vf bv;
       if (first) {
-        bv = held<T>(gc);
+        MIXPREC_OPTIM_EACH(bv[k] = held<T>(gc[k]))
       } else {
-        bv = held<T>(V::mul(V::load(b.buf + i), mu));
-        bv = held<T>(V::fma(gc, omt, bv));
+        MIXPREC_OPTIM_EACH(bv[k] = held<T>(V::mul(V::load(b.buf + i + k * N), mu)))
+        MIXPREC_OPTIM_EACH(bv[k] = held<T>(V::fma(gc[k], omt, bv[k])))
       }
-      store_held(b.buf + i, bv);
-      gc = nesterov ? held<T>(V::fma(bv, mu_alpha, gc)) : bv;
+      MIXPREC_OPTIM_EACH(store_held(b.buf + i + k * N, bv[k]))
+      if (nesterov) {
+        MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(bv[k], mu_alpha, gc[k])))
+      } else {
+        MIXPREC_OPTIM_EACH(gc[k] = bv[k])
+      }
     }
-    const vf p_new = final_value<T>(V::fma(gc, neg_lr, pc), sr, rng);
-    store_held(b.p + i, p_new);
-    if (b.copy != nullptr) store_copy(b.copy, b.p, i, p_new);
+    MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(V::fma(gc[k], neg_lr, pc[k]), sr, rng))
+    MIXPREC_OPTIM_EACH(store_held(b.p + i + k * N, p_new[k]))
+    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
   }
   return i;
 }
+
+#undef MIXPREC_OPTIM_EACH
 
 #endif  // MIXPREC_OPTIM_SIMD
 
