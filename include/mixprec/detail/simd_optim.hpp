@@ -268,6 +268,24 @@ inline vi bf16_rne_bits(vf x) noexcept {
   return isa::blend_nan(x, r, q);
 }
 
+/// bf16_rne_bits for a lane that is not NaN, or is a quiet NaN whose low 16 bits are zero:
+/// no NaN test needed. That covers every result of an arithmetic op whose operands are
+/// bfloat16 values, finite constants or such results (x86 ops return a quiet NaN carrying an
+/// operand's payload, or the default NaN 0xffc00000), i.e. every rounding in the kernels
+/// below except one of a value just loaded (a bfloat16 signalling NaN must be quieted).
+inline vi bf16_rne_bits_result(vf x) noexcept {
+  const vi u = isa::bits(x);
+#if defined(MIXPREC_OPTIM_AVX512)
+  const __mmask16 odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+  vi t = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+  t = _mm512_mask_add_epi32(t, odd, t, _mm512_set1_epi32(1));
+  return _mm512_and_si512(t, _mm512_set1_epi32(static_cast<int>(0xffff0000u)));
+#else
+  const vi lsb = isa::and32(isa::srli(u, 16), isa::set1i(1));
+  return isa::and32(isa::add32(isa::add32(u, isa::set1i(0x7fff)), lsb), isa::set1i(0xffff0000u));
+#endif
+}
+
 /// x rounded to T (nearest even) and read back as float: the value a T tensor holds.
 inline vf held(vf x, tag<float>) noexcept { return x; }
 inline vf held(vf x, tag<half>) noexcept { return isa::half_to_float(isa::half_bits(x)); }
@@ -275,6 +293,15 @@ inline vf held(vf x, tag<bfloat16>) noexcept { return isa::from_bits(bf16_rne_bi
 template <class T>
 inline vf held(vf x) noexcept {
   return held(x, tag<T>{});
+}
+/// held() for the result of an arithmetic op (see bf16_rne_bits_result).
+template <class T>
+inline vf held_result(vf x) noexcept {
+  if constexpr (std::is_same<T, bfloat16>::value) {
+    return isa::from_bits(bf16_rne_bits_result(x));
+  } else {
+    return held<T>(x);
+  }
 }
 
 /// Stores x rounded to T, nearest even (exact when x already holds a T value).
@@ -304,7 +331,27 @@ inline vf stochastic(vf x, vi r, tag<bfloat16>) noexcept {
   const vi q = isa::and32(isa::or32(u, isa::set1i(0x00400000)), isa::set1i(0xffff0000u));
   return isa::from_bits(isa::blend_nan(x, rounded, q));
 }
+/// Whether every lane of x is zero or at least 2^-14 in magnitude (infinity included; NaN not).
+inline bool all_half_normal_or_zero(vf x) noexcept {
+  const vf ax = isa::from_bits(isa::and32(isa::bits(x), isa::set1i(0x7fffffffu)));
+#if defined(MIXPREC_OPTIM_AVX512)
+  const __mmask16 ok = static_cast<__mmask16>(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1p-14f), _CMP_GE_OQ) |
+                                              _mm512_cmp_ps_mask(ax, _mm512_setzero_ps(), _CMP_EQ_OQ));
+  return ok == 0xffff;
+#else
+  const __m256 ok = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(0x1p-14f), _CMP_GE_OQ),
+                                 _mm256_cmp_ps(ax, _mm256_setzero_ps(), _CMP_EQ_OQ));
+  return _mm256_movemask_ps(ok) == 0xff;
+#endif
+}
+
 inline vf stochastic(vf x, vi r, tag<half>) noexcept {
+  if (all_half_normal_or_zero(x)) {
+    // Half's quantum is float's last 13 bits here: the bfloat16 form with 13 for 16 (a carry
+    // past 65504 gives a float that held() sends to infinity, as the IEEE policy does).
+    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r, 19)), isa::set1i(0xffffe000u));
+    return held<half>(isa::from_bits(t));
+  }
   // detail::pack for half from a float: eb = biased exponent (at least 1), m24 the significand
   // with its implicit bit, quantum exponent max(E, -14): shift = max(13, 126 - eb), the kept
   // integer m24 >> shift, code = integer + (max(eb, 113) - 113) << 10, the discarded fraction
@@ -324,16 +371,6 @@ inline vf stochastic(vf x, vi r, tag<half>) noexcept {
   code = isa::or32(isa::min_u32(code, isa::set1i(0x7c00u)), sign);
   code = isa::blend_nan(x, code, isa::widen16(isa::half_bits(x)));
   return isa::half_to_float(isa::narrow32(code));
-}
-
-/// The final write's value: x rounded to W (nearest even, or stochastic with the next bits).
-template <class W, class Rng>
-inline vf final_value(vf x, bool sr, Rng& rng) noexcept {
-  if constexpr (std::is_same<W, float>::value) {
-    return x;
-  } else {
-    return sr ? stochastic(x, rng.next(), tag<W>{}) : held<W>(x);
-  }
 }
 
 /// model_copy[i..i+N) = round_to<M>(params[i..i+N)), p the parameters' values as float.
@@ -368,6 +405,17 @@ constexpr std::size_t K = 2;
     }                              \
   }
 
+/// The final write's value: x (an op's result) rounded to W, nearest even or stochastic with
+/// the next random bits.
+template <class W, class Rng>
+inline vf final_value(vf x, bool sr, Rng& rng) noexcept {
+  if constexpr (std::is_same<W, float>::value) {
+    return x;
+  } else {
+    return sr ? stochastic(x, rng.next(), tag<W>{}) : held_result<W>(x);
+  }
+}
+
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
 /// it stopped (the caller's scalar loop does the rest).
 template <bool Decoupled, class T, class M, class Body>
@@ -383,28 +431,30 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf pc[K], gc[K], m0[K], m_new[K], v_new[K], d[K], p_new[K];
-    MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
-    if (wd) {
-      if constexpr (Decoupled) {
-        MIXPREC_OPTIM_EACH(pc[k] = held<T>(V::mul(pc[k], decay)))
-      } else {
-        MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(pc[k], wd_alpha, gc[k])))
+    vf pc[K], gc[K], m0[K], d[K], m_new[K], v_new[K], p_new[K];
+    {
+      MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
+      if (wd) {
+        if constexpr (Decoupled) {
+          MIXPREC_OPTIM_EACH(pc[k] = held_result<T>(V::mul(pc[k], decay)))
+        } else {
+          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
+        }
       }
+      MIXPREC_OPTIM_EACH(m0[k] = V::load(b.m + i + k * N); d[k] = V::sub(gc[k], m0[k]))
+      if (small) {
+        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w, d[k], m0[k])))
+      } else {
+        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w1, d[k], gc[k])))
+      }
+      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::mul(V::load(b.v + i + k * N), beta2)))
+      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::fma(V::mul(omb2, gc[k]), gc[k], v_new[k])))
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k])))
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k]), d[k])))
+      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(p_new[k], sr, rng))
     }
-    MIXPREC_OPTIM_EACH(m0[k] = V::load(b.m + i + k * N); d[k] = V::sub(gc[k], m0[k]))
-    if (small) {
-      MIXPREC_OPTIM_EACH(m_new[k] = held<T>(V::fma(w, d[k], m0[k])))
-    } else {
-      MIXPREC_OPTIM_EACH(m_new[k] = held<T>(V::fma(w1, d[k], gc[k])))
-    }
-    MIXPREC_OPTIM_EACH(v_new[k] = held<T>(V::mul(V::load(b.v + i + k * N), beta2)))
-    MIXPREC_OPTIM_EACH(v_new[k] = held<T>(V::fma(V::mul(omb2, gc[k]), gc[k], v_new[k])))
-    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::sqrt(v_new[k])))
-    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::div(d[k], bc2)))
-    MIXPREC_OPTIM_EACH(d[k] = held<T>(V::add(d[k], eps)))
-    MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k]), d[k])))
-    MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(p_new[k], sr, rng))
     MIXPREC_OPTIM_EACH(store_held(b.m + i + k * N, m_new[k]); store_held(b.v + i + k * N, v_new[k]);
                        store_held(b.p + i + k * N, p_new[k]))
     if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
@@ -424,24 +474,27 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf pc[K], gc[K], bv[K], p_new[K];
-    MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
-    if (wd) MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(pc[k], wd_alpha, gc[k])))
-    if (momentum) {
-      if (first) {
-        MIXPREC_OPTIM_EACH(bv[k] = held<T>(gc[k]))
-      } else {
-        MIXPREC_OPTIM_EACH(bv[k] = held<T>(V::mul(V::load(b.buf + i + k * N), mu)))
-        MIXPREC_OPTIM_EACH(bv[k] = held<T>(V::fma(gc[k], omt, bv[k])))
+    vf bv[K], p_new[K];
+    {
+      vf pc[K], gc[K];
+      MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
+      if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
+      if (momentum) {
+        if (first) {
+          MIXPREC_OPTIM_EACH(bv[k] = wd ? held_result<T>(gc[k]) : held<T>(gc[k]))  // gc may be a loaded NaN
+        } else {
+          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::mul(V::load(b.buf + i + k * N), mu)))
+          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::fma(gc[k], omt, bv[k])))
+        }
+        if (nesterov) {
+          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k], mu_alpha, gc[k])))
+        } else {
+          MIXPREC_OPTIM_EACH(gc[k] = bv[k])
+        }
       }
-      MIXPREC_OPTIM_EACH(store_held(b.buf + i + k * N, bv[k]))
-      if (nesterov) {
-        MIXPREC_OPTIM_EACH(gc[k] = held<T>(V::fma(bv[k], mu_alpha, gc[k])))
-      } else {
-        MIXPREC_OPTIM_EACH(gc[k] = bv[k])
-      }
+      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(V::fma(gc[k], neg_lr, pc[k]), sr, rng))
     }
-    MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(V::fma(gc[k], neg_lr, pc[k]), sr, rng))
+    if (momentum) MIXPREC_OPTIM_EACH(store_held(b.buf + i + k * N, bv[k]))
     MIXPREC_OPTIM_EACH(store_held(b.p + i + k * N, p_new[k]))
     if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
   }
