@@ -88,6 +88,13 @@
 //
 // Every operation is one IEEE operation written explicitly (detail/ieee_ops.hpp), so results are
 // the same bits under exec::seq, exec::par(n) and exec::cuda (without --use_fast_math).
+// Fast path (host, x86, chosen at compile time: AVX-512 F/BW/VL, else AVX2 + FMA + F16C; see
+// detail/simd_optim.hpp): W = G = S = float, half or bfloat16 with a nearest-even or stochastic
+// final write run vectorised, 16 or 8 parameters at a time, computing the same bits as the
+// scalar loop (tests/test_optim_simd.cpp); everything else, and the last few elements of each
+// block, takes the scalar loop. Built with -march=native on a Zen 4 core, per parameter: float
+// Adam 0.4 ns (scalar loop 3.2 ns), bfloat16 / half Adam 0.8-0.9 ns (scalar 13 / 45 ns); see
+// bench/README.md.
 #ifndef MIXPREC_KERNELS_OPTIM_HPP
 #define MIXPREC_KERNELS_OPTIM_HPP
 
