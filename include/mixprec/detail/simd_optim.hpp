@@ -100,9 +100,17 @@ struct isa {
   static vf load(const half* p) noexcept {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)));
   }
+  // bfloat16 <-> float lanes by one vpermw each way (word j <-> the high word of lane j).
   static vf load(const bfloat16* p) noexcept {
-    return _mm512_castsi512_ps(
-        _mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p))), 16));
+    const __m512i idx = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0,
+                                         3, 0, 2, 0, 1, 0, 0, 0);
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    return _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, idx, _mm512_castsi256_si512(h)));
+  }
+  static __m256i high_words(vi x) noexcept {
+    const __m512i idx = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21, 19, 17,
+                                         15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, x));
   }
   static __m256i half_bits(vf x) noexcept { return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
   static vf half_to_float(__m256i h) noexcept { return _mm512_cvtph_ps(h); }
@@ -193,6 +201,7 @@ struct isa {
         _mm256_slli_epi32(_mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))), 16));
   }
   static __m128i half_bits(vf x) noexcept { return _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static __m128i high_words(vi x) noexcept { return narrow32(_mm256_srli_epi32(x, 16)); }
   static vf half_to_float(__m128i h) noexcept { return _mm256_cvtph_ps(h); }
   static vi widen16(__m128i h) noexcept { return _mm256_cvtepu16_epi32(h); }
   static __m128i narrow32(vi x) noexcept {  // lanes < 2^16
@@ -313,11 +322,11 @@ inline void store(float* p, vf x) noexcept {
 #endif
 }
 inline void store(half* p, vf x) noexcept { isa::store16(p, isa::half_bits(x)); }
-inline void store(bfloat16* p, vf x) noexcept { isa::store16(p, isa::narrow32(isa::srli(bf16_rne_bits(x), 16))); }
+inline void store(bfloat16* p, vf x) noexcept { isa::store16(p, isa::high_words(bf16_rne_bits(x))); }
 /// Stores x, which holds T values (a cheaper narrowing for bfloat16).
 inline void store_held(float* p, vf x) noexcept { store(p, x); }
 inline void store_held(half* p, vf x) noexcept { store(p, x); }
-inline void store_held(bfloat16* p, vf x) noexcept { isa::store16(p, isa::narrow32(isa::srli(isa::bits(x), 16))); }
+inline void store_held(bfloat16* p, vf x) noexcept { isa::store16(p, isa::high_words(isa::bits(x))); }
 
 /// Stochastic rounding of each lane to T with the random bits r (rounding::stochastic,
 /// overflow::ieee), read back as float.
