@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <type_traits>
 
+#include "../config.hpp"
 #include "../round_to.hpp"
 #include "../rounding.hpp"
 #include "../types.hpp"
@@ -354,13 +355,8 @@ inline bool all_half_normal_or_zero(vf x) noexcept {
 #endif
 }
 
-inline vf stochastic(vf x, vi r, tag<half>) noexcept {
-  if (all_half_normal_or_zero(x)) {
-    // Half's quantum is float's last 13 bits here: the bfloat16 form with 13 for 16 (a carry
-    // past 65504 gives a float that held() sends to infinity, as the IEEE policy does).
-    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r, 19)), isa::set1i(0xffffe000u));
-    return held<half>(isa::from_bits(t));
-  }
+/// The general case of stochastic(x, r, tag<half>) below, out of line (rare: half subnormals, NaN).
+MIXPREC_NOINLINE inline vf stochastic_half_general(vf x, vi r) noexcept {
   // detail::pack for half from a float: eb = biased exponent (at least 1), m24 the significand
   // with its implicit bit, quantum exponent max(E, -14): shift = max(13, 126 - eb), the kept
   // integer m24 >> shift, code = integer + (max(eb, 113) - 113) << 10, the discarded fraction
@@ -380,6 +376,15 @@ inline vf stochastic(vf x, vi r, tag<half>) noexcept {
   code = isa::or32(isa::min_u32(code, isa::set1i(0x7c00u)), sign);
   code = isa::blend_nan(x, code, isa::widen16(isa::half_bits(x)));
   return isa::half_to_float(isa::narrow32(code));
+}
+inline vf stochastic(vf x, vi r, tag<half>) noexcept {
+  if (all_half_normal_or_zero(x)) {
+    // Half's quantum is float's last 13 bits here: the bfloat16 form with 13 for 16 (a carry
+    // past 65504 gives a float that held() sends to infinity, as the IEEE policy does).
+    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r, 19)), isa::set1i(0xffffe000u));
+    return held<half>(isa::from_bits(t));
+  }
+  return stochastic_half_general(x, r);
 }
 
 /// model_copy[i..i+N) = round_to<M>(params[i..i+N)), p the parameters' values as float.
