@@ -113,7 +113,10 @@ struct isa {
                                          15, 13, 11, 9, 7, 5, 3, 1);
     return _mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, x));
   }
-  static __m256i half_bits(vf x) noexcept { return _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC); }
+  static __m256i half_bits(vf x) noexcept {
+    // the masked form: GCC's -O0 macro of the unmasked one trips -Wsign-conversion in user code
+    return _mm512_maskz_cvtps_ph(static_cast<__mmask16>(0xffff), x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  }
   static vf half_to_float(__m256i h) noexcept { return _mm512_cvtph_ps(h); }
   static vi widen16(__m256i h) noexcept { return _mm512_cvtepu16_epi32(h); }
   static __m256i narrow32(vi x) noexcept { return _mm512_cvtepi32_epi16(x); }
