@@ -155,10 +155,11 @@ struct isa {
       return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
 #endif
     }
+    // SplitMix64's output function without its last z ^= z >> 31: of that step, the high 32
+    // bits need only the high 32 bits of z (hi(z ^ z >> 31) = hi(z) ^ hi(z) >> 31), done in next().
     static __m512i mix(__m512i z) noexcept {
       z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
-      z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
-      return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+      return mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
     }
     rng_stream(std::uint64_t key, std::uint64_t counter) noexcept {
       constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
@@ -174,7 +175,8 @@ struct isa {
       t1 = _mm512_add_epi64(t1, step);
       // the high 32 bits of each 64-bit lane, in order
       const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
-      return _mm512_permutex2var_epi32(a, odd, b);
+      const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
+      return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
     }
   };
 };
@@ -244,10 +246,17 @@ struct isa {
           _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
       return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
     }
+    // SplitMix64's output function up to the high 32 bits (odd 32-bit slots) of its second
+    // product, all that the high half of the result needs (see next()): hi(z * c) =
+    // hi(lo(z) lo(c)) + lo(z) hi(c) + hi(z) lo(c) mod 2^32.
     static __m256i mix(__m256i z) noexcept {
+      constexpr std::uint64_t c = 0x94D049BB133111EBull;
       z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
-      z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBull);
-      return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+      z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
+      const __m256i lo_lo = _mm256_mul_epu32(z, _mm256_set1_epi64x(static_cast<long long>(c & 0xffffffffu)));
+      const __m256i cross = _mm256_mullo_epi32(  // even slots lo(z) hi(c), odd slots hi(z) lo(c)
+          z, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
+      return _mm256_add_epi32(lo_lo, _mm256_add_epi32(cross, _mm256_slli_epi64(cross, 32)));  // odd slots
     }
     rng_stream(std::uint64_t key, std::uint64_t counter) noexcept {
       constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
@@ -263,7 +272,8 @@ struct isa {
       t1 = _mm256_add_epi64(t1, step);
       // high halves: [a1 a3 b1 b3 | a5 a7 b5 b7] -> [a1 a3 a5 a7 b1 b3 b5 b7]
       const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
-      return _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
+      const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
+      return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
     }
   };
 };
