@@ -93,8 +93,8 @@
 // final write run vectorised, 16 or 8 parameters at a time, computing the same bits as the
 // scalar loop (tests/test_optim_simd.cpp); everything else, and the last few elements of each
 // block, takes the scalar loop. Built with -march=native on a Zen 4 core, per parameter: float
-// Adam 0.4 ns (scalar loop 3.2 ns), bfloat16 / half Adam 0.8-0.9 ns (scalar 13 / 45 ns); see
-// bench/README.md.
+// Adam 0.42 ns (scalar loop 3.2 ns), bfloat16 / half Adam 0.75 / 0.87 ns (scalar 13 / 35 ns);
+// see bench/README.md.
 #ifndef MIXPREC_KERNELS_OPTIM_HPP
 #define MIXPREC_KERNELS_OPTIM_HPP
 
