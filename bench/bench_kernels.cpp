@@ -18,6 +18,13 @@
 //            mixprec      unscale_and_check(exec::seq, g, inv)   (one fused pass)
 //            mul          a plain in-place x *= s loop (the data-movement limit)
 //            naive        x *= s, then a second pass testing isfinite (two passes)
+//   optim/<step>/<dtype>[+<copy>]/<rounding>/<impl>/<n>   one optimizer step over n parameters
+//     step     adam, adamw (weight_decay 0.01), sgd (momentum 0.9, step > 1)
+//     dtype    f32 (params, grads, states float: the master-weight step; +bf16 / +f16: with the
+//              model copy written in the same pass), bf16, f16 (params, grads, states all that type)
+//     rounding rne (nearest even) or sr (stochastic) for the final write of the parameters
+//     impl     fast (the x86 fast path, detail/simd_optim.hpp) or portable (the scalar loop)
+//     counter  per_elem: seconds per parameter (printed with an SI prefix: 3.2n = 3.2 ns)
 // Counters: bytes_per_second counts input + output bytes; "vs_copy" (set by
 // scripts/bench_ratios.py from the JSON output) is computed after the run.
 //
@@ -306,14 +313,103 @@ void register_unscale() {
   });
 }
 
+// --- optimizer steps ---------------------------------------------------------------------------
+// Data that stays in range over many repeated steps: N(0,1) parameters scaled by 0.05,
+// gradients of scale 1e-2 whose sign alternates between iterations (two arrays, so that the
+// parameters oscillate instead of drifting), states of matching scale, eps = 1e-4 (which half
+// holds; PyTorch's default 1e-8 is 0 in half and sends some fp16 parameters to infinity and NaN
+// after a few thousand steps, which would time the rare-case code).
+template <class T, class M>
+struct optim_data {
+  std::vector<T> p, g, neg_g, m, v;
+  std::vector<M> copy;
+};
+
+template <class T, class M>
+optim_data<T, M>* make_optim_data(std::size_t n, bool with_copy) {
+  auto* d = new optim_data<T, M>;
+  const auto f = normal_floats(n);
+  d->p.resize(n);
+  d->g.resize(n);
+  d->neg_g.resize(n);
+  d->m.resize(n);
+  d->v.resize(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    const float g = 1e-2f * f[(i * 7 + 3) % n];
+    d->p[i] = round_to<T>(0.05f * f[i]);
+    d->g[i] = round_to<T>(g);
+    d->neg_g[i] = round_to<T>(-g);
+    d->m[i] = round_to<T>(1e-3f * f[(i * 13 + 5) % n]);
+    d->v[i] = round_to<T>(1e-4f * std::fabs(f[(i * 17 + 1) % n]) + g * g);
+  }
+  if (with_copy) d->copy.resize(n);
+  return d;
+}
+
+template <class T, class M>
+void register_optim_case(const std::string& step, const std::string& dtype, bool with_copy, rounding mode,
+                         std::size_t n) {
+  namespace oi = detail::optim_impl;
+  auto* d = make_optim_data<T, M>(n, with_copy);
+  for (const bool simd : {true, false}) {
+    const std::string name = "optim/" + step + "/" + dtype + "/" + (mode == rounding::stochastic ? "sr" : "rne") + "/" +
+                             (simd ? "fast" : "portable") + "/" + std::to_string(n);
+    benchmark::RegisterBenchmark(name.c_str(), [=](benchmark::State& s) {
+      const update_rounding ur{mode, 7, 0};
+      adam_options ao;
+      ao.eps = 1e-4f;
+      if (step == "adamw") ao.weight_decay = 0.01f;
+      sgd_options so;
+      so.momentum = 0.9f;
+      const span<M> c = with_copy ? span<M>(d->copy) : span<M>();
+      bool flip = false;
+      for (auto _ : s) {
+        const span<const T> g(flip ? d->neg_g : d->g);
+        flip = !flip;
+        if (step == "sgd") {
+          oi::sgd_impl(exec::seq, span<T>(d->p), g, span<T>(d->m), 10, so, ur, c, simd);
+        } else if (step == "adamw") {
+          oi::adam_impl<exec::sequenced_policy, T, T, T, M, true>("adamw_step", exec::seq, span<T>(d->p), g,
+                                                                 span<T>(d->m), span<T>(d->v), 10, ao, ur, c, simd);
+        } else {
+          oi::adam_impl<exec::sequenced_policy, T, T, T, M, false>("adam_step", exec::seq, span<T>(d->p), g,
+                                                                  span<T>(d->m), span<T>(d->v), 10, ao, ur, c, simd);
+        }
+        touch(d->p);
+      }
+      // seconds per parameter, printed with an SI prefix (3.2n = 3.2 ns)
+      s.counters["per_elem"] = benchmark::Counter(static_cast<double>(s.iterations()) * static_cast<double>(n),
+                                                  benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+    });
+  }
+}
+
+void register_optim() {
+  for (std::size_t n : {std::size_t{65536}, std::size_t{1} << 20}) {
+    register_optim_case<float, float>("adam", "f32", false, rounding::nearest_even, n);
+    register_optim_case<float, bfloat16>("adam", "f32+bf16", true, rounding::nearest_even, n);
+    register_optim_case<float, half>("adam", "f32+f16", true, rounding::nearest_even, n);
+    register_optim_case<float, float>("adamw", "f32", false, rounding::nearest_even, n);
+    register_optim_case<float, float>("sgd", "f32", false, rounding::nearest_even, n);
+    for (rounding mode : {rounding::nearest_even, rounding::stochastic}) {
+      for (const char* step : {"adam", "adamw", "sgd"}) {
+        register_optim_case<bfloat16, bfloat16>(step, "bf16", false, mode, n);
+        register_optim_case<half, half>(step, "f16", false, mode, n);
+      }
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   register_convert();
   register_unscale();
+  register_optim();
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("mixprec fast paths", detail::simd_convert_paths());
+  benchmark::AddCustomContext("mixprec optimizer fast path", detail::simd_optim_path());
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();
   return 0;
