@@ -97,7 +97,7 @@ void check_levels(const std::vector<S>& all) {
         if (!detail::simd_convert_at(l, all.data() + first, got.data(), n)) break;
         std::size_t bad = 0;
         for (std::size_t i = 0; i < n; ++i) bad += got[i].bits() != round_to<D>(all[first + i]).bits();
-        INFO("level " << detail::simd_level_name(l) << ", n = " << n << ", first = " << first);
+        INFO("level " << std::string(detail::simd_level_name(l)) << ", n = " << n << ", first = " << first);
         CHECK(bad == 0);
         CHECK(got[n].bits() == 0x1234);
         CHECK(got[n + 1].bits() == 0x1234);
@@ -118,7 +118,7 @@ void check_widening_levels(const std::vector<S>& all) {
         if (!detail::simd_convert_at(l, all.data() + first, got.data(), n)) break;
         std::size_t bad = 0;
         for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(static_cast<float>(all[first + i]));
-        INFO("level " << detail::simd_level_name(l) << ", n = " << n << ", first = " << first);
+        INFO("level " << std::string(detail::simd_level_name(l)) << ", n = " << n << ", first = " << first);
         CHECK(bad == 0);
         CHECK(got[n] == 1234.0f);
       }
@@ -129,7 +129,7 @@ void check_widening_levels(const std::vector<S>& all) {
 }  // namespace
 
 TEST_CASE("convert: every compiled fast-path level equals round_to on awkward sizes") {
-  MESSAGE("best level: " << detail::simd_level_name(detail::simd_best_level));
+  MESSAGE("best level: " << std::string(detail::simd_level_name(detail::simd_best_level)));
   const auto f = ktest::mixed_floats(40010, 11);
   const auto d = ktest::mixed_doubles(40010, 12);
   check_levels<half>(f);

@@ -168,10 +168,10 @@ void report(const char* what, const std::vector<simd_level>& levels, const std::
   INFO(what);
   INFO("portable element loop");
   CHECK(counts[0] == 0);
-  INFO("mixprec::convert (best level: " << detail::simd_level_name(detail::simd_best_level) << ")");
+  INFO("mixprec::convert (best level: " << std::string(detail::simd_level_name(detail::simd_best_level)) << ")");
   CHECK(counts[1] == 0);
   for (std::size_t k = 0; k < levels.size(); ++k) {
-    INFO("level " << detail::simd_level_name(levels[k]));
+    INFO("level " << std::string(detail::simd_level_name(levels[k])));
     CHECK(counts[2 + k] == 0);
   }
 }
