@@ -8,6 +8,8 @@
 //            copy         the plain narrowing / widening copy of the same element sizes
 //                         (uint32 -> uint16, uint16 -> uint32, uint64 -> uint16): the
 //                         data-movement limit the targets are stated against
+//            stream       the same copy with non-temporal stores (DRAM size only; AVX-512
+//                         builds): the limit beyond the caches, where mixprec streams too
 //            intrinsic    the raw instruction loop: vcvtps2ph / vcvtph2ps (F16C, AVX-512),
 //                         vcvtneps2bf16 (AVX-512-BF16: flushes subnormal inputs, NOT exact),
 //                         shift for b2f (keeps signalling NaNs), vcvtpd2ps + vcvtps2ph for
@@ -89,6 +91,52 @@ void copy_narrow64(const std::uint64_t* __restrict in, std::uint16_t* __restrict
   for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
 }
 
+// The same copies with non-temporal stores (64-byte aligned, after a scalar head): the limit for
+// arrays beyond the caches, where a plain store first reads every destination line.
+#if defined(__AVX512F__)
+template <class T>
+std::size_t head_to_align64(const T* p, std::size_t n) {
+  const std::size_t h = ((64 - (reinterpret_cast<std::uintptr_t>(p) & 63)) & 63) / sizeof(T);
+  return h < n ? h : n;
+}
+void stream_narrow32(const std::uint32_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+  for (; i + 32 <= n; i += 32) {
+    const __m256i a = _mm512_cvtepi32_epi16(_mm512_loadu_si512(in + i));
+    const __m256i b = _mm512_cvtepi32_epi16(_mm512_loadu_si512(in + i + 16));
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+void stream_widen16(const std::uint16_t* __restrict in, std::uint32_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = in[i];
+  for (; i + 16 <= n; i += 16) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i),
+                        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = in[i];
+}
+void stream_narrow64(const std::uint64_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+  for (; i + 32 <= n; i += 32) {
+    const __m128i a = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i));
+    const __m128i b = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 8));
+    const __m128i c = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 16));
+    const __m128i d = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 24));
+    const __m256i ab = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+    const __m256i cd = _mm256_inserti128_si256(_mm256_castsi128_si256(c), d, 1);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), _mm512_inserti64x4(_mm512_castsi256_si512(ab), cd, 1));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+#endif
+
 #if defined(__AVX512F__)
 void intr_f2h(const float* in, std::uint16_t* out, std::size_t n) {
   std::size_t i = 0;
@@ -165,6 +213,13 @@ void register_convert() {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
 #if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/f2h/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, stream_narrow32);
+        });
+      }
+#endif
+#if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/f2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2h);
       });
@@ -183,6 +238,13 @@ void register_convert() {
       benchmark::RegisterBenchmark(("convert/f2b/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/f2b/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, stream_narrow32);
+        });
+      }
+#endif
 #if defined(__AVX512BF16__) && defined(__AVX512VL__)
       benchmark::RegisterBenchmark(("convert/f2b/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2b);
@@ -209,6 +271,13 @@ void register_convert() {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, copy_widen16);
       });
 #if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/h2f/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, stream_widen16);
+        });
+      }
+#endif
+#if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/h2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, float>(s, bytes, *hb, intr_h2f);
       });
@@ -226,6 +295,13 @@ void register_convert() {
       benchmark::RegisterBenchmark(("convert/b2f/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, copy_widen16);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/b2f/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, stream_widen16);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/b2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, float>(s, bytes, *bb, intr_b2f);
@@ -251,6 +327,13 @@ void register_convert() {
       benchmark::RegisterBenchmark(("convert/d2h/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/d2h/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, stream_narrow64);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/d2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<double, std::uint16_t>(s, bytes, *d, intr_d2h);

@@ -261,17 +261,31 @@ inline bool convert(const S*, D*, std::size_t, bool) noexcept {
 
 inline __mmask16 mask16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1u); }
 
-inline bool convert(const float* s, half* d, std::size_t n, bool) noexcept {
-  std::uint16_t* out = bits_of(d);
+/// A 64-byte store; Stream: non-temporal (p 64-byte aligned).
+template <bool Stream>
+inline void store64(std::uint16_t* p, __m512i v) noexcept {
+  if (Stream) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+  } else {
+    _mm512_storeu_si512(p, v);
+  }
+}
+inline __m512i join(__m256i lo, __m256i hi) noexcept { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+
+template <bool Stream>
+inline void f2h(const float* s, std::uint16_t* out, std::size_t n) noexcept {
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(_mm512_loadu_ps(s + i), rne));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 16), _mm512_cvtps_ph(_mm512_loadu_ps(s + i + 16), rne));
+    store64<Stream>(out + i, join(_mm512_cvtps_ph(_mm512_loadu_ps(s + i), rne),
+                                  _mm512_cvtps_ph(_mm512_loadu_ps(s + i + 16), rne)));
   }
   for (; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
     _mm256_mask_storeu_epi16(out + i, m, _mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, s + i), rne));
   }
+}
+inline bool convert(const float* s, half* d, std::size_t n, bool) noexcept {
+  f2h<false>(s, bits_of(d), n);
   return true;
 }
 
@@ -299,43 +313,75 @@ inline __m256i float_bits_to_bf16(__m512i u) noexcept {
   return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
 }
 
-#if defined(__AVX512BF16__)
-/// vcvtneps2bf16 on 16 floats; a vector holding a subnormal input (which it flushes to zero) is
-/// redone by the integer form.
-inline __m256i float_to_bf16_hw(__m512 x) noexcept {
-  const __m512i u = _mm512_castps_si512(x);
-  const __m256bh r = _mm512_cvtneps_pbh(x);
-  __m256i out;
-  std::memcpy(&out, &r, sizeof out);
-  const __mmask16 sub = static_cast<__mmask16>(_mm512_testn_epi32_mask(u, _mm512_set1_epi32(0x7f800000)) &
-                                               _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x007fffff)));
-  if (sub != 0) out = float_bits_to_bf16(u);
-  return out;
-}
+/// The lanes of a or b holding a subnormal float (nonzero).
+inline __mmask16 subnormal_lanes(__m512 a, __m512 b) noexcept {
+#if defined(__AVX512DQ__)
+  return static_cast<__mmask16>(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));  // 0x20: denormal
+#else
+  const __m512i e = _mm512_set1_epi32(0x7f800000), m = _mm512_set1_epi32(0x007fffff);
+  const __m512i ua = _mm512_castps_si512(a), ub = _mm512_castps_si512(b);
+  return static_cast<__mmask16>((_mm512_testn_epi32_mask(ua, e) & _mm512_test_epi32_mask(ua, m)) |
+                                (_mm512_testn_epi32_mask(ub, e) & _mm512_test_epi32_mask(ub, m)));
 #endif
+}
 
-inline bool convert(const float* s, bfloat16* d, std::size_t n, bool hw) noexcept {
-  std::uint16_t* out = bits_of(d);
+template <bool Stream>
+inline void f2b(const float* s, std::uint16_t* out, std::size_t n, bool hw) noexcept {
   std::size_t i = 0;
 #if defined(__AVX512BF16__)
   if (hw) {
-    for (; i + 16 <= n; i += 16) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), float_to_bf16_hw(_mm512_loadu_ps(s + i)));
+    // 32 at a time: vcvtne2ps2bf16 packs two vectors; one test for subnormal inputs in both.
+    for (; i + 32 <= n; i += 32) {
+      const __m512 lo = _mm512_loadu_ps(s + i);
+      const __m512 hi = _mm512_loadu_ps(s + i + 16);
+      __m512i r;
+      if (subnormal_lanes(lo, hi) == 0) {
+        const __m512bh h = _mm512_cvtne2ps_pbh(hi, lo);
+        std::memcpy(&r, &h, sizeof r);
+      } else {
+        r = join(float_bits_to_bf16(_mm512_castps_si512(lo)), float_bits_to_bf16(_mm512_castps_si512(hi)));
+      }
+      store64<Stream>(out + i, r);
     }
   }
 #else
   (void)hw;
 #endif
   for (; i + 32 <= n; i += 32) {
-    const __m256i a = float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i)));
-    const __m256i b = float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i + 16)));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), a);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i + 16), b);
+    store64<Stream>(out + i, join(float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i))),
+                                  float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i + 16)))));
   }
   for (; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
     _mm256_mask_storeu_epi16(out + i, m, float_bits_to_bf16(_mm512_castps_si512(_mm512_maskz_loadu_ps(m, s + i))));
   }
+}
+inline bool convert(const float* s, bfloat16* d, std::size_t n, bool hw) noexcept {
+  f2b<false>(s, bits_of(d), n, hw);
+  return true;
+}
+
+/// Streamed (non-temporal) versions of the narrowing float conversions; false for other pairs.
+template <class S, class D>
+inline bool convert_streamed(const S*, D*, std::size_t, bool) noexcept {
+  return false;
+}
+inline std::size_t head_to_align64(const std::uint16_t* p, std::size_t n) noexcept {
+  const std::size_t h = ((64 - (reinterpret_cast<std::uintptr_t>(p) & 63)) & 63) / 2;
+  return h < n ? h : n;
+}
+inline bool convert_streamed(const float* s, bfloat16* d, std::size_t n, bool hw) noexcept {
+  std::uint16_t* out = bits_of(d);
+  const std::size_t h = head_to_align64(out, n);
+  f2b<false>(s, out, h, hw);
+  f2b<true>(s + h, out + h, n - h, hw);
+  return true;
+}
+inline bool convert_streamed(const float* s, half* d, std::size_t n, bool) noexcept {
+  std::uint16_t* out = bits_of(d);
+  const std::size_t h = head_to_align64(out, n);
+  f2h<false>(s, out, h);
+  f2h<true>(s + h, out + h, n - h);
   return true;
 }
 
@@ -359,13 +405,31 @@ inline __m256i double_to_float_odd(__m512d x) noexcept {
   return _mm256_mask_or_epi32(ti, inexact, ti, _mm256_set1_epi32(1));
 }
 
+/// For half only: 8 doubles -> 8 floats rounded to odd, the sticky bit being the 29 low bits of
+/// the double. That is the rounding's sticky bit wherever the float is normal; where it is not
+/// (|x| < 2^-126, or beyond the float range, infinity, NaN) the half result is the same anyway:
+/// +-0 for tiny values (half's least subnormal is 2^-24), infinity or the NaN otherwise.
+inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
+  const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+  const __mmask8 sticky = _mm512_test_epi64_mask(_mm512_castpd_si512(x), _mm512_set1_epi64(0x1fffffff));
+  const __m256i ti = _mm256_castps_si256(t);
+  return _mm256_castsi256_ps(_mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1)));
+}
+
 inline bool convert(const double* s, half* d, std::size_t n, bool) noexcept {
   std::uint16_t* out = bits_of(d);
   std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = double_to_float_odd_for_half(_mm512_loadu_pd(s + i));
+    const __m256 b = double_to_float_odd_for_half(_mm512_loadu_pd(s + i + 8));
+    const __m512 f = _mm512_castpd_ps(
+        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(f, rne));
+  }
   for (; i < n; i += 8) {
     const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
-    const __m256i f = double_to_float_odd(_mm512_maskz_loadu_pd(m, s + i));
-    _mm_mask_storeu_epi16(out + i, m, _mm256_cvtps_ph(_mm256_castsi256_ps(f), rne));
+    const __m256 f = double_to_float_odd_for_half(_mm512_maskz_loadu_pd(m, s + i));
+    _mm_mask_storeu_epi16(out + i, m, _mm256_cvtps_ph(f, rne));
   }
   return true;
 }
@@ -418,10 +482,72 @@ inline bool simd_convert_at(simd_level level, const S* s, D* d, std::size_t n) n
   }
 }
 
+/// Source plus destination bytes from which mixprec::convert writes the destination with
+/// non-temporal stores (simd_convert_streamed): beyond the caches, they save the read of every
+/// destination line before it is written and leave the cache to other data.
+constexpr std::size_t simd_stream_min_bytes = std::size_t{32} << 20;
+
+#if defined(MIXPREC_SIMD_X86)
+namespace simd_x86 {
+/// memcpy with non-temporal stores for the 64-byte-aligned (32 without AVX-512) middle.
+inline void stream_copy(void* dst, const void* src, std::size_t bytes) noexcept {
+  auto* d = static_cast<unsigned char*>(dst);
+  const auto* s = static_cast<const unsigned char*>(src);
+#if defined(MIXPREC_SIMD_AVX512)
+  constexpr std::size_t a = 64;
+#else
+  constexpr std::size_t a = 32;
+#endif
+  std::size_t head = (a - (reinterpret_cast<std::uintptr_t>(d) & (a - 1))) & (a - 1);
+  if (head > bytes) head = bytes;
+  std::memcpy(d, s, head);
+  d += head;
+  s += head;
+  bytes -= head;
+  for (; bytes >= a; bytes -= a, d += a, s += a) {
+#if defined(MIXPREC_SIMD_AVX512)
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(d), _mm512_loadu_si512(s));
+#else
+    _mm256_stream_si256(reinterpret_cast<__m256i*>(d), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s)));
+#endif
+  }
+  std::memcpy(d, s, bytes);
+}
+}  // namespace simd_x86
+#endif
+
 /// simd_convert_at with the best level compiled in.
 template <class S, class D>
 inline bool simd_convert(const S* s, D* d, std::size_t n) noexcept {
   return simd_convert_at(simd_best_level, s, d, n);
+}
+
+/// simd_convert, the destination written with non-temporal stores (for arrays far larger than
+/// the caches, see simd_stream_min_bytes): converts 2048 elements at a time into a buffer in L1,
+/// then streams it out. The same results; false (nothing written) where simd_convert is false.
+template <class S, class D>
+inline bool simd_convert_streamed(const S* s, D* d, std::size_t n) noexcept {
+#if defined(MIXPREC_SIMD_X86)
+#if defined(MIXPREC_SIMD_AVX512)
+  if (simd512::convert_streamed(s, d, n, simd_best_level == simd_level::avx512_bf16)) {  // direct
+    _mm_sfence();
+    return true;
+  }
+#endif
+  if (!simd_convert(s, d, 0)) return false;  // no fast path (or not in this FP environment)
+  constexpr std::size_t chunk = 2048;
+  alignas(64) unsigned char raw[chunk * sizeof(D)];
+  D* buf = reinterpret_cast<D*>(raw);
+  for (std::size_t i = 0; i < n; i += chunk) {
+    const std::size_t m = n - i < chunk ? n - i : chunk;
+    simd_convert(s + i, buf, m);
+    simd_x86::stream_copy(d + i, buf, m * sizeof(D));
+  }
+  _mm_sfence();  // the streamed stores are visible before whatever synchronises with this thread
+  return true;
+#else
+  return simd_convert(s, d, n);
+#endif
 }
 
 }  // namespace detail
