@@ -275,3 +275,50 @@ TEST_CASE("convert: double -> half on every midpoint between halves and its neig
   CHECK(round_to<half>(65520.0).bits() == 0x7c00);
   CHECK(round_to<half>(std::nextafter(65520.0, 0.0)).bits() == 0x7bff);
 }
+
+namespace {
+
+template <class D, class S>
+void check_streamed(const std::vector<S>& all) {
+  for (std::size_t n : ktest::awkward_sizes()) {
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      for (std::size_t out_off : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {  // unaligned destinations
+        if (first + n > all.size()) continue;
+        std::vector<D> got(n + out_off + 2, D::from_bits(0x1234));
+        if (!detail::simd_convert_streamed(all.data() + first, got.data() + out_off, n)) return;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += got[out_off + i].bits() != round_to<D>(all[first + i]).bits();
+        for (std::size_t i = 0; i < out_off; ++i) bad += got[i].bits() != 0x1234;
+        bad += got[out_off + n].bits() != 0x1234;
+        INFO("n = " << n << ", first = " << first << ", destination offset = " << out_off);
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: the streamed (non-temporal) fast paths equal round_to, and convert streams large arrays") {
+  const auto f = ktest::mixed_floats(40010, 13);
+  const auto d = ktest::mixed_doubles(40010, 14);
+  check_streamed<half>(f);
+  check_streamed<bfloat16>(f);
+  check_streamed<half>(d);
+  check_streamed<bfloat16>(d);
+  // 36 MiB of source plus destination: past detail::simd_stream_min_bytes, so convert streams.
+  const std::size_t n = 6u << 20;
+  static_assert((6u << 20) * 6 >= detail::simd_stream_min_bytes, "large enough to stream");
+  std::vector<float> big(n);
+  for (std::size_t i = 0; i < n; ++i) big[i] = f[i % f.size()] * static_cast<float>(1 + i / f.size());
+  std::vector<bfloat16> b(n);
+  std::vector<half> h(n);
+  convert(exec::par(2), big, b);
+  convert(exec::seq, big, h);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    bad += b[i].bits() != round_to<bfloat16>(big[i]).bits();
+    bad += h[i].bits() != round_to<half>(big[i]).bits();
+  }
+  CHECK(bad == 0);
+}
