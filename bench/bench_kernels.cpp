@@ -2,7 +2,8 @@
 // bench/bench_kernels.cpp — the bulk kernels against their data-movement limit, in one run.
 //
 //   convert/<pair>/<impl>/<bytes>   bulk conversion of an array whose INPUT is <bytes> long
-//     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half)
+//     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half),
+//            d2b (double -> bfloat16)
 //     impl   mixprec      mixprec::convert(exec::seq, ...)  (exact; x86 fast paths when built
 //                         with -march=native)
 //            copy         the plain narrowing / widening copy of the same element sizes
@@ -15,6 +16,9 @@
 //                         shift for b2f (keeps signalling NaNs), vcvtpd2ps + vcvtps2ph for
 //                         d2h (double rounding, NOT exact)
 //            scalar       a loop of mixprec::round_to / static_cast (per-element code)
+//            avx2         detail::simd_convert_at(avx2, ...) on the whole array: the AVX2 + F16C
+//                         level (what an -mavx2 -mf16c build runs, without streaming), in an
+//                         AVX-512 build
 //     bytes  4096 (L1), 262144 (L2), 268435456 (DRAM)
 //   unscale/<impl>/268435456     256 MiB of float gradients, in place
 //            mixprec      unscale_and_check(exec::seq, g, inv)   (one fused pass)
@@ -209,6 +213,13 @@ void register_convert() {
           convert(exec::seq, span<const float>(i, n), span<half>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/f2h/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<float, half>(s, bytes, *src, [](const float* i, half* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/f2h/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
@@ -235,6 +246,13 @@ void register_convert() {
           convert(exec::seq, span<const float>(i, n), span<bfloat16>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/f2b/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<float, bfloat16>(s, bytes, *src, [](const float* i, bfloat16* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/f2b/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
@@ -267,6 +285,13 @@ void register_convert() {
           convert(exec::seq, span<const half>(i, n), span<float>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/h2f/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<half, float>(s, bytes, *h, [](const half* i, float* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/h2f/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, copy_widen16);
       });
@@ -292,6 +317,13 @@ void register_convert() {
           convert(exec::seq, span<const bfloat16>(i, n), span<float>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/b2f/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<bfloat16, float>(s, bytes, *bf, [](const bfloat16* i, float* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/b2f/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, copy_widen16);
       });
@@ -324,6 +356,13 @@ void register_convert() {
           convert(exec::seq, span<const double>(i, n), span<half>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/d2h/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/d2h/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
       });
@@ -342,6 +381,34 @@ void register_convert() {
       benchmark::RegisterBenchmark(("convert/d2h/scalar" + b).c_str(), [=](benchmark::State& s) {
         run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
           for (std::size_t k = 0; k < n; ++k) o[k] = half(i[k]);
+        });
+      });
+      // d2b: the same doubles to bfloat16
+      benchmark::RegisterBenchmark(("convert/d2b/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+          convert(exec::seq, span<const double>(i, n), span<bfloat16>(o, n));
+        });
+      });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/d2b/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
+      benchmark::RegisterBenchmark(("convert/d2b/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
+      });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/d2b/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, stream_narrow64);
+        });
+      }
+#endif
+      benchmark::RegisterBenchmark(("convert/d2b/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = bfloat16(i[k]);
         });
       });
     }
