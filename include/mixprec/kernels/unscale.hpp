@@ -9,7 +9,8 @@
 //   found |= !isfinite(v)   the check is on the SCALED value, before the multiply
 //   x = round_T(inv_scale == 1 ? v : v * inv_scale)   (nearest even; exact when inv_scale is 1)
 // Every element is processed even after a non-finite one (as PyTorch). Returns whether any
-// element was inf or NaN.
+// element was inf or NaN. x86 (compile-time): float gradients take one AVX-512 or AVX2 pass, the
+// same bits as the scalar loop.
 //
 // Under exec::cuda (nvcc only) the flag stays on the device: the call returns a device_flag
 // whose data() is a device float (0 or 1) that update_scale() can read on the device; get() (or
