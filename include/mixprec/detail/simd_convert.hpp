@@ -388,6 +388,12 @@ inline bool convert_streamed(const float* s, half* d, std::size_t n, bool) noexc
 inline bool convert(const bfloat16* s, float* d, std::size_t n, bool) noexcept {
   const std::uint16_t* in = bits_of(s);
   std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m512i a = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    const __m512i b = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 16)));
+    _mm512_storeu_si512(d + i, _mm512_slli_epi32(a, 16));
+    _mm512_storeu_si512(d + i + 16, _mm512_slli_epi32(b, 16));
+  }
   for (; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
     const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, in + i));
@@ -438,6 +444,11 @@ inline bool convert(const double* s, bfloat16* d, std::size_t n, bool) noexcept 
   if (ftz_on()) return false;
   std::uint16_t* out = bits_of(d);
   std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256i f0 = double_to_float_odd(_mm512_loadu_pd(s + i));
+    const __m256i f1 = double_to_float_odd(_mm512_loadu_pd(s + i + 8));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), float_bits_to_bf16(join(f0, f1)));
+  }
   for (; i < n; i += 16) {
     const std::size_t left = n - i;
     const __mmask8 m0 = left >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << left) - 1u);
