@@ -261,6 +261,16 @@ inline bool convert(const S*, D*, std::size_t, bool) noexcept {
 
 inline __mmask16 mask16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1u); }
 
+// GCC's -O0 macro form of _mm512_cvtps_ph passes a -1 mask (-Wsign-conversion in user code).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+inline __m256i cvtps_ph512(__m512 x) noexcept { return _mm512_cvtps_ph(x, rne); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+
 /// A 64-byte store; Stream: non-temporal (p 64-byte aligned).
 template <bool Stream>
 inline void store64(std::uint16_t* p, __m512i v) noexcept {
@@ -276,12 +286,12 @@ template <bool Stream>
 inline void f2h(const float* s, std::uint16_t* out, std::size_t n) noexcept {
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) {
-    store64<Stream>(out + i, join(_mm512_cvtps_ph(_mm512_loadu_ps(s + i), rne),
-                                  _mm512_cvtps_ph(_mm512_loadu_ps(s + i + 16), rne)));
+    store64<Stream>(out + i, join(cvtps_ph512(_mm512_loadu_ps(s + i)),
+                                  cvtps_ph512(_mm512_loadu_ps(s + i + 16))));
   }
   for (; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
-    _mm256_mask_storeu_epi16(out + i, m, _mm512_cvtps_ph(_mm512_maskz_loadu_ps(m, s + i), rne));
+    _mm256_mask_storeu_epi16(out + i, m, cvtps_ph512(_mm512_maskz_loadu_ps(m, s + i)));
   }
 }
 inline bool convert(const float* s, half* d, std::size_t n, bool) noexcept {
@@ -430,7 +440,7 @@ inline bool convert(const double* s, half* d, std::size_t n, bool) noexcept {
     const __m256 b = double_to_float_odd_for_half(_mm512_loadu_pd(s + i + 8));
     const __m512 f = _mm512_castpd_ps(
         _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), _mm512_cvtps_ph(f, rne));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), cvtps_ph512(f));
   }
   for (; i < n; i += 8) {
     const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
