@@ -322,3 +322,68 @@ TEST_CASE("convert: the streamed (non-temporal) fast paths equal round_to, and c
   }
   CHECK(bad == 0);
 }
+
+#if defined(MIXPREC_SIMD_X86)
+#include <xmmintrin.h>
+
+TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mode, DAZ and FTZ") {
+  // Subnormal floats (a stride through all of them, both signs) and their neighbours, doubles
+  // near them and near the float/half/bfloat16 ties: where DAZ, FTZ or the rounding mode would change
+  // an instruction's result.
+  std::vector<float> f;
+  for (std::uint32_t u = 0; u < (1u << 24); u += 61) {
+    for (std::uint32_t v : {u, u | 0x80000000u, u + 0x3f000000u}) {
+      float x;
+      std::memcpy(&x, &v, 4);
+      f.push_back(x);
+    }
+  }
+  std::vector<double> d;
+  for (float x : f) {
+    d.push_back(static_cast<double>(x) * 1.0000001);
+    d.push_back(static_cast<double>(x) * (1 + 0x1p-30));
+  }
+  std::vector<half> hcodes(65536);
+  std::vector<bfloat16> bcodes(65536);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    hcodes[i] = half::from_bits(static_cast<std::uint16_t>(i));
+    bcodes[i] = bfloat16::from_bits(static_cast<std::uint16_t>(i));
+  }
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  for (unsigned bits : {0x0000u, 0x0040u, 0x8000u, 0x8040u, 0x2000u, 0x4000u, 0x6000u, 0x6040u}) {
+    std::vector<half> h(f.size()), hd(d.size());
+    std::vector<bfloat16> b(f.size()), bd(d.size());
+    std::vector<float> fh(65536), fb(65536);
+    for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(l)) continue;
+      _mm_setcsr((guard.saved & ~0xe040u) | bits);
+      const bool fh_ok = detail::simd_convert_at(l, f.data(), h.data(), f.size());
+      const bool fb_ok = detail::simd_convert_at(l, f.data(), b.data(), f.size());
+      const bool dh_ok = detail::simd_convert_at(l, d.data(), hd.data(), d.size());
+      const bool db_ok = detail::simd_convert_at(l, d.data(), bd.data(), d.size());
+      const bool hf_ok = detail::simd_convert_at(l, hcodes.data(), fh.data(), 65536);
+      const bool bf_ok = detail::simd_convert_at(l, bcodes.data(), fb.data(), 65536);
+      _mm_setcsr(guard.saved);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        if (fh_ok) bad += h[i].bits() != round_to<half>(f[i]).bits();
+        if (fb_ok) bad += b[i].bits() != round_to<bfloat16>(f[i]).bits();
+      }
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        if (dh_ok) bad += hd[i].bits() != round_to<half>(d[i]).bits();
+        if (db_ok) bad += bd[i].bits() != round_to<bfloat16>(d[i]).bits();
+      }
+      for (std::uint32_t i = 0; i < 65536; ++i) {
+        if (hf_ok) bad += bits_of(fh[i]) != bits_of(static_cast<float>(hcodes[i]));
+        if (bf_ok) bad += bits_of(fb[i]) != bits_of(static_cast<float>(bcodes[i]));
+      }
+      INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
+      CHECK(bad == 0);
+      CHECK((db_ok || (bits & 0x8040u) != 0));  // double -> bfloat16 declines only under FTZ or DAZ
+    }
+  }
+}
+#endif

@@ -19,8 +19,10 @@
 //                        direct rounding, so this is a single correct rounding. AVX2 has no
 //                        truncating vcvtpd2ps: it converts in the MXCSR mode and steps back one
 //                        ulp toward zero where that rounded away. double -> bfloat16 returns false
-//                        (portable loop) when MXCSR.FTZ is set (it would flush the float step).
-// Results do not depend on the MXCSR rounding mode, nor on DAZ/FTZ (the tests run with defaults).
+//                        (portable loop) when MXCSR.FTZ or DAZ is set (they would flush the float
+//                        step or its conversion back).
+// Results do not depend on the MXCSR rounding mode nor on DAZ/FTZ (avx512_bf16 uses the integer
+// form for float -> bfloat16 under DAZ; tests/test_convert.cpp checks every setting).
 // Only nearest-even with overflow::ieee takes them (kernels/convert.hpp); every function
 // converts all n elements and gives the bits of the portable scalar path:
 // tests/exhaustive/test_convert_fast_paths.cpp checks every level on all 2^32 floats (and on
@@ -130,8 +132,10 @@ inline const std::uint16_t* bits_of(const bfloat16* p) noexcept {
   return reinterpret_cast<const std::uint16_t*>(p);
 }
 
-/// MXCSR.FTZ (flush-to-zero) is set.
-inline bool ftz_on() noexcept { return (_mm_getcsr() & 0x8000u) != 0; }
+/// MXCSR.DAZ (denormals-are-zero) is set.
+inline bool daz_on() noexcept { return (_mm_getcsr() & 0x0040u) != 0; }
+/// Either: the float step of double -> bfloat16 (a float subnormal, converted back) needs neither.
+inline bool ftz_or_daz_on() noexcept { return (_mm_getcsr() & 0x8040u) != 0; }
 
 }  // namespace simd_x86
 
@@ -238,7 +242,7 @@ inline void d2b16(const double* s, std::uint16_t* o) noexcept {
                                                             float_bits_to_bf16(_mm256_castps_si256(f1))));
 }
 inline bool convert(const double* s, bfloat16* d, std::size_t n) noexcept {
-  if (ftz_on()) return false;
+  if (ftz_or_daz_on()) return false;
   blocks<16>(s, bits_of(d), n, d2b16);
   return true;
 }
@@ -339,7 +343,7 @@ template <bool Stream>
 inline void f2b(const float* s, std::uint16_t* out, std::size_t n, bool hw) noexcept {
   std::size_t i = 0;
 #if defined(__AVX512BF16__)
-  if (hw) {
+  if (hw && !daz_on()) {  // under DAZ, vfpclassps does not see the subnormal inputs
     // 32 at a time: vcvtne2ps2bf16 packs two vectors; one test for subnormal inputs in both.
     for (; i + 32 <= n; i += 32) {
       const __m512 lo = _mm512_loadu_ps(s + i);
@@ -451,7 +455,7 @@ inline bool convert(const double* s, half* d, std::size_t n, bool) noexcept {
 }
 
 inline bool convert(const double* s, bfloat16* d, std::size_t n, bool) noexcept {
-  if (ftz_on()) return false;
+  if (ftz_or_daz_on()) return false;
   std::uint16_t* out = bits_of(d);
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
