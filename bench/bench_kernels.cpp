@@ -2,17 +2,23 @@
 // bench/bench_kernels.cpp — the bulk kernels against their data-movement limit, in one run.
 //
 //   convert/<pair>/<impl>/<bytes>   bulk conversion of an array whose INPUT is <bytes> long
-//     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half)
+//     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half),
+//            d2b (double -> bfloat16)
 //     impl   mixprec      mixprec::convert(exec::seq, ...)  (exact; x86 fast paths when built
 //                         with -march=native)
 //            copy         the plain narrowing / widening copy of the same element sizes
 //                         (uint32 -> uint16, uint16 -> uint32, uint64 -> uint16): the
 //                         data-movement limit the targets are stated against
+//            stream       the same copy with non-temporal stores (DRAM size only; AVX-512
+//                         builds): the limit beyond the caches, where mixprec streams too
 //            intrinsic    the raw instruction loop: vcvtps2ph / vcvtph2ps (F16C, AVX-512),
 //                         vcvtneps2bf16 (AVX-512-BF16: flushes subnormal inputs, NOT exact),
 //                         shift for b2f (keeps signalling NaNs), vcvtpd2ps + vcvtps2ph for
 //                         d2h (double rounding, NOT exact)
 //            scalar       a loop of mixprec::round_to / static_cast (per-element code)
+//            avx2         detail::simd_convert_at(avx2, ...) on the whole array: the AVX2 + F16C
+//                         level (what an -mavx2 -mf16c build runs, without streaming), in an
+//                         AVX-512 build
 //     bytes  4096 (L1), 262144 (L2), 268435456 (DRAM)
 //   unscale/<impl>/268435456     256 MiB of float gradients, in place
 //            mixprec      unscale_and_check(exec::seq, g, inv)   (one fused pass)
@@ -96,6 +102,52 @@ void copy_narrow64(const std::uint64_t* __restrict in, std::uint16_t* __restrict
   for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
 }
 
+// The same copies with non-temporal stores (64-byte aligned, after a scalar head): the limit for
+// arrays beyond the caches, where a plain store first reads every destination line.
+#if defined(__AVX512F__)
+template <class T>
+std::size_t head_to_align64(const T* p, std::size_t n) {
+  const std::size_t h = ((64 - (reinterpret_cast<std::uintptr_t>(p) & 63)) & 63) / sizeof(T);
+  return h < n ? h : n;
+}
+void stream_narrow32(const std::uint32_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+  for (; i + 32 <= n; i += 32) {
+    const __m256i a = _mm512_cvtepi32_epi16(_mm512_loadu_si512(in + i));
+    const __m256i b = _mm512_cvtepi32_epi16(_mm512_loadu_si512(in + i + 16));
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), _mm512_inserti64x4(_mm512_castsi256_si512(a), b, 1));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+void stream_widen16(const std::uint16_t* __restrict in, std::uint32_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = in[i];
+  for (; i + 16 <= n; i += 16) {
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i),
+                        _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = in[i];
+}
+void stream_narrow64(const std::uint64_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+  for (const std::size_t h = head_to_align64(out, n); i < h; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+  for (; i + 32 <= n; i += 32) {
+    const __m128i a = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i));
+    const __m128i b = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 8));
+    const __m128i c = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 16));
+    const __m128i d = _mm512_cvtepi64_epi16(_mm512_loadu_si512(in + i + 24));
+    const __m256i ab = _mm256_inserti128_si256(_mm256_castsi128_si256(a), b, 1);
+    const __m256i cd = _mm256_inserti128_si256(_mm256_castsi128_si256(c), d, 1);
+    _mm512_stream_si512(reinterpret_cast<__m512i*>(out + i), _mm512_inserti64x4(_mm512_castsi256_si512(ab), cd, 1));
+  }
+  _mm_sfence();
+  for (; i < n; ++i) out[i] = static_cast<std::uint16_t>(in[i]);
+}
+#endif
+
 #if defined(__AVX512F__)
 void intr_f2h(const float* in, std::uint16_t* out, std::size_t n) {
   std::size_t i = 0;
@@ -168,9 +220,23 @@ void register_convert() {
           convert(exec::seq, span<const float>(i, n), span<half>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/f2h/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<float, half>(s, bytes, *src, [](const float* i, half* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/f2h/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/f2h/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, stream_narrow32);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/f2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2h);
@@ -187,9 +253,23 @@ void register_convert() {
           convert(exec::seq, span<const float>(i, n), span<bfloat16>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/f2b/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<float, bfloat16>(s, bytes, *src, [](const float* i, bfloat16* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/f2b/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, copy_narrow32);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/f2b/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint32_t, std::uint16_t>(s, bytes, *bits, stream_narrow32);
+        });
+      }
+#endif
 #if defined(__AVX512BF16__) && defined(__AVX512VL__)
       benchmark::RegisterBenchmark(("convert/f2b/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<float, std::uint16_t>(s, bytes, *src, intr_f2b);
@@ -212,9 +292,23 @@ void register_convert() {
           convert(exec::seq, span<const half>(i, n), span<float>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/h2f/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<half, float>(s, bytes, *h, [](const half* i, float* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/h2f/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, copy_widen16);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/h2f/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint16_t, std::uint32_t>(s, bytes, *hb, stream_widen16);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/h2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, float>(s, bytes, *hb, intr_h2f);
@@ -230,9 +324,23 @@ void register_convert() {
           convert(exec::seq, span<const bfloat16>(i, n), span<float>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/b2f/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<bfloat16, float>(s, bytes, *bf, [](const bfloat16* i, float* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/b2f/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, copy_widen16);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/b2f/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint16_t, std::uint32_t>(s, bytes, *bb, stream_widen16);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/b2f/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint16_t, float>(s, bytes, *bb, intr_b2f);
@@ -255,9 +363,23 @@ void register_convert() {
           convert(exec::seq, span<const double>(i, n), span<half>(o, n));
         });
       });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/d2h/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
       benchmark::RegisterBenchmark(("convert/d2h/copy" + b).c_str(), [=](benchmark::State& s) {
         run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
       });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/d2h/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, stream_narrow64);
+        });
+      }
+#endif
 #if defined(__AVX512F__)
       benchmark::RegisterBenchmark(("convert/d2h/intrinsic" + b).c_str(), [=](benchmark::State& s) {
         run_pair<double, std::uint16_t>(s, bytes, *d, intr_d2h);
@@ -266,6 +388,34 @@ void register_convert() {
       benchmark::RegisterBenchmark(("convert/d2h/scalar" + b).c_str(), [=](benchmark::State& s) {
         run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
           for (std::size_t k = 0; k < n; ++k) o[k] = half(i[k]);
+        });
+      });
+      // d2b: the same doubles to bfloat16
+      benchmark::RegisterBenchmark(("convert/d2b/mixprec" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+          convert(exec::seq, span<const double>(i, n), span<bfloat16>(o, n));
+        });
+      });
+      if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+        benchmark::RegisterBenchmark(("convert/d2b/avx2" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx2, i, o, n);
+          });
+        });
+      }
+      benchmark::RegisterBenchmark(("convert/d2b/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, copy_narrow64);
+      });
+#if defined(__AVX512F__)
+      if (bytes >= (std::size_t{1} << 24)) {
+        benchmark::RegisterBenchmark(("convert/d2b/stream" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<std::uint64_t, std::uint16_t>(s, bytes, *db, stream_narrow64);
+        });
+      }
+#endif
+      benchmark::RegisterBenchmark(("convert/d2b/scalar" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<double, bfloat16>(s, bytes, *d, [](const double* i, bfloat16* o, std::size_t n) {
+          for (std::size_t k = 0; k < n; ++k) o[k] = bfloat16(i[k]);
         });
       });
     }

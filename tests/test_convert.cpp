@@ -78,6 +78,72 @@ TEST_CASE("convert: the fast-path pairs in nearest-even equal round_to") {
   check_pair<float>(h, rounding::nearest_even, overflow::ieee);
   check_pair<float>(b, rounding::nearest_even, overflow::ieee);
   check_pair<double>(h, rounding::nearest_even, overflow::ieee);
+  check_pair<bfloat16>(d, rounding::nearest_even, overflow::ieee);
+}
+
+namespace {
+
+/// Every compiled level of detail/simd_convert.hpp on one pair: awkward sizes, unaligned starts.
+template <class D, class S>
+void check_levels(const std::vector<S>& all) {
+  using detail::simd_level;
+  for (simd_level l : {simd_level::avx2, simd_level::avx512, simd_level::avx512_bf16}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    for (std::size_t n : ktest::awkward_sizes()) {
+      for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+        if (first + n > all.size()) continue;
+        std::vector<D> got(n + 2);  // guards after the end stay untouched
+        for (auto& g : got) g = D::from_bits(0x1234);
+        if (!detail::simd_convert_at(l, all.data() + first, got.data(), n)) break;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += got[i].bits() != round_to<D>(all[first + i]).bits();
+        INFO("level " << std::string(detail::simd_level_name(l)) << ", n = " << n << ", first = " << first);
+        CHECK(bad == 0);
+        CHECK(got[n].bits() == 0x1234);
+        CHECK(got[n + 1].bits() == 0x1234);
+      }
+    }
+  }
+}
+
+template <class S>
+void check_widening_levels(const std::vector<S>& all) {
+  using detail::simd_level;
+  for (simd_level l : {simd_level::avx2, simd_level::avx512, simd_level::avx512_bf16}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    for (std::size_t n : ktest::awkward_sizes()) {
+      for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+        if (first + n > all.size()) continue;
+        std::vector<float> got(n + 1, 1234.0f);
+        if (!detail::simd_convert_at(l, all.data() + first, got.data(), n)) break;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(static_cast<float>(all[first + i]));
+        INFO("level " << std::string(detail::simd_level_name(l)) << ", n = " << n << ", first = " << first);
+        CHECK(bad == 0);
+        CHECK(got[n] == 1234.0f);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: every compiled fast-path level equals round_to on awkward sizes") {
+  MESSAGE("best level: " << std::string(detail::simd_level_name(detail::simd_best_level)));
+  const auto f = ktest::mixed_floats(40010, 11);
+  const auto d = ktest::mixed_doubles(40010, 12);
+  check_levels<half>(f);
+  check_levels<bfloat16>(f);
+  check_levels<half>(d);
+  check_levels<bfloat16>(d);
+  std::vector<half> h(f.size());
+  std::vector<bfloat16> b(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    h[i] = half::from_bits(static_cast<std::uint16_t>(bits_of(f[i]) >> 7));
+    b[i] = bfloat16::from_bits(static_cast<std::uint16_t>(bits_of(f[i]) >> 11));
+  }
+  check_widening_levels(h);
+  check_widening_levels(b);
 }
 
 TEST_CASE("convert: other pairs, modes and overflow policies equal round_to") {
@@ -156,6 +222,8 @@ TEST_CASE("convert: size mismatch is rejected and nothing is written") {
 
 TEST_CASE("convert: the x86 fast paths (when compiled in) equal the portable path on all 16-bit inputs") {
   MESSAGE("fast paths compiled in: " << std::string(detail::simd_convert_paths()));
+  // mixprec::convert runs the best level; test_convert's other builds (tests/CMakeLists.txt) and
+  // the case above cover the other levels.
   std::vector<half> h(65536);
   std::vector<bfloat16> b(65536);
   for (std::uint32_t i = 0; i < 65536; ++i) {
@@ -207,3 +275,115 @@ TEST_CASE("convert: double -> half on every midpoint between halves and its neig
   CHECK(round_to<half>(65520.0).bits() == 0x7c00);
   CHECK(round_to<half>(std::nextafter(65520.0, 0.0)).bits() == 0x7bff);
 }
+
+namespace {
+
+template <class D, class S>
+void check_streamed(const std::vector<S>& all) {
+  for (std::size_t n : ktest::awkward_sizes()) {
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
+      for (std::size_t out_off : {std::size_t{0}, std::size_t{1}, std::size_t{5}}) {  // unaligned destinations
+        if (first + n > all.size()) continue;
+        std::vector<D> got(n + out_off + 2, D::from_bits(0x1234));
+        if (!detail::simd_convert_streamed(all.data() + first, got.data() + out_off, n)) return;
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += got[out_off + i].bits() != round_to<D>(all[first + i]).bits();
+        for (std::size_t i = 0; i < out_off; ++i) bad += got[i].bits() != 0x1234;
+        bad += got[out_off + n].bits() != 0x1234;
+        INFO("n = " << n << ", first = " << first << ", destination offset = " << out_off);
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: the streamed (non-temporal) fast paths equal round_to, and convert streams large arrays") {
+  const auto f = ktest::mixed_floats(40010, 13);
+  const auto d = ktest::mixed_doubles(40010, 14);
+  check_streamed<half>(f);
+  check_streamed<bfloat16>(f);
+  check_streamed<half>(d);
+  check_streamed<bfloat16>(d);
+  // 36 MiB of source plus destination: past detail::simd_stream_min_bytes, so convert streams.
+  const std::size_t n = 6u << 20;
+  static_assert((6u << 20) * 6 >= detail::simd_stream_min_bytes, "large enough to stream");
+  std::vector<float> big(n);
+  for (std::size_t i = 0; i < n; ++i) big[i] = f[i % f.size()] * static_cast<float>(1 + i / f.size());
+  std::vector<bfloat16> b(n);
+  std::vector<half> h(n);
+  convert(exec::par(2), big, b);
+  convert(exec::seq, big, h);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    bad += b[i].bits() != round_to<bfloat16>(big[i]).bits();
+    bad += h[i].bits() != round_to<half>(big[i]).bits();
+  }
+  CHECK(bad == 0);
+}
+
+#if defined(MIXPREC_SIMD_X86)
+#include <xmmintrin.h>
+
+TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mode, DAZ and FTZ") {
+  // Subnormal floats (a stride through all of them, both signs) and their neighbours, doubles
+  // near them and near the float/half/bfloat16 ties: where DAZ, FTZ or the rounding mode would change
+  // an instruction's result.
+  std::vector<float> f;
+  for (std::uint32_t u = 0; u < (1u << 24); u += 61) {
+    for (std::uint32_t v : {u, u | 0x80000000u, u + 0x3f000000u}) {
+      float x;
+      std::memcpy(&x, &v, 4);
+      f.push_back(x);
+    }
+  }
+  std::vector<double> d;
+  for (float x : f) {
+    d.push_back(static_cast<double>(x) * 1.0000001);
+    d.push_back(static_cast<double>(x) * (1 + 0x1p-30));
+  }
+  std::vector<half> hcodes(65536);
+  std::vector<bfloat16> bcodes(65536);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    hcodes[i] = half::from_bits(static_cast<std::uint16_t>(i));
+    bcodes[i] = bfloat16::from_bits(static_cast<std::uint16_t>(i));
+  }
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  for (unsigned bits : {0x0000u, 0x0040u, 0x8000u, 0x8040u, 0x2000u, 0x4000u, 0x6000u, 0x6040u}) {
+    std::vector<half> h(f.size()), hd(d.size());
+    std::vector<bfloat16> b(f.size()), bd(d.size());
+    std::vector<float> fh(65536), fb(65536);
+    for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(l)) continue;
+      _mm_setcsr((guard.saved & ~0xe040u) | bits);
+      const bool fh_ok = detail::simd_convert_at(l, f.data(), h.data(), f.size());
+      const bool fb_ok = detail::simd_convert_at(l, f.data(), b.data(), f.size());
+      const bool dh_ok = detail::simd_convert_at(l, d.data(), hd.data(), d.size());
+      const bool db_ok = detail::simd_convert_at(l, d.data(), bd.data(), d.size());
+      const bool hf_ok = detail::simd_convert_at(l, hcodes.data(), fh.data(), 65536);
+      const bool bf_ok = detail::simd_convert_at(l, bcodes.data(), fb.data(), 65536);
+      _mm_setcsr(guard.saved);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < f.size(); ++i) {
+        if (fh_ok) bad += h[i].bits() != round_to<half>(f[i]).bits();
+        if (fb_ok) bad += b[i].bits() != round_to<bfloat16>(f[i]).bits();
+      }
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        if (dh_ok) bad += hd[i].bits() != round_to<half>(d[i]).bits();
+        if (db_ok) bad += bd[i].bits() != round_to<bfloat16>(d[i]).bits();
+      }
+      for (std::uint32_t i = 0; i < 65536; ++i) {
+        if (hf_ok) bad += bits_of(fh[i]) != bits_of(static_cast<float>(hcodes[i]));
+        if (bf_ok) bad += bits_of(fb[i]) != bits_of(static_cast<float>(bcodes[i]));
+      }
+      INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
+      CHECK(bad == 0);
+      CHECK((db_ok || (bits & 0x8040u) != 0));  // double -> bfloat16 declines only under FTZ or DAZ
+    }
+  }
+}
+#endif

@@ -77,6 +77,27 @@ TEST_CASE("unscale_and_check: several gradient types, every policy, awkward size
   }
 }
 
+TEST_CASE("unscale_and_check: one non-finite float at any position (the vector paths' lanes and tails)") {
+  const float big = std::numeric_limits<float>::max();
+  for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{16}, std::size_t{33}, std::size_t{70}}) {
+    std::vector<float> fin(n, -big);  // the largest exponent field that is still finite
+    CHECK_FALSE(unscale_and_check(exec::seq, fin, 1.0f));
+    for (std::size_t k = 0; k < n; ++k) {
+      for (float bad : {std::numeric_limits<float>::infinity(), -std::numeric_limits<float>::infinity(),
+                        std::numeric_limits<float>::quiet_NaN()}) {
+        std::vector<float> f(n, 1.5f);
+        f[k] = bad;
+        INFO("n = " << n << ", position " << k << ", value " << bad);
+        CHECK(unscale_and_check(exec::seq, f, 0.5f));
+        if (n > 1) CHECK(f[(k + 1) % n] == 0.75f);  // the others are still scaled
+        std::vector<float> g(n, 1.5f);
+        g[k] = bad;
+        CHECK(unscale_and_check(exec::seq, span<float>(g.data(), n), 1.0f));
+      }
+    }
+  }
+}
+
 TEST_CASE("unscale_and_check: the check is on the scaled value; every element is processed") {
   // A half gradient of 65504 with inv_scale 2 overflows when unscaled, but the scaled value is
   // finite: not flagged (PyTorch's order), and the stored result is inf.

@@ -73,7 +73,7 @@
 // (master weights plus compute copies: float16/bfloat16 or FP8 weights), gradients (plus the
 // low-precision gradients of the copies), optimizer state (Adam's two moments, plus the FP8
 // scaling histories) and activations (everything held for one training batch: inputs, layer
-// outputs, logits, output gradients, FP8 copies) — the process's peak RSS so far, skipped steps
+// outputs, logits, output gradients, FP8 copies) — the mode's own peak RSS (mode_memory_meter), skipped steps
 // and the final loss scale (float16-mixed), and the first step whose loss, and the first step after
 // which a parameter, was not finite (NaN or infinity).
 #ifndef MIXPREC_PRECISION_STUDY_TRAIN_HPP
@@ -114,6 +114,11 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <sys/resource.h>
 #endif
+#if defined(__GLIBC__)
+#include <malloc.h>  // malloc_trim
+#endif
+#include <cstdlib>
+#include <cstring>
 
 #include "data.hpp"
 
@@ -243,7 +248,8 @@ struct mode_result {
   double seconds = 0;  ///< wall time of training and evaluation
   memory_usage memory;
   std::string memory_detail;  ///< what the four numbers contain
-  long long peak_rss = -1;    ///< bytes, the process's peak so far (-1: unknown)
+  long long peak_rss = -1;    ///< bytes: the mode's own peak (mode_memory_meter; -1: unknown)
+  bool peak_rss_own = false;  ///< peak_rss is the mode's own (false: the process's peak so far)
   bool loss_scaling = false;
   std::int64_t skipped_steps = 0;
   double final_scale = 1;
@@ -272,6 +278,74 @@ inline long long peak_rss_bytes() {
   return -1;
 #endif
 }
+
+/// One mode's own peak resident memory (Linux). At construction the allocator returns its free
+/// memory to the system (glibc malloc_trim), the kernel's high-water mark is reset to the current
+/// resident set (5 written to /proc/self/clear_refs) and that resident set is the baseline;
+/// peak_bytes() is the high-water mark since (VmHWM of /proc/self/status) minus the baseline:
+/// what the mode itself held at its peak — parameters, gradients, optimizer state, activations,
+/// evaluation buffers — without the data set and the code that every mode shares, and without
+/// what earlier modes used (what stays allocated for the process — code pages run for the first
+/// time, reusable kernel workspace — is counted in the first mode that touches it, about 2 MiB in
+/// the study). Where that cannot be done (no /proc, the reset refused) own() is false
+/// and peak_bytes() is the process's peak so far (getrusage), as before.
+///   mode_memory_meter m;  /* train */  long long b = m.peak_bytes();
+class mode_memory_meter {
+ public:
+  mode_memory_meter() {
+#if defined(__GLIBC__)
+    malloc_trim(0);
+#endif
+    if (reset_high_water_mark()) {
+      baseline_kib_ = status_kib("VmRSS:");
+      own_ = baseline_kib_ >= 0;
+    }
+  }
+  bool own() const noexcept { return own_; }
+  long long peak_bytes() const {
+    if (own_) {
+      const long long hwm = status_kib("VmHWM:");
+      if (hwm >= 0) return (hwm > baseline_kib_ ? hwm - baseline_kib_ : 0) * 1024;
+    }
+    return peak_rss_bytes();
+  }
+
+ private:
+  static bool reset_high_water_mark() {
+#if defined(__linux__)
+    std::FILE* f = std::fopen("/proc/self/clear_refs", "w");
+    if (f == nullptr) return false;
+    const bool wrote = std::fputs("5", f) >= 0;
+    return std::fclose(f) == 0 && wrote;
+#else
+    return false;
+#endif
+  }
+  /// A "Key:   123 kB" line of /proc/self/status, in KiB (-1: none).
+  static long long status_kib(const char* key) {
+#if defined(__linux__)
+    std::FILE* f = std::fopen("/proc/self/status", "r");
+    if (f == nullptr) return -1;
+    char line[256];
+    long long v = -1;
+    const std::size_t k = std::strlen(key);
+    while (std::fgets(line, sizeof line, f) != nullptr) {
+      if (std::strncmp(line, key, k) == 0) {
+        v = std::strtoll(line + k, nullptr, 10);
+        break;
+      }
+    }
+    std::fclose(f);
+    return v;
+#else
+    (void)key;
+    return -1;
+#endif
+  }
+
+  long long baseline_kib_ = -1;
+  bool own_ = false;
+};
 
 // ---------------------------------------------------------------------------------------------
 // The trainer
@@ -912,12 +986,11 @@ class mlp_run {
 
 }  // namespace detail
 
-/// Trains and evaluates one mode.
-inline mode_result run_mode(const mode_spec& spec, const run_config& cfg, const split& train, const split& val,
-                            const split& test) {
+namespace detail {
+inline mode_result run_mode_unmeasured(const mode_spec& spec, const run_config& cfg, const split& train,
+                                       const split& val, const split& test) {
   using mixprec::bfloat16;
   using mixprec::half;
-  if (cfg.batch == 0 || train.count == 0) throw study_error("nothing to train on");
   switch (spec.params) {
     case storage::float64:
       return detail::mlp_run<double, double>(spec, cfg).run(train, val, test);
@@ -936,6 +1009,18 @@ inline mode_result run_mode(const mode_spec& spec, const run_config& cfg, const 
     default:
       return detail::mlp_run<float, float>(spec, cfg).run(train, val, test);
   }
+}
+}  // namespace detail
+
+/// Trains and evaluates one mode; peak_rss is the mode's own peak (mode_memory_meter).
+inline mode_result run_mode(const mode_spec& spec, const run_config& cfg, const split& train, const split& val,
+                            const split& test) {
+  if (cfg.batch == 0 || train.count == 0) throw study_error("nothing to train on");
+  const mode_memory_meter meter;
+  mode_result r = detail::run_mode_unmeasured(spec, cfg, train, val, test);
+  r.peak_rss = meter.peak_bytes();
+  r.peak_rss_own = meter.own();
+  return r;
 }
 
 }  // namespace precision_study

@@ -9,8 +9,10 @@
 // random bits of element i are counter_rng(seed)(offset + i), so the result does not depend on
 // the policy, the thread count or the device.
 //
-// Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16
-// and double -> half in nearest-even with overflow::ieee; bit-identical to the portable path.
+// Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
+// double -> half and double -> bfloat16 in nearest-even with overflow::ieee, with AVX-512 or
+// AVX2 + F16C; bit-identical to the portable path. Arrays of 32 MiB and more (source plus
+// destination) are written with non-temporal stores.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
 #define MIXPREC_KERNELS_CONVERT_HPP
@@ -51,10 +53,13 @@ struct convert_body {
   overflow policy;
   counter_rng rng;
   std::uint64_t offset;
+  bool stream;  ///< large arrays: the fast path writes with non-temporal stores
 
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
 #if !defined(__CUDA_ARCH__)
-    if (mode == rounding::nearest_even && policy == overflow::ieee && simd_convert(src + begin, dst + begin, end - begin)) {
+    if (mode == rounding::nearest_even && policy == overflow::ieee &&
+        (stream ? simd_convert_streamed(src + begin, dst + begin, end - begin)
+                : simd_convert(src + begin, dst + begin, end - begin))) {
       return;
     }
 #endif
@@ -89,8 +94,9 @@ void convert(Policy policy, Src&& src, Dst&& dst, rounding mode = rounding::near
     throw std::invalid_argument("mixprec::convert: source has " + std::to_string(s.size()) +
                                 " elements, destination " + std::to_string(d.size()));
   }
+  const bool stream = s.size() * (sizeof(S) + sizeof(D)) >= detail::simd_stream_min_bytes;
   detail::for_each_range(policy, s.size(),
-                         detail::convert_body<S, D>{s.data(), d.data(), mode, ovf, counter_rng(seed), offset});
+                         detail::convert_body<S, D>{s.data(), d.data(), mode, ovf, counter_rng(seed), offset, stream});
 }
 
 }  // namespace mixprec

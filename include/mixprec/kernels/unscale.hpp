@@ -9,7 +9,8 @@
 //   found |= !isfinite(v)   the check is on the SCALED value, before the multiply
 //   x = round_T(inv_scale == 1 ? v : v * inv_scale)   (nearest even; exact when inv_scale is 1)
 // Every element is processed even after a non-finite one (as PyTorch). Returns whether any
-// element was inf or NaN.
+// element was inf or NaN. x86 (compile-time): float gradients take one AVX-512 or AVX2 pass, the
+// same bits as the scalar loop.
 //
 // Under exec::cuda (nvcc only) the flag stays on the device: the call returns a device_flag
 // whose data() is a device float (0 or 1) that update_scale() can read on the device; get() (or
@@ -56,9 +57,13 @@
 #include "../round_to.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64)) && \
-    defined(__AVX512F__)
+    (defined(__AVX512F__) || defined(__AVX2__))
 #include "../detail/x86.hpp"
+#if defined(__AVX512F__)
 #define MIXPREC_UNSCALE_AVX512 1
+#else
+#define MIXPREC_UNSCALE_AVX2 1
+#endif
 #endif
 
 namespace mixprec {
@@ -72,9 +77,9 @@ struct unscale_block {
 
   MIXPREC_HD bool operator()(std::size_t begin, std::size_t end) const noexcept {
     using A = compute_type_t<T>;
-#if defined(MIXPREC_UNSCALE_AVX512)
+#if defined(MIXPREC_UNSCALE_AVX512) || defined(MIXPREC_UNSCALE_AVX2)
     if constexpr (std::is_same<T, float>::value) {
-      return avx512(begin, end);
+      return simd(begin, end);
     }
 #endif
     const A inv = static_cast<A>(inv_scale);
@@ -88,28 +93,62 @@ struct unscale_block {
     return found;
   }
 
+  // The vector paths (float gradients): one pass; the non-finite test keeps the largest exponent
+  // field seen (an integer max, no dependency through a mask register), which is all ones
+  // exactly when some element was inf or NaN. x * inv in the vector unit is the same IEEE
+  // product, rounded to nearest even, as the scalar loop computes.
 #if defined(MIXPREC_UNSCALE_AVX512)
-  bool avx512(std::size_t begin, std::size_t end) const noexcept {
+  bool simd(std::size_t begin, std::size_t end) const noexcept {
     float* p = reinterpret_cast<float*>(x);
     const __m512 inv = _mm512_set1_ps(inv_scale);
     const bool one = exact_eq(inv_scale, 1.0f);
     const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
-    __mmask16 bad = 0;
+    __m512i e0 = _mm512_setzero_si512(), e1 = _mm512_setzero_si512();
     std::size_t i = begin;
-    for (; i + 16 <= end; i += 16) {
-      const __m512 v = _mm512_loadu_ps(p + i);
-      bad = static_cast<__mmask16>(
-          bad | _mm512_cmpeq_epi32_mask(_mm512_and_si512(_mm512_castps_si512(v), exp_mask), exp_mask));
-      if (!one) _mm512_storeu_ps(p + i, _mm512_mul_ps(v, inv));
+    for (; i + 32 <= end; i += 32) {
+      const __m512 v0 = _mm512_loadu_ps(p + i);
+      const __m512 v1 = _mm512_loadu_ps(p + i + 16);
+      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v0), exp_mask));
+      e1 = _mm512_max_epu32(e1, _mm512_and_si512(_mm512_castps_si512(v1), exp_mask));
+      if (!one) {
+        _mm512_storeu_ps(p + i, _mm512_mul_ps(v0, inv));
+        _mm512_storeu_ps(p + i + 16, _mm512_mul_ps(v1, inv));
+      }
     }
-    if (i < end) {
-      const __mmask16 m = static_cast<__mmask16>((1u << (end - i)) - 1u);
-      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);
-      bad = static_cast<__mmask16>(
-          bad | _mm512_mask_cmpeq_epi32_mask(m, _mm512_and_si512(_mm512_castps_si512(v), exp_mask), exp_mask));
+    for (; i < end; i += 16) {
+      const __mmask16 m = end - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (end - i)) - 1u);
+      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);  // masked-off lanes: 0
+      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v), exp_mask));
       if (!one) _mm512_mask_storeu_ps(p + i, m, _mm512_mul_ps(v, inv));
     }
-    return bad != 0;
+    return _mm512_cmpeq_epi32_mask(_mm512_max_epu32(e0, e1), exp_mask) != 0;
+  }
+#elif defined(MIXPREC_UNSCALE_AVX2)
+  bool simd(std::size_t begin, std::size_t end) const noexcept {
+    float* p = reinterpret_cast<float*>(x);
+    const __m256 inv = _mm256_set1_ps(inv_scale);
+    const bool one = exact_eq(inv_scale, 1.0f);
+    const __m256i exp_mask = _mm256_set1_epi32(0x7f800000);
+    __m256i e0 = _mm256_setzero_si256(), e1 = _mm256_setzero_si256();
+    std::size_t i = begin;
+    for (; i + 16 <= end; i += 16) {
+      const __m256 v0 = _mm256_loadu_ps(p + i);
+      const __m256 v1 = _mm256_loadu_ps(p + i + 8);
+      e0 = _mm256_max_epu32(e0, _mm256_and_si256(_mm256_castps_si256(v0), exp_mask));
+      e1 = _mm256_max_epu32(e1, _mm256_and_si256(_mm256_castps_si256(v1), exp_mask));
+      if (!one) {
+        _mm256_storeu_ps(p + i, _mm256_mul_ps(v0, inv));
+        _mm256_storeu_ps(p + i + 8, _mm256_mul_ps(v1, inv));
+      }
+    }
+    const __m256i e = _mm256_max_epu32(e0, e1);
+    bool found = _mm256_movemask_epi8(_mm256_cmpeq_epi32(e, exp_mask)) != 0;
+    for (; i < end; ++i) {  // the last < 16: the scalar form
+      const float v = p[i];
+      found = found || is_nan_value(v - v);
+      if (!one) p[i] = v * inv_scale;
+    }
+    return found;
   }
 #endif
 };
