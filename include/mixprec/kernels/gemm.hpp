@@ -689,9 +689,9 @@ struct gemm_pack_x3 {
   void operator()(T x, Acc* out, std::size_t step) const noexcept {
     float hi = 0, lo = 0;
     gemm_split(x, hi, lo);
-    out[0] = first ? lo : hi;
-    out[step] = first ? hi : lo;
-    out[2 * step] = hi;
+    out[0] = static_cast<Acc>(first ? lo : hi);
+    out[step] = static_cast<Acc>(first ? hi : lo);
+    out[2 * step] = static_cast<Acc>(hi);
   }
 };
 template <class Acc>
@@ -700,7 +700,7 @@ struct gemm_pack_daz {
   static constexpr bool has_run = false;
   template <class T>
   void operator()(T x, Acc* out, std::size_t) const noexcept {
-    out[0] = gemm_flush(gemm_widen<float>(x));
+    out[0] = static_cast<Acc>(gemm_flush(gemm_widen<float>(x)));
   }
 };
 
