@@ -415,8 +415,10 @@ std::string fast_paths() {
 #else
   s += ", bf16_dot2 emulated";
 #endif
-  s += ", L2 " + std::to_string(mixprec::detail::gemm_l2_bytes() >> 10) + " KiB, A block " +
-       std::to_string(mixprec::detail::gemm_blocking_sizes().a_block >> 10) + " KiB";
+#if defined(MIXPREC_GEMM_SIMD)  // (the header before the blocking from the CPU's cache has no gemm_l2_bytes)
+  s += ", L2 " + std::to_string(mixprec::detail::gemm_l2_bytes() >> 10) + " KiB";
+#endif
+  s += ", A block " + std::to_string(mixprec::detail::gemm_blocking_sizes().a_block >> 10) + " KiB";
   return s;
 }
 

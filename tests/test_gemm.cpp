@@ -1191,4 +1191,24 @@ TEST_CASE("gemm: every blocking gives the same bits (A block, B panel, from the 
   }
 }
 
+TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and input mode") {
+  settings_guard guard;
+  tie_gen gen(41);
+  for (matmul_high_mode h : {matmul_high_mode::tf32_nearest_away, matmul_high_mode::bf16x3}) {
+    mixprec::set_float32_matmul_precision(matmul_precision::high);
+    mixprec::set_float32_matmul_high_mode(h);
+    for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{10}, std::size_t{16}, std::size_t{17}}) {
+      for (std::size_t m : {std::size_t{5}, std::size_t{29}, std::size_t{128}}) {
+        run_opts ro;
+        const transpose N = transpose::none, T = transpose::trans;
+        check_problem<float, float, float, float>(N, T, m, n, 37, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, bfloat16, bfloat16, bfloat16>(N, T, m, n, 64, 1.0f, 0.5f, 1, ro, gen);
+        check_problem<float, half, float, half>(T, N, m, n, 19, -1.0f, 0.0f, 0, ro, gen);
+        ro.order = layout::col_major;  // computed as the row-major C^T: narrow when m is
+        check_problem<float, float, bfloat16, float>(N, N, n, m, 33, 1.0f, 0.0f, 0, ro, gen);
+      }
+    }
+  }
+}
+
 }  // namespace

@@ -66,16 +66,23 @@
 // (row-major) or column (column-major) length, a null pointer for a matrix with elements, or
 // bf16_dot2 with other types throws std::invalid_argument and leaves C unchanged.
 //
-// Host implementation. Compiled with AVX-512F (and not MIXPREC_NO_SIMD, not under nvcc): the
-// inputs are converted to Acc while being packed (the precision rounding, bf16x3 split and
-// bfloat16/half widening happen there), then a 14 x 32 (float; 14 x 16 for double) register-blocked
-// FMA micro-kernel runs over the whole k range of each C tile, so every C element's accumulator
-// stays in one register from p = 0 to k-1 (no k blocking, no partial sums). A blocks of 14-row
-// slivers live in L2, B panels in L3. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps
-// kernel on bfloat16 pairs. Otherwise a portable host path packs the same way and loops in C++.
-// Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T (the same values: the
-// products commute and the bf16x3 term order is kept). Each calling thread keeps its packing
-// buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by its next call.
+// Host implementation. Compiled with AVX-512F, or with AVX2 + FMA (not MIXPREC_NO_SIMD, not under
+// nvcc): the inputs are converted to Acc while being packed (the precision rounding, bf16x3 split
+// and bfloat16/half widening happen there, a vector at a time; operands stored k-contiguous, like
+// the forward pass's W^T, go through register transposes), then a register-blocked FMA
+// micro-kernel runs over the whole k range of each C tile, so every C element's accumulator stays
+// in one register from p = 0 to k-1 (no k blocking, no partial sums). Tiles: AVX-512 14 x 32
+// float / 14 x 16 double; AVX2 6 x 16 float / 6 x 8 double; n <= one vector (a 10-wide output
+// layer) takes a one-vector-wide tile. A blocks of MR-row slivers live in L2 (3/8 of the L2 size
+// read at run time, see gemm_blocking_for_cpu), B panels in L3; the blocking never changes the
+// result. C of type float, double, half (F16C / AVX-512) or bfloat16 is stored a vector at a time
+// (half and bfloat16 in nearest-even; other modes and types element by element), with the same
+// single rounding. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps kernel on bfloat16
+// pairs (elsewhere it runs the portable emulation). Otherwise a portable host path packs the same
+// way and loops in C++. Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T
+// (the same values: the products commute and the bf16x3 term order is kept). Each calling thread
+// keeps its packing buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by
+// its next call.
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 
@@ -994,6 +1001,23 @@ inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, fl
   }
 }
 
+/// 14 x 16 float tile (narrow C: n <= 16): acc(r, c) += ap[p*14 + r] * bp[p*16 + c], from zero.
+inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b0, c0[r]);
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
+}
+
 /// 14 x 16 double tile.
 inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
   constexpr int MR = 14;
@@ -1053,6 +1077,23 @@ inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, fl
     _mm256_store_ps(tile + r * 16, c0[r]);
     _mm256_store_ps(tile + r * 16 + 8, c1[r]);
   }
+}
+
+/// 6 x 8 float tile (narrow C: n <= 8).
+inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 6;
+  __m256 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm256_setzero_ps();
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m256 b0 = _mm256_load_ps(bp);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) c0[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ap + r), b0, c0[r]);
+    ap += MR;
+    bp += 8;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm256_store_ps(tile + r * 8, c0[r]);
 }
 
 /// 6 x 8 double tile.
@@ -1356,15 +1397,26 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input,
                       pr.x3_a_first);
   };
-  auto pack_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
-    gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
-                      !pr.x3_a_first);
+  auto pack_b_nr = [&](auto nr_constant) {
+    constexpr std::size_t nr = decltype(nr_constant)::value;
+    return [&](std::size_t j, std::size_t cols, Acc* dst) {
+      gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, nr, pr.k, dst, nr, pr.kind, pr.input,
+                        !pr.x3_a_first);
+    };
   };
   const std::size_t kk = pr.kind == gemm_kind::x3 ? 3 * pr.k : pr.k;
   if constexpr (std::is_same<Acc, float>::value) {
-    gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f32);
+    if (pr.n <= gemm_vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
+      gemm_host_blocked<float, MR, gemm_vw>(pr, threads, kk, pack_a,
+                                            pack_b_nr(std::integral_constant<std::size_t, gemm_vw>{}),
+                                            gemm_kernel_f32_narrow);
+      return true;
+    }
+    gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
+                                     gemm_kernel_f32);
   } else {
-    gemm_host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f64);
+    gemm_host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
+                                      gemm_kernel_f64);
   }
   return true;
 }
