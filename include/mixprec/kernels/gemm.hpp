@@ -499,8 +499,10 @@ inline void gemm_store_first(float* dst, gemm_vf v, std::size_t n) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << n) - 1u), v);
 #else
-  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-  _mm256_maskstore_ps(dst, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx), v);
+  // Not vmaskmovps: its store form is slow on AMD CPUs.
+  alignas(32) float tmp[8];
+  _mm256_store_ps(tmp, v);
+  std::memcpy(dst, tmp, n * sizeof(float));
 #endif
 }
 inline gemm_vd gemm_load_first(const double* src, std::size_t n) noexcept {
@@ -515,8 +517,9 @@ inline void gemm_store_first(double* dst, gemm_vd v, std::size_t n) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   _mm512_mask_storeu_pd(dst, static_cast<__mmask8>((1u << n) - 1u), v);
 #else
-  const __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
-  _mm256_maskstore_pd(dst, _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(n)), idx), v);
+  alignas(32) double tmp[4];
+  _mm256_store_pd(tmp, v);
+  std::memcpy(dst, tmp, n * sizeof(double));
 #endif
 }
 
@@ -865,6 +868,7 @@ struct gemm_blocking {
   std::size_t a_block = std::size_t{384} << 10;    ///< SIMD: packed A rows per task (L2)
   std::size_t b_panel = std::size_t{16} << 20;     ///< SIMD: packed B columns shared by the threads (L3)
   std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
+  std::size_t parallel_min = std::size_t{1} << 19;    ///< SIMD: fewer m*n*k multiply-adds run on one thread
 };
 /// The blocking for this CPU: a_block = 3/8 of the L2 cache (384 KiB for 1 MiB, 768 KiB for
 /// 2 MiB), within [128 KiB, 4 MiB]: the A block plus the streamed B sliver and C tile stay in L2.
@@ -1232,9 +1236,19 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
           const std::size_t cnt = std::min(W, nr - c);
 #if defined(MIXPREC_GEMM_AVX512)
           __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(crow + c), v);
+            _mm512_storeu_ps(crow + c, v);
+            continue;
+          }
           if (read_c) v = _mm512_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
 #else
           __m256 v = _mm256_mul_ps(va, _mm256_load_ps(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(crow + c), v);
+            _mm256_storeu_ps(crow + c, v);
+            continue;
+          }
           if (read_c) v = _mm256_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
 #endif
           gemm_store_first(crow + c, v, cnt);
@@ -1259,9 +1273,19 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
           const std::size_t cnt = std::min(W, nr - c);
 #if defined(MIXPREC_GEMM_AVX512)
           __m512d v = _mm512_mul_pd(va, _mm512_load_pd(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm512_fmadd_pd(vb, _mm512_loadu_pd(crow + c), v);
+            _mm512_storeu_pd(crow + c, v);
+            continue;
+          }
           if (read_c) v = _mm512_fmadd_pd(vb, gemm_load_first(crow + c, cnt), v);
 #else
           __m256d v = _mm256_mul_pd(va, _mm256_load_pd(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm256_fmadd_pd(vb, _mm256_loadu_pd(crow + c), v);
+            _mm256_storeu_pd(crow + c, v);
+            continue;
+          }
           if (read_c) v = _mm256_fmadd_pd(vb, gemm_load_first(crow + c, cnt), v);
 #endif
           gemm_store_first(crow + c, v, cnt);
@@ -1342,7 +1366,9 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
   gemm_slots slots(nthreads);
   for (std::size_t t0 = 0; t0 < sb; t0 += panel) {
     const std::size_t tn = std::min(panel, sb - t0);
-    gemm_parallel(threads, tn, [&](std::size_t t) {
+    // A small panel (a narrow or short B) is packed by the calling thread: no wake-up round.
+    const bool small_panel = tn * sliver_b * sizeof(P) < (std::size_t{64} << 10);
+    gemm_parallel(small_panel ? 1u : threads, tn, [&](std::size_t t) {
       const std::size_t j = (t0 + t) * NR;
       pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
     });
@@ -1376,6 +1402,12 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
 template <class Acc, class TA, class TB, class TC>
 bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
   constexpr std::size_t MR = gemm_mr;
+  // Below parallel_min (2^19) multiply-adds, a few microseconds on one core, waking other threads
+  // costs more than it saves: run on the calling thread (the result does not depend on it).
+  if (static_cast<double>(pr.m) * static_cast<double>(pr.n) * static_cast<double>(pr.k) <
+      static_cast<double>(gemm_blocking_sizes().parallel_min)) {
+    threads = 1;
+  }
   if (pr.kind == gemm_kind::dot2) {
 #if defined(MIXPREC_GEMM_AVX512BF16)
     if constexpr (std::is_same<TA, bfloat16>::value && std::is_same<TB, bfloat16>::value &&
