@@ -130,7 +130,8 @@
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>
 #endif
-#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && !defined(__CUDA_ARCH__)
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__CUDACC__) && !defined(__CUDA_ARCH__)
 #include <cpuid.h>
 #define MIXPREC_GEMM_HAVE_CPUID 1
 #endif
