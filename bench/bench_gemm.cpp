@@ -8,6 +8,8 @@
 //                           0.3.21 misdetects recent CPUs, force one with OPENBLAS_CORETYPE=SkylakeX)
 //           dnnl_sgemm      oneDNN's dnnl_sgemm (peer, when found at configure time;
 //                           omp_set_num_threads(t)) — the f32 GEMM PyTorch's CPU build uses
+//           dnnl_bf16       oneDNN's matmul primitive on bfloat16 A and B, float C (the peer of the
+//                           bf16_* rows: x_dnnl_bf16); primitive created once per shape and t
 //           bf16_exact      mixprec::gemm, bfloat16 A and B, float accumulation, algorithm exact
 //                           (sequential k, one fma per step: bit-identical to the naive loop)
 //           bf16_dot2       the same with gemm_algorithm::bf16_dot2 (vdpbf16ps semantics)
@@ -21,7 +23,7 @@
 //           784-512-256-10, batch 128), X/Y = N or T for op(A)/op(B) (forward N T: W stored
 //           out x in; weight gradient T N; input gradient N N)
 //     t     1, 2 (mixprec: exec::par(t))
-// Counters: GFLOPS = 2 m n k / time (10^9 flop/s); x_sgemm / x_dnnl = the peer's time / this row's
+// Counters: GFLOPS = 2 m n k / time (10^9 flop/s); x_sgemm / x_dnnl / x_dnnl_bf16 = the peer's time / this row's
 // time for the same shape and t, the peer's time per call taken from its rows that ran before in
 // this run (measured on the spot, median of 5, when they are filtered out). Inputs: N(0,1), fixed
 // seed; the low-precision inputs are the same values rounded. Before timing, 97 elements of each
@@ -62,6 +64,7 @@
 #endif
 #if defined(MIXPREC_BENCH_HAVE_DNNL) && MIXPREC_BENCH_HAVE_DNNL
 #include <dnnl.h>
+#include <dnnl.hpp>
 #include <omp.h>
 #define MIXPREC_BENCH_DNNL 1
 #else
@@ -116,7 +119,7 @@ const inputs& data(const shape& sh) {
   return *slot;
 }
 
-enum class peer { openblas, dnnl };
+enum class peer { openblas, dnnl, dnnl_bf16 };
 
 // A peer's total seconds and calls for (peer, shape, threads), over every invocation of its rows
 // in this run (Google Benchmark's iteration-count estimation included): seconds / calls is its
@@ -135,6 +138,41 @@ bool have_peer(peer p) {
   return p == peer::openblas ? MIXPREC_BENCH_SGEMM != 0 : MIXPREC_BENCH_DNNL != 0;
 }
 
+#if MIXPREC_BENCH_DNNL
+/// oneDNN's bf16 x bf16 -> f32 matmul for one shape and thread count (created with that many
+/// OpenMP threads, which some oneDNN kernels fix at creation).
+struct dnnl_bf16_matmul {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::memory::desc a_md, b_md, c_md;
+  dnnl::matmul prim;
+  explicit dnnl_bf16_matmul(const shape& sh) {
+    using dims = dnnl::memory::dims;
+    using dt = dnnl::memory::data_type;
+    const auto m = static_cast<dnnl::memory::dim>(sh.m), n = static_cast<dnnl::memory::dim>(sh.n),
+               k = static_cast<dnnl::memory::dim>(sh.k);
+    a_md = dnnl::memory::desc({m, k}, dt::bf16, sh.ta ? dims{1, m} : dims{k, 1});
+    b_md = dnnl::memory::desc({k, n}, dt::bf16, sh.tb ? dims{1, k} : dims{n, 1});
+    c_md = dnnl::memory::desc({m, n}, dt::f32, dims{n, 1});
+    prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), eng));
+  }
+  void run(const void* a, const void* b, float* c) {
+    dnnl::memory am(a_md, eng, const_cast<void*>(a)), bm(b_md, eng, const_cast<void*>(b)), cm(c_md, eng, c);
+    prim.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    strm.wait();
+  }
+};
+dnnl_bf16_matmul& dnnl_bf16_for(const shape& sh, unsigned threads) {
+  static std::map<std::pair<shape, unsigned>, std::unique_ptr<dnnl_bf16_matmul>> cache;
+  auto& slot = cache[{sh, threads}];
+  if (!slot) {
+    omp_set_num_threads(static_cast<int>(threads));
+    slot = std::make_unique<dnnl_bf16_matmul>(sh);
+  }
+  return *slot;
+}
+#endif
+
 void run_peer(peer p, const inputs& in, float* c, unsigned threads) {
   const shape& sh = in.sh;
 #if MIXPREC_BENCH_SGEMM
@@ -151,6 +189,11 @@ void run_peer(peer p, const inputs& in, float* c, unsigned threads) {
     dnnl_sgemm(sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', static_cast<dnnl_dim_t>(sh.m), static_cast<dnnl_dim_t>(sh.n),
                static_cast<dnnl_dim_t>(sh.k), 1.0f, in.a.data(), static_cast<dnnl_dim_t>(sh.lda()), in.b.data(),
                static_cast<dnnl_dim_t>(sh.ldb()), 0.0f, c, static_cast<dnnl_dim_t>(sh.n));
+  }
+  if (p == peer::dnnl_bf16) {
+    dnnl_bf16_matmul& mm = dnnl_bf16_for(sh, threads);
+    omp_set_num_threads(static_cast<int>(threads));
+    mm.run(in.a_bf16.data(), in.b_bf16.data(), c);
   }
 #endif
   (void)p;
@@ -205,9 +248,10 @@ std::string peer_label(peer p) {
   if (p == peer::openblas) return "openblas " + std::string(openblas_get_corename());
 #endif
 #if MIXPREC_BENCH_DNNL
-  if (p == peer::dnnl) {
+  if (p == peer::dnnl || p == peer::dnnl_bf16) {
     const dnnl_version_t* v = dnnl_version();
-    return "onednn " + std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch);
+    return std::string(p == peer::dnnl ? "onednn " : "onednn matmul bf16 ") + std::to_string(v->major) + "." +
+           std::to_string(v->minor) + "." + std::to_string(v->patch);
   }
 #endif
   (void)p;
@@ -234,6 +278,7 @@ void bm_peer(benchmark::State& s, peer p, shape sh, unsigned threads) {
   set_counters(s, sh, per_call);
   set_ratio(s, "x_sgemm", peer_seconds(peer::openblas, sh, threads), per_call);
   set_ratio(s, "x_dnnl", peer_seconds(peer::dnnl, sh, threads), per_call);
+  set_ratio(s, "x_dnnl_bf16", peer_seconds(peer::dnnl_bf16, sh, threads), per_call);
   s.SetLabel(peer_label(p));
 }
 
@@ -324,6 +369,7 @@ void bm_mixprec(benchmark::State& s, impl im, shape sh, unsigned threads) {
   const inputs& in = data(sh);
   const double sgemm = peer_seconds(peer::openblas, sh, threads);
   const double dnnl = peer_seconds(peer::dnnl, sh, threads);
+  const double dnnl_bf16 = peer_seconds(peer::dnnl_bf16, sh, threads);
   wait_for_spinning_peers();
   const std::size_t mn = sh.m * sh.n;
   std::vector<float> c(mn);
@@ -350,6 +396,7 @@ void bm_mixprec(benchmark::State& s, impl im, shape sh, unsigned threads) {
   set_counters(s, sh, per_call);
   set_ratio(s, "x_sgemm", sgemm, per_call);
   set_ratio(s, "x_dnnl", dnnl, per_call);
+  set_ratio(s, "x_dnnl_bf16", dnnl_bf16, per_call);
   s.SetLabel(wrong == 0 ? std::string("exact") : "WRONG " + std::to_string(wrong) + "/" + std::to_string(checked));
 }
 
@@ -383,10 +430,10 @@ void register_all() {
     const shape& sh = entry.first;
     for (unsigned t : {1u, 2u}) {
       const std::string suffix = "/" + sh.name() + "/threads:" + std::to_string(t);
-      for (peer p : {peer::openblas, peer::dnnl}) {
+      for (peer p : {peer::openblas, peer::dnnl, peer::dnnl_bf16}) {
         if (!have_peer(p)) continue;
-        benchmark::RegisterBenchmark(((p == peer::openblas ? "gemm/sgemm" : "gemm/dnnl_sgemm") + suffix).c_str(),
-                                     bm_peer, p, sh, t)
+        const char* name = p == peer::openblas ? "gemm/sgemm" : p == peer::dnnl ? "gemm/dnnl_sgemm" : "gemm/dnnl_bf16";
+        benchmark::RegisterBenchmark((name + suffix).c_str(), bm_peer, p, sh, t)
             ->UseRealTime()
             ->Unit(entry.second ? benchmark::kMillisecond : benchmark::kMicrosecond);
       }

@@ -3,8 +3,8 @@
 """Markdown tables from bench_gemm's JSON output (--benchmark_out=FILE --benchmark_out_format=json).
 
 Uses the median aggregates when the run had repetitions (else the single runs): GFLOP/s and the
-ratios to OpenBLAS's cblas_sgemm (x_sgemm) and oneDNN's dnnl_sgemm (x_dnnl) of the same shape and
-thread count (> 1: faster than the peer). One table per shape group (square n^3, the study's
+ratios to OpenBLAS's cblas_sgemm (x_sgemm), oneDNN's dnnl_sgemm (x_dnnl) and oneDNN's bf16
+matmul (x_dnnl_bf16) of the same shape and thread count (> 1: faster than the peer). One table per shape group (square n^3, the study's
 shapes). --min: the minimum time of each row over all repetitions and files instead, the
 ratios recomputed from those minima; --cpu (with --min, one-thread rows): the benchmark
 thread's CPU time instead of real time (on a loaded machine, what the row itself spent).
@@ -51,7 +51,7 @@ def main(args):
                 b = dict(b)
                 if b.get("GFLOPS", 0) > 0:
                     b["GFLOPS"] = b["GFLOPS"] * b["real_time"] / b[tkey]
-                for peer, name in (("sgemm", "x_sgemm"), ("dnnl_sgemm", "x_dnnl")):
+                for peer, name in (("sgemm", "x_sgemm"), ("dnnl_sgemm", "x_dnnl"), ("dnnl_bf16", "x_dnnl_bf16")):
                     p = rows.get(peer, {}).get(key)
                     if p is not None:
                         b[name] = p[tkey] / b[tkey]
@@ -89,6 +89,8 @@ def main(args):
                     ratios.append(f"{b['x_sgemm']:.2f}")
                 if "x_dnnl" in b:
                     ratios.append(f"{b['x_dnnl']:.2f}")
+                if "x_dnnl_bf16" in b:
+                    ratios.append(f"{b['x_dnnl_bf16']:.2f}")
                 if ratios:
                     cell += " (" + " / ".join(ratios) + ")"
                 label = b.get("label", "")
@@ -99,7 +101,7 @@ def main(args):
                 print(f"| `{impl}` | " + " | ".join(cells) + " |")
         print()
     ctx = doc.get("context", {})
-    print(f"{('minimum ' + tkey) if use_min else 'medians' if have_median else 'single runs'}; ratios (x_sgemm / x_dnnl); "
+    print(f"{('minimum ' + tkey) if use_min else 'medians' if have_median else 'single runs'}; ratios (x_sgemm / x_dnnl / x_dnnl_bf16); "
           f"{', '.join(d.get('context', {}).get('date', '') for d in docs)}; "
           f"mixprec gemm: {ctx.get('mixprec gemm', '?')}; {ctx.get('openblas', '')}; {ctx.get('onednn', '')}")
 
