@@ -1206,6 +1206,10 @@ TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and 
         check_problem<float, float, float, float>(N, T, m, n, 37, 1.0f, 0.0f, 0, ro, gen);
         check_problem<float, bfloat16, bfloat16, bfloat16>(N, T, m, n, 64, 1.0f, 0.5f, 1, ro, gen);
         check_problem<float, half, float, half>(T, N, m, n, 19, -1.0f, 0.0f, 0, ro, gen);
+        ro.alg = gemm_algorithm::bf16_dot2;  // the narrow vdpbf16ps tile (AVX-512-BF16), odd and even k
+        check_problem<float, bfloat16, bfloat16, float>(N, T, m, n, 37, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, bfloat16, bfloat16, bfloat16>(N, N, m, n, 64, 1.0f, 0.5f, 1, ro, gen);
+        ro.alg = gemm_algorithm::exact;
         ro.order = layout::col_major;  // computed as the row-major C^T: narrow when m is
         check_problem<float, float, bfloat16, float>(N, N, n, m, 33, 1.0f, 0.0f, 0, ro, gen);
       }

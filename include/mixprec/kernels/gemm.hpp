@@ -1186,6 +1186,26 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
   }
 }
 
+/// 14 x 16 float tile from bfloat16 pairs (narrow C: n <= 16).
+inline void gemm_kernel_dot2_narrow(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp,
+                                    float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
+  for (std::size_t q = 0; q < kq; ++q) {
+    const __m512bh b0 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp));
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      c0[r] = _mm512_dpbf16_ps(c0[r], detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r]))), b0);
+    }
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
+}
+
 /// 14 x 32 float tile from bfloat16 pairs: acc(r, c) = vdpbf16ps(acc, ap[q*14 + r], bp[q*32 + c]).
 inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, float* tile) noexcept {
   constexpr int MR = 14;
@@ -1416,6 +1436,14 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
       auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
         gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, 0x8000u);
       };
+      if (pr.n <= 16) {  // narrow C: one vector per tile row
+        auto pack_b16 = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+          gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 16, pr.k, dst, 16, 0x0000u);
+        };
+        gemm_host_blocked<std::uint32_t, MR, 16>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b16,
+                                                 gemm_kernel_dot2_narrow);
+        return true;
+      }
       auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
         gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 32, pr.k, dst, 32, 0x0000u);
       };
