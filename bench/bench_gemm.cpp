@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: MIT
-// bench/bench_gemm.cpp — mixprec::gemm against OpenBLAS cblas_sgemm in the same run.
+// bench/bench_gemm.cpp — mixprec::gemm against OpenBLAS cblas_sgemm and oneDNN dnnl_sgemm in the
+// same run.
 //
-//   gemm/<impl>/<n>/threads:<t>     C (n x n, float, row-major) = A (n x n) * B (n x n), beta = 0
-//     impl  sgemm           cblas_sgemm on float inputs (the peer; openblas_set_num_threads(t))
+//   gemm/<impl>/<shape>/threads:<t>   C (m x n, float, row-major) = op(A) * op(B), beta = 0
+//     impl  sgemm           cblas_sgemm on float inputs (peer; openblas_set_num_threads(t)); the
+//                           label names the kernel OpenBLAS picked (openblas_get_corename(): Debian's
+//                           0.3.21 misdetects recent CPUs, force one with OPENBLAS_CORETYPE=SkylakeX)
+//           dnnl_sgemm      oneDNN's dnnl_sgemm (peer, when found at configure time;
+//                           omp_set_num_threads(t)) — the f32 GEMM PyTorch's CPU build uses
+//           dnnl_bf16       oneDNN's matmul primitive on bfloat16 A and B, float C (the peer of the
+//                           bf16_* rows: x_dnnl_bf16); primitive created once per shape and t
 //           bf16_exact      mixprec::gemm, bfloat16 A and B, float accumulation, algorithm exact
 //                           (sequential k, one fma per step: bit-identical to the naive loop)
 //           bf16_dot2       the same with gemm_algorithm::bf16_dot2 (vdpbf16ps semantics)
+//           bf16_bf16c      bfloat16 A, B and C (the vector bfloat16 store), algorithm exact
 //           half_exact      half A and B, algorithm exact
 //           f32_highest     float A and B, set_float32_matmul_precision("highest")
 //           f32_high        "high": inputs rounded to tf32 (nearest-away) while packing
 //           f32_medium      "medium": inputs rounded to bfloat16 (nearest-even) while packing
 //           f32_high_bf16x3 "high" with matmul_high_mode::bf16x3 (3 products per step; no target)
-//     n     1024, 2048;  t: 1, 2 (mixprec: exec::par(t))
-// Counters: GFLOPS = 2 n^3 / time (10^9 flop/s); x_sgemm = sgemm's time / this row's time, with
-// sgemm's time per call for the same (n, t) taken from the sgemm rows that ran before in this
-// run (all their calls: total time / calls; measured on the spot, median of 5, when the sgemm
-// rows are filtered out). Inputs: N(0,1), fixed seed; the
-// low-precision inputs are the same values rounded. Before timing, 97 elements of each mixprec
-// result are compared with a naive loop of the documented semantics: the label says "exact" or
-// "WRONG k/97". Real time is reported (threads).
+//     shape n (n x n x n, no transposes: 1024, 2048), or mMxNxK_XY: the study's GEMMs (MLP
+//           784-512-256-10, batch 128), X/Y = N or T for op(A)/op(B) (forward N T: W stored
+//           out x in; weight gradient T N; input gradient N N)
+//     t     1, 2 (mixprec: exec::par(t))
+// Counters: GFLOPS = 2 m n k / time (10^9 flop/s); x_sgemm / x_dnnl / x_dnnl_bf16 = the peer's time / this row's
+// time for the same shape and t, the peer's time per call taken from its rows that ran before in
+// this run (measured on the spot, median of 5, when they are filtered out). Inputs: N(0,1), fixed
+// seed; the low-precision inputs are the same values rounded. Before timing, 97 elements of each
+// mixprec result are compared with a naive loop of the documented semantics: the label says
+// "exact" or "WRONG k/97". Real time is reported (threads).
 //
-// OpenBLAS's worker threads spin for a while after a call; a mixprec row that follows a
-// two-thread sgemm row waits 0.3 s (untimed) so that they do not compete with it.
+// The peers' worker threads spin for a while after a call; a row that follows a two-thread peer
+// row waits 0.3 s (untimed) so that they do not compete with it.
 //
 // Reproduce: bench/README.md ("GEMM").
 #include <benchmark/benchmark.h>
@@ -32,11 +42,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -50,29 +62,53 @@
 #else
 #define MIXPREC_BENCH_SGEMM 0
 #endif
+#if defined(MIXPREC_BENCH_HAVE_DNNL) && MIXPREC_BENCH_HAVE_DNNL
+#include <dnnl.h>
+#include <dnnl.hpp>
+#include <omp.h>
+#define MIXPREC_BENCH_DNNL 1
+#else
+#define MIXPREC_BENCH_DNNL 0
+#endif
 
 namespace {
 
 using clock_type = std::chrono::steady_clock;
 
+/// One GEMM shape: op(A) is m x k, op(B) is k x n; ta / tb: A / B stored transposed.
+struct shape {
+  std::size_t m, n, k;
+  bool ta, tb;
+  std::string name() const {
+    if (m == n && n == k && !ta && !tb) return std::to_string(n);
+    return "m" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + "_" + (ta ? "T" : "N") +
+           (tb ? "T" : "N");
+  }
+  std::size_t lda() const { return ta ? m : k; }  // row-major stored A: m x k, or k x m
+  std::size_t ldb() const { return tb ? k : n; }
+  bool operator<(const shape& o) const {
+    return std::tie(m, n, k, ta, tb) < std::tie(o.m, o.n, o.k, o.ta, o.tb);
+  }
+};
+
 struct inputs {
-  std::size_t n;
+  shape sh;
   std::vector<float> a, b;
   std::vector<mixprec::bfloat16> a_bf16, b_bf16;
   std::vector<mixprec::half> a_half, b_half;
 };
 
-const inputs& data(std::size_t n) {
-  static std::map<std::size_t, std::unique_ptr<inputs>> cache;
-  auto& slot = cache[n];
+const inputs& data(const shape& sh) {
+  static std::map<shape, std::unique_ptr<inputs>> cache;
+  auto& slot = cache[sh];
   if (!slot) {
     slot = std::make_unique<inputs>();
     inputs& in = *slot;
-    in.n = n;
-    std::mt19937 g(static_cast<std::uint32_t>(1234 + n));
+    in.sh = sh;
+    std::mt19937 g(static_cast<std::uint32_t>(1234 + sh.m + 7 * sh.n + 13 * sh.k));
     std::normal_distribution<float> d(0.0f, 1.0f);
-    in.a.resize(n * n);
-    in.b.resize(n * n);
+    in.a.resize(sh.m * sh.k);
+    in.b.resize(sh.k * sh.n);
     for (float& x : in.a) x = d(g);
     for (float& x : in.b) x = d(g);
     for (float x : in.a) in.a_bf16.emplace_back(x);
@@ -83,99 +119,190 @@ const inputs& data(std::size_t n) {
   return *slot;
 }
 
-// sgemm's total seconds and calls for (n, threads), over every invocation of its rows in this
-// run (Google Benchmark's iteration-count estimation included): seconds / calls is sgemm's time
-// per call, dominated by the long final invocations.
-struct sgemm_record {
+enum class peer { openblas, dnnl, dnnl_bf16 };
+
+// A peer's total seconds and calls for (peer, shape, threads), over every invocation of its rows
+// in this run (Google Benchmark's iteration-count estimation included): seconds / calls is its
+// time per call, dominated by the long final invocations.
+struct peer_record {
   double seconds = 0;
   double calls = 0;
 };
-std::map<std::pair<std::size_t, unsigned>, sgemm_record>& sgemm_times() {
-  static std::map<std::pair<std::size_t, unsigned>, sgemm_record> t;
+std::map<std::tuple<peer, shape, unsigned>, peer_record>& peer_times() {
+  static std::map<std::tuple<peer, shape, unsigned>, peer_record> t;
   return t;
 }
-bool openblas_may_spin = false;
+bool peer_may_spin = false;
 
-#if MIXPREC_BENCH_SGEMM
-void run_sgemm(const inputs& in, float* c, unsigned threads) {
-  openblas_set_num_threads(static_cast<int>(threads));
-  const int n = static_cast<int>(in.n);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, in.a.data(), n, in.b.data(), n, 0.0f, c, n);
+bool have_peer(peer p) {
+  return p == peer::openblas ? MIXPREC_BENCH_SGEMM != 0 : MIXPREC_BENCH_DNNL != 0;
+}
+
+#if MIXPREC_BENCH_DNNL
+/// oneDNN's bf16 x bf16 -> f32 matmul for one shape and thread count (created with that many
+/// OpenMP threads, which some oneDNN kernels fix at creation).
+struct dnnl_bf16_matmul {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream strm{eng};
+  dnnl::memory::desc a_md, b_md, c_md;
+  dnnl::matmul prim;
+  explicit dnnl_bf16_matmul(const shape& sh) {
+    using dims = dnnl::memory::dims;
+    using dt = dnnl::memory::data_type;
+    const auto m = static_cast<dnnl::memory::dim>(sh.m), n = static_cast<dnnl::memory::dim>(sh.n),
+               k = static_cast<dnnl::memory::dim>(sh.k);
+    a_md = dnnl::memory::desc({m, k}, dt::bf16, sh.ta ? dims{1, m} : dims{k, 1});
+    b_md = dnnl::memory::desc({k, n}, dt::bf16, sh.tb ? dims{1, k} : dims{n, 1});
+    c_md = dnnl::memory::desc({m, n}, dt::f32, dims{n, 1});
+    prim = dnnl::matmul(dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, c_md), eng));
+  }
+  void run(const void* a, const void* b, float* c) {
+    dnnl::memory am(a_md, eng, const_cast<void*>(a)), bm(b_md, eng, const_cast<void*>(b)), cm(c_md, eng, c);
+    prim.execute(strm, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+    strm.wait();
+  }
+};
+dnnl_bf16_matmul& dnnl_bf16_for(const shape& sh, unsigned threads) {
+  static std::map<std::pair<shape, unsigned>, std::unique_ptr<dnnl_bf16_matmul>> cache;
+  auto& slot = cache[{sh, threads}];
+  if (!slot) {
+    omp_set_num_threads(static_cast<int>(threads));
+    slot = std::make_unique<dnnl_bf16_matmul>(sh);
+  }
+  return *slot;
 }
 #endif
+
+void run_peer(peer p, const inputs& in, float* c, unsigned threads) {
+  const shape& sh = in.sh;
+#if MIXPREC_BENCH_SGEMM
+  if (p == peer::openblas) {
+    openblas_set_num_threads(static_cast<int>(threads));
+    cblas_sgemm(CblasRowMajor, sh.ta ? CblasTrans : CblasNoTrans, sh.tb ? CblasTrans : CblasNoTrans,
+                static_cast<int>(sh.m), static_cast<int>(sh.n), static_cast<int>(sh.k), 1.0f, in.a.data(),
+                static_cast<int>(sh.lda()), in.b.data(), static_cast<int>(sh.ldb()), 0.0f, c, static_cast<int>(sh.n));
+  }
+#endif
+#if MIXPREC_BENCH_DNNL
+  if (p == peer::dnnl) {
+    omp_set_num_threads(static_cast<int>(threads));
+    dnnl_sgemm(sh.ta ? 'T' : 'N', sh.tb ? 'T' : 'N', static_cast<dnnl_dim_t>(sh.m), static_cast<dnnl_dim_t>(sh.n),
+               static_cast<dnnl_dim_t>(sh.k), 1.0f, in.a.data(), static_cast<dnnl_dim_t>(sh.lda()), in.b.data(),
+               static_cast<dnnl_dim_t>(sh.ldb()), 0.0f, c, static_cast<dnnl_dim_t>(sh.n));
+  }
+  if (p == peer::dnnl_bf16) {
+    dnnl_bf16_matmul& mm = dnnl_bf16_for(sh, threads);
+    omp_set_num_threads(static_cast<int>(threads));
+    mm.run(in.a_bf16.data(), in.b_bf16.data(), c);
+  }
+#endif
+  (void)p;
+  (void)sh;
+  (void)c;
+  (void)threads;
+}
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v.empty() ? 0.0 : v[v.size() / 2];
 }
 
-double sgemm_seconds(std::size_t n, unsigned threads) {
-  sgemm_record& t = sgemm_times()[{n, threads}];
+double peer_seconds(peer p, const shape& sh, unsigned threads) {
+  if (!have_peer(p)) return 0.0;
+  peer_record& t = peer_times()[{p, sh, threads}];
   if (t.calls == 0) {
-#if MIXPREC_BENCH_SGEMM
-    const inputs& in = data(n);
-    std::vector<float> c(n * n);
-    run_sgemm(in, c.data(), threads);  // warm up
+    const inputs& in = data(sh);
+    std::vector<float> c(sh.m * sh.n);
+    run_peer(p, in, c.data(), threads);  // warm up
     std::vector<double> reps;
     for (int r = 0; r < 5; ++r) {
       const auto t0 = clock_type::now();
-      run_sgemm(in, c.data(), threads);
+      run_peer(p, in, c.data(), threads);
       reps.push_back(std::chrono::duration<double>(clock_type::now() - t0).count());
     }
     t.seconds = median(reps);
     t.calls = 1;
-    openblas_may_spin = threads > 1;
-#else
-    return 0.0;
-#endif
+    peer_may_spin = threads > 1;
   }
   return t.seconds / t.calls;
 }
 
-void set_counters(benchmark::State& s, std::size_t n, double seconds_per_call, double sgemm) {
-  const double flop = 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
-  s.counters["GFLOPS"] = benchmark::Counter(flop * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
-  if (sgemm > 0 && seconds_per_call > 0) s.counters["x_sgemm"] = sgemm / seconds_per_call;
+void wait_for_spinning_peers() {
+  if (peer_may_spin) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(300));
+    peer_may_spin = false;
+  }
 }
 
+void set_counters(benchmark::State& s, const shape& sh, double seconds_per_call) {
+  const double flop = 2.0 * static_cast<double>(sh.m) * static_cast<double>(sh.n) * static_cast<double>(sh.k);
+  s.counters["GFLOPS"] = benchmark::Counter(flop * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+  (void)seconds_per_call;
+}
+void set_ratio(benchmark::State& s, const char* name, double peer_time, double seconds_per_call) {
+  if (peer_time > 0 && seconds_per_call > 0) s.counters[name] = peer_time / seconds_per_call;
+}
+
+std::string peer_label(peer p) {
 #if MIXPREC_BENCH_SGEMM
-void bm_sgemm(benchmark::State& s, std::size_t n, unsigned threads) {
-  const inputs& in = data(n);
-  std::vector<float> c(n * n);
-  run_sgemm(in, c.data(), threads);  // warm up (thread start)
+  if (p == peer::openblas) return "openblas " + std::string(openblas_get_corename());
+#endif
+#if MIXPREC_BENCH_DNNL
+  if (p == peer::dnnl || p == peer::dnnl_bf16) {
+    const dnnl_version_t* v = dnnl_version();
+    return std::string(p == peer::dnnl ? "onednn " : "onednn matmul bf16 ") + std::to_string(v->major) + "." +
+           std::to_string(v->minor) + "." + std::to_string(v->patch);
+  }
+#endif
+  (void)p;
+  return "";
+}
+
+void bm_peer(benchmark::State& s, peer p, shape sh, unsigned threads) {
+  wait_for_spinning_peers();
+  const inputs& in = data(sh);
+  std::vector<float> c(sh.m * sh.n);
+  run_peer(p, in, c.data(), threads);  // warm up (thread start)
   const auto t0 = clock_type::now();
   for (auto _ : s) {
-    run_sgemm(in, c.data(), threads);
+    run_peer(p, in, c.data(), threads);
     benchmark::DoNotOptimize(c.data());
     benchmark::ClobberMemory();
   }
   const double seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
   const double per_call = seconds / static_cast<double>(s.iterations());
-  sgemm_record& rec = sgemm_times()[{n, threads}];
+  peer_record& rec = peer_times()[{p, sh, threads}];
   rec.seconds += seconds;
   rec.calls += static_cast<double>(s.iterations());
-  openblas_may_spin = threads > 1;
-  set_counters(s, n, per_call, per_call);
-  s.SetLabel("openblas " + std::string(openblas_get_corename()));
+  peer_may_spin = threads > 1;
+  set_counters(s, sh, per_call);
+  set_ratio(s, "x_sgemm", peer_seconds(peer::openblas, sh, threads), per_call);
+  set_ratio(s, "x_dnnl", peer_seconds(peer::dnnl, sh, threads), per_call);
+  set_ratio(s, "x_dnnl_bf16", peer_seconds(peer::dnnl_bf16, sh, threads), per_call);
+  s.SetLabel(peer_label(p));
 }
-#endif
 
-enum class impl { bf16_exact, bf16_dot2, half_exact, f32_highest, f32_high, f32_medium, f32_high_bf16x3 };
+enum class impl { bf16_exact, bf16_dot2, bf16_bf16c, half_exact, f32_highest, f32_high, f32_medium, f32_high_bf16x3 };
 
-/// Runs mixprec::gemm for impl on n x n inputs into c.
-void run_mixprec(impl im, const inputs& in, float* c, unsigned threads) {
-  const std::size_t n = in.n;
-  const auto N = mixprec::transpose::none;
+/// Runs mixprec::gemm for impl into c (float, or bfloat16 for bf16_bf16c: c_bf16).
+void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16, unsigned threads) {
+  const shape& sh = in.sh;
+  const auto ta = sh.ta ? mixprec::transpose::trans : mixprec::transpose::none;
+  const auto tb = sh.tb ? mixprec::transpose::trans : mixprec::transpose::none;
   const auto pol = mixprec::exec::par(threads);
+  const std::size_t m = sh.m, n = sh.n, k = sh.k, lda = sh.lda(), ldb = sh.ldb();
   mixprec::gemm_options o;
   switch (im) {
     case impl::bf16_exact:
     case impl::bf16_dot2:
       if (im == impl::bf16_dot2) o.algorithm = mixprec::gemm_algorithm::bf16_dot2;
-      mixprec::gemm(pol, N, N, n, n, n, 1.0f, in.a_bf16.data(), n, in.b_bf16.data(), n, 0.0f, c, n, o);
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_bf16.data(), lda, in.b_bf16.data(), ldb, 0.0f, c, n, o);
+      return;
+    case impl::bf16_bf16c:
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_bf16.data(), lda, in.b_bf16.data(), ldb, 0.0f, c_bf16, n, o);
       return;
     case impl::half_exact:
-      mixprec::gemm(pol, N, N, n, n, n, 1.0f, in.a_half.data(), n, in.b_half.data(), n, 0.0f, c, n, o);
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_half.data(), lda, in.b_half.data(), ldb, 0.0f, c, n, o);
       return;
     default:
       mixprec::set_float32_matmul_precision(im == impl::f32_highest  ? mixprec::matmul_precision::highest
@@ -183,7 +310,7 @@ void run_mixprec(impl im, const inputs& in, float* c, unsigned threads) {
                                                                      : mixprec::matmul_precision::high);
       mixprec::set_float32_matmul_high_mode(im == impl::f32_high_bf16x3 ? mixprec::matmul_high_mode::bf16x3
                                                                         : mixprec::matmul_high_mode::tf32_nearest_away);
-      mixprec::gemm(pol, N, N, n, n, n, 1.0f, in.a.data(), n, in.b.data(), n, 0.0f, c, n);
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a.data(), lda, in.b.data(), ldb, 0.0f, c, n);
       mixprec::set_float32_matmul_precision(mixprec::matmul_precision::highest);
       mixprec::set_float32_matmul_high_mode(mixprec::matmul_high_mode::tf32_nearest_away);
       return;
@@ -192,12 +319,14 @@ void run_mixprec(impl im, const inputs& in, float* c, unsigned threads) {
 
 /// The documented semantics of element (i, j), written out (the tests check every path fully).
 float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
-  const std::size_t n = in.n;
+  const shape& sh = in.sh;
   float acc = 0.0f;
-  for (std::size_t p = 0; p < n; ++p) {
-    const std::size_t ia = i * n + p, ib = p * n + j;
+  for (std::size_t p = 0; p < sh.k; ++p) {
+    const std::size_t ia = sh.ta ? p * sh.m + i : i * sh.k + p;
+    const std::size_t ib = sh.tb ? j * sh.k + p : p * sh.n + j;
     switch (im) {
       case impl::bf16_exact:
+      case impl::bf16_bf16c:
         acc = std::fma(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]), acc);
         break;
       case impl::bf16_dot2:
@@ -236,30 +365,38 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
   return acc;
 }
 
-void bm_mixprec(benchmark::State& s, impl im, std::size_t n, unsigned threads) {
-  const inputs& in = data(n);
-  const double sgemm = sgemm_seconds(n, threads);
-  if (openblas_may_spin) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(300));
-    openblas_may_spin = false;
-  }
-  std::vector<float> c(n * n);
-  run_mixprec(im, in, c.data(), threads);  // warm up, and the result to verify
+void bm_mixprec(benchmark::State& s, impl im, shape sh, unsigned threads) {
+  const inputs& in = data(sh);
+  const double sgemm = peer_seconds(peer::openblas, sh, threads);
+  const double dnnl = peer_seconds(peer::dnnl, sh, threads);
+  const double dnnl_bf16 = peer_seconds(peer::dnnl_bf16, sh, threads);
+  wait_for_spinning_peers();
+  const std::size_t mn = sh.m * sh.n;
+  std::vector<float> c(mn);
+  std::vector<mixprec::bfloat16> c_bf16(mn);
+  run_mixprec(im, in, c.data(), c_bf16.data(), threads);  // warm up, and the result to verify
   int wrong = 0, checked = 0;
-  for (std::size_t e = 0; e < n * n; e += n * n / 97 + 1, ++checked) {
-    const std::size_t i = e / n, j = e % n;
-    const float want = naive_element(im, in, i, j);
-    wrong += std::memcmp(&want, &c[e], sizeof want) != 0 ? 1 : 0;
+  for (std::size_t e = 0; e < mn; e += mn / 97 + 1, ++checked) {
+    const float want = naive_element(im, in, e / sh.n, e % sh.n);
+    if (im == impl::bf16_bf16c) {
+      wrong += mixprec::bfloat16(want).bits() != c_bf16[e].bits() ? 1 : 0;
+    } else {
+      wrong += std::memcmp(&want, &c[e], sizeof want) != 0 ? 1 : 0;
+    }
   }
   const auto t0 = clock_type::now();
   for (auto _ : s) {
-    run_mixprec(im, in, c.data(), threads);
+    run_mixprec(im, in, c.data(), c_bf16.data(), threads);
     benchmark::DoNotOptimize(c.data());
+    benchmark::DoNotOptimize(c_bf16.data());
     benchmark::ClobberMemory();
   }
   const double per_call =
       std::chrono::duration<double>(clock_type::now() - t0).count() / static_cast<double>(s.iterations());
-  set_counters(s, n, per_call, sgemm);
+  set_counters(s, sh, per_call);
+  set_ratio(s, "x_sgemm", sgemm, per_call);
+  set_ratio(s, "x_dnnl", dnnl, per_call);
+  set_ratio(s, "x_dnnl_bf16", dnnl_bf16, per_call);
   s.SetLabel(wrong == 0 ? std::string("exact") : "WRONG " + std::to_string(wrong) + "/" + std::to_string(checked));
 }
 
@@ -267,6 +404,7 @@ const char* impl_name(impl im) {
   switch (im) {
     case impl::bf16_exact: return "bf16_exact";
     case impl::bf16_dot2: return "bf16_dot2";
+    case impl::bf16_bf16c: return "bf16_bf16c";
     case impl::half_exact: return "half_exact";
     case impl::f32_highest: return "f32_highest";
     case impl::f32_high: return "f32_high";
@@ -276,20 +414,35 @@ const char* impl_name(impl im) {
 }
 
 void register_all() {
-  const impl impls[] = {impl::bf16_exact, impl::bf16_dot2,  impl::half_exact,     impl::f32_highest,
-                        impl::f32_high,   impl::f32_medium, impl::f32_high_bf16x3};
-  for (std::size_t n : {std::size_t{1024}, std::size_t{2048}}) {
+  const impl square_impls[] = {impl::bf16_exact, impl::bf16_dot2,  impl::bf16_bf16c, impl::half_exact,
+                               impl::f32_highest, impl::f32_high, impl::f32_medium, impl::f32_high_bf16x3};
+  const impl study_impls[] = {impl::f32_highest, impl::bf16_exact, impl::bf16_bf16c, impl::bf16_dot2};
+  std::vector<std::pair<shape, bool>> shapes = {{{1024, 1024, 1024, false, false}, true},
+                                                {{2048, 2048, 2048, false, false}, true}};
+  // The study (batch 128, MLP 784-512-256-10): forward (N T), weight gradient (T N), input gradient (N N).
+  const std::size_t layers[][2] = {{784, 512}, {512, 256}, {256, 10}};
+  for (const auto& l : layers) shapes.push_back({{128, l[1], l[0], false, true}, false});
+  for (const auto& l : layers) shapes.push_back({{l[1], l[0], 128, true, false}, false});
+  for (const auto& l : layers) {
+    if (l[0] != 784) shapes.push_back({{128, l[0], l[1], false, false}, false});
+  }
+  for (const auto& entry : shapes) {
+    const shape& sh = entry.first;
     for (unsigned t : {1u, 2u}) {
-      const std::string suffix = "/" + std::to_string(n) + "/threads:" + std::to_string(t);
-#if MIXPREC_BENCH_SGEMM
-      benchmark::RegisterBenchmark(("gemm/sgemm" + suffix).c_str(), bm_sgemm, n, t)
-          ->UseRealTime()
-          ->Unit(benchmark::kMillisecond);
-#endif
-      for (impl im : impls) {
-        benchmark::RegisterBenchmark(("gemm/" + std::string(impl_name(im)) + suffix).c_str(), bm_mixprec, im, n, t)
+      const std::string suffix = "/" + sh.name() + "/threads:" + std::to_string(t);
+      for (peer p : {peer::openblas, peer::dnnl, peer::dnnl_bf16}) {
+        if (!have_peer(p)) continue;
+        const char* name = p == peer::openblas ? "gemm/sgemm" : p == peer::dnnl ? "gemm/dnnl_sgemm" : "gemm/dnnl_bf16";
+        benchmark::RegisterBenchmark((name + suffix).c_str(), bm_peer, p, sh, t)
             ->UseRealTime()
-            ->Unit(benchmark::kMillisecond);
+            ->Unit(entry.second ? benchmark::kMillisecond : benchmark::kMicrosecond);
+      }
+      const impl* begin = entry.second ? std::begin(square_impls) : std::begin(study_impls);
+      const impl* end = entry.second ? std::end(square_impls) : std::end(study_impls);
+      for (const impl* im = begin; im != end; ++im) {
+        benchmark::RegisterBenchmark(("gemm/" + std::string(impl_name(*im)) + suffix).c_str(), bm_mixprec, *im, sh, t)
+            ->UseRealTime()
+            ->Unit(entry.second ? benchmark::kMillisecond : benchmark::kMicrosecond);
       }
     }
   }
@@ -298,15 +451,21 @@ void register_all() {
 std::string fast_paths() {
   std::string s;
 #if defined(MIXPREC_GEMM_AVX512)
-  s += "AVX-512 FMA kernel";
+  s += "AVX-512 FMA kernel (14 x 32)";
+#elif defined(MIXPREC_GEMM_AVX2)
+  s += "AVX2 FMA kernel (6 x 16)";
 #else
-  s += "portable (no AVX-512 at compile time)";
+  s += "portable (no AVX-512 / AVX2+FMA at compile time)";
 #endif
 #if defined(MIXPREC_GEMM_AVX512BF16)
   s += ", AVX-512-BF16 vdpbf16ps kernel";
 #else
   s += ", bf16_dot2 emulated";
 #endif
+#if defined(MIXPREC_GEMM_SIMD)  // (the header before the blocking from the CPU's cache has no gemm_l2_bytes)
+  s += ", L2 " + std::to_string(mixprec::detail::gemm_l2_bytes() >> 10) + " KiB";
+#endif
+  s += ", A block " + std::to_string(mixprec::detail::gemm_blocking_sizes().a_block >> 10) + " KiB";
   return s;
 }
 
@@ -318,7 +477,10 @@ int main(int argc, char** argv) {
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   benchmark::AddCustomContext("mixprec gemm", fast_paths());
 #if MIXPREC_BENCH_SGEMM
-  benchmark::AddCustomContext("openblas", openblas_get_config());
+  benchmark::AddCustomContext("openblas", std::string(openblas_get_config()) + " core " + openblas_get_corename());
+#endif
+#if MIXPREC_BENCH_DNNL
+  benchmark::AddCustomContext("onednn", peer_label(peer::dnnl));
 #endif
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -49,7 +49,8 @@ struct settings_guard {
   matmul_precision p = mixprec::float32_matmul_precision();
   matmul_high_mode h = mixprec::float32_matmul_high_mode();
   mixprec::detail::gemm_blocking b = mixprec::detail::gemm_blocking_sizes();
-  settings_guard() = default;
+  // Small problems run on one thread by default: the tests use threads on every size.
+  settings_guard() { mixprec::detail::gemm_blocking_sizes().parallel_min = 0; }
   settings_guard(const settings_guard&) = delete;
   settings_guard& operator=(const settings_guard&) = delete;
   ~settings_guard() {
@@ -1019,6 +1020,201 @@ TEST_CASE("gemm: invalid arguments throw std::invalid_argument and leave C uncha
   mixprec::gemm(exec::seq, N, N, 4, 5, 0, 1.0f, static_cast<const float*>(nullptr), 0,
                 static_cast<const float*>(nullptr), 5, 1.0f, C.data(), 5);
   CHECK(unchanged());  // k == 0, alpha * 0 + 1 * C
+}
+
+// ---------------------------------------------------------------------------------------------
+// The host fast paths (AVX-512 or AVX2 kernels, vector C stores, transposed packing, blockings).
+// The same cases run in every build; CMake also builds this file as test_gemm_avx2 (-mavx2 -mfma
+// -mf16c, no AVX-512) and test_gemm_avx512 (AVX-512 without BF16) where the CPU runs them.
+// ---------------------------------------------------------------------------------------------
+
+/// Runs given A, B, C0 under every runner and compares each with the naive loop.
+template <class Acc, class TA, class TB, class TC>
+void check_given(transpose oa, transpose ob, std::size_t m, std::size_t n, std::size_t k, Acc alpha, Acc beta,
+                 const stored<TA>& A, const stored<TB>& B, const stored<TC>& C0, const run_opts& ro) {
+  stored<TC> want = C0;
+  naive_gemm(expected_mode<TA, TB>(ro.alg), oa, ob, m, n, k, alpha, A, B, beta, want, ro);
+  for (runner how : all_runners) {
+    stored<TC> got = C0;
+    run_gemm(how, oa, ob, m, n, k, alpha, A, B, beta, got, ro);
+    const std::size_t bad = count_diff(got, want);
+    if (bad != 0) MESSAGE("m=" << m << " n=" << n << " k=" << k << " runner " << runner_name(how));
+    CHECK(bad == 0);
+  }
+}
+
+/// Float values whose products with powers of two land on the edges of half and bfloat16: exact
+/// ties, the largest finite values and the overflow thresholds, subnormals and their ties,
+/// signed zeros, infinities, NaN, and random bit patterns of every class.
+std::vector<float> store_edge_values() {
+  std::vector<float> v = {0.0f, -0.0f, 1.0f, -1.0f, std::numeric_limits<float>::infinity(),
+                          -std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                          FLT_MAX, -FLT_MAX, FLT_MIN, -FLT_MIN, std::numeric_limits<float>::denorm_min(),
+                          65504.0f, 65519.0f, 65520.0f, -65520.0f, 65536.0f,  // half: max, below / at the overflow tie
+                          0x1p-24f, 0x1p-25f, -0x1p-25f, 0x1.000002p-25f, 0x3p-26f, 0x1p-14f, 0x1.ff8p-15f,  // half subnormals
+                          from_bits(0x7f7f0000u), from_bits(0x7f7f7fffu), from_bits(0x7f7f8000u),  // bfloat16 overflow
+                          from_bits(0x00008000u), from_bits(0x00018000u), from_bits(0x807fffffu)};  // bfloat16 subnormal ties
+  rng32 g(77);
+  for (int i = 0; i < 96; ++i) v.push_back(from_bits(g()));                                        // every class
+  for (int i = 0; i < 64; ++i) v.push_back(from_bits((g() & 0xffff0000u) | 0x8000u));              // bfloat16 ties
+  for (int i = 0; i < 64; ++i) v.push_back(from_bits((g() & 0x8fffe000u) | 0x38001000u));          // half ties
+  for (int i = 0; i < 32; ++i) v.push_back(from_bits((g() & 0x80ffe000u) | 0x33001000u));          // half subnormal ties
+  return v;
+}
+
+template <class TC>
+void check_lowp_store(std::size_t n, float alpha, float beta, layout lo) {
+  const std::vector<float> vals = store_edge_values();
+  const std::size_t m = vals.size(), k = 1;
+  const bool rm = lo == layout::row_major;
+  stored<float> A(m, k, rm, 0, 0.0f);
+  stored<float> B(k, n, rm, 1, 0.0f);
+  stored<TC> C0(m, n, rm, 2, from_d<TC>(7.0));
+  const float pow2[] = {1.0f, 0.5f, 2.0f, 0x1p-8f, 0x1p8f, 0x1p-14f, 0x1p16f, 0x1p-3f, 0x1p-20f};
+  for (std::size_t i = 0; i < m; ++i) A.at(i, 0) = vals[i];
+  for (std::size_t j = 0; j < n; ++j) B.at(0, j) = j % 2 == 0 ? pow2[j / 2 % 9] : -pow2[j / 2 % 9];
+  rng32 g(static_cast<std::uint32_t>(n));
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) C0.at(i, j) = TC::from_bits(static_cast<std::uint16_t>(g()));
+  }
+  run_opts ro;
+  ro.order = lo;
+  check_given<float>(transpose::none, transpose::none, m, n, k, alpha, beta, A, B, C0, ro);
+}
+
+TEST_CASE("gemm: half and bfloat16 C (vector store): edge results, every tail width, beta, layouts") {
+  settings_guard guard;
+  mixprec::set_float32_matmul_precision(matmul_precision::highest);
+  for (std::size_t n : {std::size_t{1}, std::size_t{7}, std::size_t{8}, std::size_t{9}, std::size_t{16},
+                        std::size_t{17}, std::size_t{31}, std::size_t{33}, std::size_t{40}}) {
+    for (layout lo : {layout::row_major, layout::col_major}) {
+      check_lowp_store<bfloat16>(n, 1.0f, 0.0f, lo);
+      check_lowp_store<half>(n, 1.0f, 0.0f, lo);
+      check_lowp_store<bfloat16>(n, -0.75f, 1.0f, lo);  // C read: its NaN, infinities and subnormals too
+      check_lowp_store<half>(n, 1.0f, -0.5f, lo);
+    }
+  }
+  // Results that are exact ties, with k > 1 (through the kernel's accumulator), checked by hand:
+  // 1 + 2^-8 (bfloat16 tie: to 1), 1 + 3*2^-8 (to 1 + 2^-6), 65520 (half tie: to infinity).
+  std::vector<float> a = {1.0f, 0x1p-8f, 1.0f, 0x3p-8f, 32768.0f, 32752.0f};  // 3 rows, k = 2
+  std::vector<float> b = {1.0f, 1.0f};                                     // k x 1
+  std::vector<bfloat16> cb(3);
+  std::vector<half> ch(3);
+  mixprec::gemm(exec::seq, transpose::none, transpose::none, 3, 1, 2, 1.0f, a.data(), 2, b.data(), 1, 0.0f, cb.data(), 1);
+  mixprec::gemm(exec::seq, transpose::none, transpose::none, 3, 1, 2, 1.0f, a.data(), 2, b.data(), 1, 0.0f, ch.data(), 1);
+  CHECK(cb[0].bits() == 0x3f80);
+  CHECK(cb[1].bits() == 0x3f82);
+  CHECK(std::isinf(static_cast<float>(ch[2])));
+}
+
+/// Random values with ties of the tf32 and bfloat16 roundings, large values (tf32 / bfloat16
+/// overflow) and subnormals mixed in.
+struct tie_gen {
+  rng32 g;
+  explicit tie_gen(std::uint32_t seed) : g(seed) {}
+  double operator()() {
+    const unsigned r = g() % 100;
+    if (r == 0) return -3.4028e38;
+    if (r == 1) return 1e-40;
+    if (r < 30) return static_cast<double>(from_bits((g() & 0x83ffe000u) | 0x3c001000u));  // tf32 ties
+    if (r < 60) return static_cast<double>(from_bits((g() & 0x83ff0000u) | 0x3c008000u));  // bfloat16 ties
+    std::normal_distribution<double> d;
+    return d(g);
+  }
+};
+
+TEST_CASE("gemm: k-contiguous (transposed) packing, every input conversion, k around the vector width") {
+  settings_guard guard;
+  tie_gen gen(21);
+  const dims sizes[] = {{14, 32, 16}, {5, 3, 8}, {15, 33, 17}, {29, 47, 31}, {6, 16, 48}, {20, 70, 64}, {3, 9, 95}};
+  struct mode_case {
+    matmul_precision p;
+    matmul_high_mode h;
+  };
+  const mode_case modes[] = {{matmul_precision::highest, matmul_high_mode::tf32_nearest_away},
+                             {matmul_precision::high, matmul_high_mode::tf32_nearest_away},
+                             {matmul_precision::high, matmul_high_mode::tf32_nearest_even},
+                             {matmul_precision::medium, matmul_high_mode::tf32_nearest_away}};
+  for (const mode_case& mc : modes) {
+    mixprec::set_float32_matmul_precision(mc.p);
+    mixprec::set_float32_matmul_high_mode(mc.h);
+    for (const dims& d : sizes) {
+      run_opts ro;  // row-major: op(A) = A and op(B) = B^T are k-contiguous
+      const transpose N = transpose::none, T = transpose::trans;
+      check_problem<float, float, float, float>(N, T, d.m, d.n, d.k, 1.0f, 0.0f, 1, ro, gen);
+      check_problem<float, half, bfloat16, bfloat16>(N, T, d.m, d.n, d.k, 1.0f, 0.5f, 0, ro, gen);
+      check_problem<float, bfloat16, float, half>(N, T, d.m, d.n, d.k, 2.0f, 0.0f, 3, ro, gen);
+      ro.order = layout::col_major;  // col-major: op(A) = A^T and op(B) = B are k-contiguous
+      check_problem<float, float, half, float>(T, N, d.m, d.n, d.k, 1.0f, 0.0f, 0, ro, gen);
+    }
+  }
+}
+
+TEST_CASE("gemm: every blocking gives the same bits (A block, B panel, from the CPU's L2)") {
+  settings_guard guard;
+  // The default is sized from this CPU's L2 cache, within [128 KiB, 4 MiB].
+  const std::size_t l2 = mixprec::detail::gemm_l2_bytes();
+  const std::size_t def = mixprec::detail::gemm_blocking_for_cpu().a_block;
+  MESSAGE("L2 " << l2 << " bytes, A block " << def << " bytes");
+  CHECK(l2 >= (std::size_t{16} << 10));
+  CHECK(def >= (std::size_t{128} << 10));
+  CHECK(def <= (std::size_t{4} << 20));
+  CHECK(def == std::min(std::max(l2 / 8 * 3, std::size_t{128} << 10), std::size_t{4} << 20));
+  CHECK(guard.b.a_block == def);  // gemm_blocking_sizes() starts from it
+  mixprec::set_float32_matmul_precision(matmul_precision::highest);
+  auto& b = mixprec::detail::gemm_blocking_sizes();
+  const std::size_t m = 97, n = 75, k = 300;
+  normal_gen gen(31);
+  stored<bfloat16> A(m, k, true, 0, bfloat16(0.0f));
+  stored<float> B(k, n, true, 0, 0.0f);
+  stored<half> C0(m, n, true, 0, half(0.0f));
+  fill(A, gen);
+  fill(B, gen);
+  fill(C0, gen);
+  stored<half> want = C0;
+  run_opts ro;
+  naive_gemm(in_mode::highest, transpose::none, transpose::none, m, n, k, 1.0f, A, B, 0.25f, want, ro);
+  const std::size_t a_blocks[] = {1, 5000, 64 << 10, 384 << 10, def, std::size_t{1} << 30};
+  const std::size_t b_panels[] = {1, 20000, std::size_t{16} << 20};
+  for (std::size_t ab : a_blocks) {
+    for (std::size_t bp : b_panels) {
+      b.a_block = ab;
+      b.b_panel = bp;
+      b.parallel_min = bp == 1 ? std::size_t{1} << 30 : 0;  // also: a small problem on one thread
+      for (unsigned t : {1u, 2u, 3u}) {
+        stored<half> got = C0;
+        mixprec::gemm(exec::par(t), transpose::none, transpose::none, m, n, k, 1.0f, A.ptr(), A.ld, B.ptr(), B.ld,
+                      0.25f, got.ptr(), got.ld);
+        const std::size_t bad = count_diff(got, want);
+        if (bad != 0) MESSAGE("a_block " << ab << " b_panel " << bp << " threads " << t);
+        CHECK(bad == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and input mode") {
+  settings_guard guard;
+  tie_gen gen(41);
+  for (matmul_high_mode h : {matmul_high_mode::tf32_nearest_away, matmul_high_mode::bf16x3}) {
+    mixprec::set_float32_matmul_precision(matmul_precision::high);
+    mixprec::set_float32_matmul_high_mode(h);
+    for (std::size_t n : {std::size_t{1}, std::size_t{8}, std::size_t{10}, std::size_t{16}, std::size_t{17}}) {
+      for (std::size_t m : {std::size_t{5}, std::size_t{29}, std::size_t{128}}) {
+        run_opts ro;
+        const transpose N = transpose::none, T = transpose::trans;
+        check_problem<float, float, float, float>(N, T, m, n, 37, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, bfloat16, bfloat16, bfloat16>(N, T, m, n, 64, 1.0f, 0.5f, 1, ro, gen);
+        check_problem<float, half, float, half>(T, N, m, n, 19, -1.0f, 0.0f, 0, ro, gen);
+        ro.alg = gemm_algorithm::bf16_dot2;  // the narrow vdpbf16ps tile (AVX-512-BF16), odd and even k
+        check_problem<float, bfloat16, bfloat16, float>(N, T, m, n, 37, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, bfloat16, bfloat16, bfloat16>(N, N, m, n, 64, 1.0f, 0.5f, 1, ro, gen);
+        ro.alg = gemm_algorithm::exact;
+        ro.order = layout::col_major;  // computed as the row-major C^T: narrow when m is
+        check_problem<float, float, bfloat16, float>(N, N, n, m, 33, 1.0f, 0.0f, 0, ro, gen);
+      }
+    }
+  }
 }
 
 }  // namespace

@@ -66,16 +66,23 @@
 // (row-major) or column (column-major) length, a null pointer for a matrix with elements, or
 // bf16_dot2 with other types throws std::invalid_argument and leaves C unchanged.
 //
-// Host implementation. Compiled with AVX-512F (and not MIXPREC_NO_SIMD, not under nvcc): the
-// inputs are converted to Acc while being packed (the precision rounding, bf16x3 split and
-// bfloat16/half widening happen there), then a 14 x 32 (float; 14 x 16 for double) register-blocked
-// FMA micro-kernel runs over the whole k range of each C tile, so every C element's accumulator
-// stays in one register from p = 0 to k-1 (no k blocking, no partial sums). A blocks of 14-row
-// slivers live in L2, B panels in L3. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps
-// kernel on bfloat16 pairs. Otherwise a portable host path packs the same way and loops in C++.
-// Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T (the same values: the
-// products commute and the bf16x3 term order is kept). Each calling thread keeps its packing
-// buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by its next call.
+// Host implementation. Compiled with AVX-512F, or with AVX2 + FMA (not MIXPREC_NO_SIMD, not under
+// nvcc): the inputs are converted to Acc while being packed (the precision rounding, bf16x3 split
+// and bfloat16/half widening happen there, a vector at a time; operands stored k-contiguous, like
+// the forward pass's W^T, go through register transposes), then a register-blocked FMA
+// micro-kernel runs over the whole k range of each C tile, so every C element's accumulator stays
+// in one register from p = 0 to k-1 (no k blocking, no partial sums). Tiles: AVX-512 14 x 32
+// float / 14 x 16 double; AVX2 6 x 16 float / 6 x 8 double; n <= one vector (a 10-wide output
+// layer) takes a one-vector-wide tile. A blocks of MR-row slivers live in L2 (3/8 of the L2 size
+// read at run time, see gemm_blocking_for_cpu), B panels in L3; the blocking never changes the
+// result. C of type float, double, half (F16C / AVX-512) or bfloat16 is stored a vector at a time
+// (half and bfloat16 in nearest-even; other modes and types element by element), with the same
+// single rounding. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps kernel on bfloat16
+// pairs (elsewhere it runs the portable emulation). Otherwise a portable host path packs the same
+// way and loops in C++. Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T
+// (the same values: the products commute and the bf16x3 term order is kept). Each calling thread
+// keeps its packing buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by
+// its next call.
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 
@@ -90,6 +97,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -105,12 +113,27 @@
 #include "../types.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
-    (defined(__x86_64__) || defined(_M_X64)) && defined(__AVX512F__)
-#include "../detail/x86.hpp"
+    (defined(__x86_64__) || defined(_M_X64))
+#if defined(__AVX512F__)
 #define MIXPREC_GEMM_AVX512 1
 #if defined(__AVX512BF16__)
 #define MIXPREC_GEMM_AVX512BF16 1
 #endif
+#elif defined(__AVX2__) && defined(__FMA__)
+#define MIXPREC_GEMM_AVX2 1
+#endif
+#endif
+#if defined(MIXPREC_GEMM_AVX512) || defined(MIXPREC_GEMM_AVX2)
+#define MIXPREC_GEMM_SIMD 1
+#include "../detail/x86.hpp"
+#endif
+#if defined(__unix__) || defined(__APPLE__)
+#include <unistd.h>
+#endif
+#if (defined(__x86_64__) || defined(_M_X64)) && (defined(__GNUC__) || defined(__clang__)) && \
+    !defined(__CUDACC__) && !defined(__CUDA_ARCH__)
+#include <cpuid.h>
+#define MIXPREC_GEMM_HAVE_CPUID 1
 #endif
 
 namespace mixprec {
@@ -360,51 +383,294 @@ struct gemm_elements {
 // Host: packing.
 // ---------------------------------------------------------------------------------------------
 
+#if defined(MIXPREC_GEMM_SIMD)
+// ---------------------------------------------------------------------------------------------
+// Host: x86 vector helpers. AVX-512F: 16 float lanes (zmm); AVX2 + FMA: 8 (ymm). Every helper
+// computes, lane by lane, exactly what the scalar code it replaces computes.
+// ---------------------------------------------------------------------------------------------
+#if defined(MIXPREC_GEMM_AVX512)
+using gemm_vf = __m512;
+using gemm_vi = __m512i;
+using gemm_vd = __m512d;
+constexpr std::size_t gemm_vw = 16;  // float lanes
+constexpr std::size_t gemm_vwd = 8;  // double lanes
+#define MIXPREC_GEMM_F16C 1
+#else
+using gemm_vf = __m256;
+using gemm_vi = __m256i;
+using gemm_vd = __m256d;
+constexpr std::size_t gemm_vw = 8;
+constexpr std::size_t gemm_vwd = 4;
+#if defined(__F16C__)
+#define MIXPREC_GEMM_F16C 1
+#endif
+#endif
+
+/// Element types that gemm_load_vec widens in vector form (and C types stored in vector form).
+template <class T>
+struct gemm_vec_type
+    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, bfloat16>::value
+#if defined(MIXPREC_GEMM_F16C)
+                                       || std::is_same<T, half>::value
+#endif
+                             > {
+};
+
+/// gemm_round_tf32 / gemm_round_bf16 on the bits of gemm_vw floats (Mode != as_is): Inf/NaN
+/// lanes are made quiet and truncated; the others get half an ulp added (ties away), or half an
+/// ulp - 1 + the last kept bit (ties to even), then are truncated.
+template <gemm_input Mode>
+inline gemm_vi gemm_round_vec(gemm_vi u) noexcept {
+  constexpr int shift = Mode == gemm_input::bf16 ? 16 : 13;
+  constexpr unsigned keep_bits = ~((1u << shift) - 1u);
+  constexpr unsigned half_ulp_bits = (1u << (shift - 1)) - (Mode == gemm_input::tf32_away ? 0u : 1u);
+#if defined(MIXPREC_GEMM_AVX512)
+  const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
+  const __mmask16 special = _mm512_cmpeq_epi32_mask(_mm512_and_si512(u, exp_mask), exp_mask);
+  const __mmask16 nan = _mm512_mask_test_epi32_mask(special, u, _mm512_set1_epi32(0x007fffff));
+  __m512i add = _mm512_set1_epi32(static_cast<int>(half_ulp_bits));
+  if constexpr (Mode != gemm_input::tf32_away) {
+    add = _mm512_add_epi32(add, _mm512_and_si512(_mm512_srli_epi32(u, shift), _mm512_set1_epi32(1)));
+  }
+  __m512i r = _mm512_mask_add_epi32(u, static_cast<__mmask16>(~special), u, add);
+  r = _mm512_mask_or_epi32(r, nan, r, _mm512_set1_epi32(0x00400000));
+  return _mm512_and_si512(r, _mm512_set1_epi32(static_cast<int>(keep_bits)));
+#else
+  const __m256i exp_mask = _mm256_set1_epi32(0x7f800000);
+  const __m256i special = _mm256_cmpeq_epi32(_mm256_and_si256(u, exp_mask), exp_mask);
+  const __m256i man_zero =
+      _mm256_cmpeq_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x007fffff)), _mm256_setzero_si256());
+  const __m256i nan = _mm256_andnot_si256(man_zero, special);
+  __m256i add = _mm256_set1_epi32(static_cast<int>(half_ulp_bits));
+  if constexpr (Mode != gemm_input::tf32_away) {
+    add = _mm256_add_epi32(add, _mm256_and_si256(_mm256_srli_epi32(u, shift), _mm256_set1_epi32(1)));
+  }
+  __m256i r = _mm256_blendv_epi8(_mm256_add_epi32(u, add), u, special);
+  r = _mm256_or_si256(r, _mm256_and_si256(nan, _mm256_set1_epi32(0x00400000)));
+  return _mm256_and_si256(r, _mm256_set1_epi32(static_cast<int>(keep_bits)));
+#endif
+}
+
+/// gemm_vw elements of T (gemm_vec_type) widened to float: gemm_load<float, Mode> lane by lane.
+template <gemm_input Mode, class T>
+inline gemm_vf gemm_load_vec(const T* src) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  if constexpr (std::is_same<T, half>::value) {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
+  } else if constexpr (std::is_same<T, bfloat16>::value) {
+    const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
+  } else {
+    static_assert(std::is_same<T, float>::value, "gemm_load_vec: float, half or bfloat16");
+    if constexpr (Mode == gemm_input::as_is) {
+      return _mm512_loadu_ps(src);
+    } else {
+      return _mm512_castsi512_ps(gemm_round_vec<Mode>(_mm512_loadu_si512(src)));
+    }
+  }
+#else
+  if constexpr (std::is_same<T, half>::value) {
+#if defined(MIXPREC_GEMM_F16C)
+    return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+#endif
+  } else if constexpr (std::is_same<T, bfloat16>::value) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src));
+    return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
+  } else {
+    static_assert(std::is_same<T, float>::value, "gemm_load_vec: float, half or bfloat16");
+    if constexpr (Mode == gemm_input::as_is) {
+      return _mm256_loadu_ps(src);
+    } else {
+      return _mm256_castsi256_ps(gemm_round_vec<Mode>(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src))));
+    }
+  }
+#endif
+}
+
+/// The first n (< gemm_vw) floats at src, the other lanes zero / stores the first n lanes at dst.
+inline gemm_vf gemm_load_first(const float* src, std::size_t n) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), src);
+#else
+  const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  return _mm256_maskload_ps(src, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx));
+#endif
+}
+inline void gemm_store_first(float* dst, gemm_vf v, std::size_t n) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  _mm512_mask_storeu_ps(dst, static_cast<__mmask16>((1u << n) - 1u), v);
+#else
+  // Not vmaskmovps: its store form is slow on AMD CPUs.
+  alignas(32) float tmp[8];
+  _mm256_store_ps(tmp, v);
+  std::memcpy(dst, tmp, n * sizeof(float));
+#endif
+}
+inline gemm_vd gemm_load_first(const double* src, std::size_t n) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  return _mm512_maskz_loadu_pd(static_cast<__mmask8>((1u << n) - 1u), src);
+#else
+  const __m256i idx = _mm256_setr_epi64x(0, 1, 2, 3);
+  return _mm256_maskload_pd(src, _mm256_cmpgt_epi64(_mm256_set1_epi64x(static_cast<long long>(n)), idx));
+#endif
+}
+inline void gemm_store_first(double* dst, gemm_vd v, std::size_t n) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  _mm512_mask_storeu_pd(dst, static_cast<__mmask8>((1u << n) - 1u), v);
+#else
+  alignas(32) double tmp[4];
+  _mm256_store_pd(tmp, v);
+  std::memcpy(dst, tmp, n * sizeof(double));
+#endif
+}
+
+/// gemm_vw floats rounded to TC (half or bfloat16; gemm_vec_type) in nearest-even with
+/// overflow::ieee, i.e. round_to<TC>(x) lane by lane, as 16-bit patterns at dst. bfloat16: the
+/// integer form (u + 0x7fff + lsb) >> 16, NaN made quiet ((u >> 16) | 0x40); half: vcvtps2ph.
+template <class TC>
+inline void gemm_narrow_vec(gemm_vf x, std::uint16_t* dst) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  if constexpr (std::is_same<TC, half>::value) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm512_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  } else {
+    const __m512i u = _mm512_castps_si512(x);
+    const __m512i hi = _mm512_srli_epi32(u, 16);
+    const __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
+    const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), lsb), 16);
+    const __mmask16 nan =
+        _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
+    const __m512i r = _mm512_mask_or_epi32(rounded, nan, hi, _mm512_set1_epi32(0x40));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), _mm512_cvtepi32_epi16(r));
+  }
+#else
+  if constexpr (std::is_same<TC, half>::value) {
+#if defined(MIXPREC_GEMM_F16C)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_cvtps_ph(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+#endif
+  } else {
+    const __m256i u = _mm256_castps_si256(x);
+    const __m256i hi = _mm256_srli_epi32(u, 16);
+    const __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
+    const __m256i rounded =
+        _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
+    const __m256i nan =
+        _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
+    const __m256i r = _mm256_blendv_epi8(rounded, _mm256_or_si256(hi, _mm256_set1_epi32(0x40)), nan);
+    // Every lane is below 2^16: the unsigned-saturating pack keeps it; fix the lane order.
+    const __m256i packed = _mm256_permute4x64_epi64(_mm256_packus_epi32(r, r), 0x08);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst), _mm256_castsi256_si128(packed));
+  }
+#endif
+}
+
+/// gemm_vw 16-bit patterns of TC (half or bfloat16) widened exactly to float.
+template <class TC>
+inline gemm_vf gemm_widen_vec(const std::uint16_t* src) noexcept {
+  return gemm_load_vec<gemm_input::as_is>(reinterpret_cast<const TC*>(src));
+}
+
+/// In-register transpose of a gemm_vw x gemm_vw float block: v[i] lane j <-> v[j] lane i.
+inline void gemm_transpose(gemm_vf* v) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  __m512 t[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_ps(v[i], v[i + 1]);      // rows i, i+1: elements 0 1 interleaved per 128-bit lane
+    t[i + 1] = _mm512_unpackhi_ps(v[i], v[i + 1]);  // elements 2 3
+  }
+  for (int i = 0; i < 16; i += 4) {
+    const __m512d a = _mm512_castps_pd(t[i]), b = _mm512_castps_pd(t[i + 2]);
+    const __m512d c = _mm512_castps_pd(t[i + 1]), d = _mm512_castps_pd(t[i + 3]);
+    v[i] = _mm512_castpd_ps(_mm512_unpacklo_pd(a, b));      // element 0 of rows i..i+3 (per 128-bit lane)
+    v[i + 1] = _mm512_castpd_ps(_mm512_unpackhi_pd(a, b));  // element 1
+    v[i + 2] = _mm512_castpd_ps(_mm512_unpacklo_pd(c, d));  // element 2
+    v[i + 3] = _mm512_castpd_ps(_mm512_unpackhi_pd(c, d));  // element 3
+  }
+  // v[4g + e], 128-bit lane l: element 4l + e of rows 4g..4g+3.
+  for (int e = 0; e < 4; ++e) {
+    t[e] = _mm512_shuffle_f32x4(v[e], v[4 + e], 0x88);       // lanes 0, 2 of rows 0-3, then of rows 4-7
+    t[4 + e] = _mm512_shuffle_f32x4(v[e], v[4 + e], 0xdd);   // lanes 1, 3
+    t[8 + e] = _mm512_shuffle_f32x4(v[8 + e], v[12 + e], 0x88);
+    t[12 + e] = _mm512_shuffle_f32x4(v[8 + e], v[12 + e], 0xdd);
+  }
+  // t[e]: (l0 r0-3, l2 r0-3, l0 r4-7, l2 r4-7); t[4+e]: the same for l1, l3; t[8..15]: rows 8-15.
+  for (int e = 0; e < 4; ++e) {
+    v[e] = _mm512_shuffle_f32x4(t[e], t[8 + e], 0x88);           // element e
+    v[8 + e] = _mm512_shuffle_f32x4(t[e], t[8 + e], 0xdd);       // element 8 + e
+    v[4 + e] = _mm512_shuffle_f32x4(t[4 + e], t[12 + e], 0x88);  // element 4 + e
+    v[12 + e] = _mm512_shuffle_f32x4(t[4 + e], t[12 + e], 0xdd); // element 12 + e
+  }
+#else
+  __m256 t[8], u[8];
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(v[i], v[i + 1]);
+    t[i + 1] = _mm256_unpackhi_ps(v[i], v[i + 1]);
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], 0x44);
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], 0xee);
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0x44);
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], 0xee);
+  }
+  for (int e = 0; e < 4; ++e) {
+    v[e] = _mm256_permute2f128_ps(u[e], u[4 + e], 0x20);
+    v[4 + e] = _mm256_permute2f128_ps(u[e], u[4 + e], 0x31);
+  }
+#endif
+}
+
+/// The k-contiguous packing (ps == 1) of gemm_pack_load<float, Mode> through register
+/// transposes: dst[p*dps + r] = gemm_load<float, Mode>(src[r*rs + p]) for r < rows and
+/// p < kv = k rounded down to a multiple of gemm_vw. Returns kv (the caller packs the rest).
+template <gemm_input Mode, class T>
+std::size_t gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t k, float* dst,
+                                 std::size_t dps) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  const std::size_t kv = k / W * W;
+  for (std::size_t p0 = 0; p0 < kv; p0 += W) {
+    for (std::size_t r0 = 0; r0 < rows; r0 += W) {
+      const std::size_t cnt = std::min(W, rows - r0);
+      gemm_vf v[W];
+      for (std::size_t r = 0; r < W; ++r) {
+#if defined(MIXPREC_GEMM_AVX512)
+        v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : _mm512_setzero_ps();
+#else
+        v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : _mm256_setzero_ps();
+#endif
+      }
+      gemm_transpose(v);
+      float* d = dst + p0 * dps + r0;
+      if (cnt == W) {
+        for (std::size_t q = 0; q < W; ++q) {
+#if defined(MIXPREC_GEMM_AVX512)
+          _mm512_storeu_ps(d + q * dps, v[q]);
+#else
+          _mm256_storeu_ps(d + q * dps, v[q]);
+#endif
+        }
+      } else {
+        for (std::size_t q = 0; q < W; ++q) gemm_store_first(d + q * dps, v[q], cnt);
+      }
+    }
+  }
+  return kv;
+}
+#endif  // MIXPREC_GEMM_SIMD
+
 /// Packing conversions: write `expand` values per element at out[0], out[step], ...
-/// dst[i] = gemm_load<Acc, Mode>(src[i]) for i < count; with AVX-512, 16 at a time for half,
+/// dst[i] = gemm_load<Acc, Mode>(src[i]) for i < count; with SIMD, gemm_vw at a time for half,
 /// bfloat16 and float sources into float (the same values: the widenings are exact, and the
 /// tf32 / bfloat16 roundings are the scalar functions' integer steps lane by lane).
 template <class Acc, gemm_input Mode, class T>
 void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
   std::size_t i = 0;
+#if defined(MIXPREC_GEMM_SIMD)
+  if constexpr (std::is_same<Acc, float>::value && gemm_vec_type<T>::value) {
+    for (; i + gemm_vw <= count; i += gemm_vw) {
 #if defined(MIXPREC_GEMM_AVX512)
-  if constexpr (std::is_same<Acc, float>::value) {
-    if constexpr (std::is_same<T, half>::value) {
-      for (; i + 16 <= count; i += 16) {
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-        _mm512_storeu_ps(dst + i, _mm512_cvtph_ps(h));
-      }
-    } else if constexpr (std::is_same<T, bfloat16>::value) {
-      for (; i + 16 <= count; i += 16) {
-        const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src + i));
-        _mm512_storeu_si512(dst + i, _mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-      }
-    } else if constexpr (std::is_same<T, float>::value) {
-      constexpr int shift = Mode == gemm_input::bf16 ? 16 : 13;
-      const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
-      const __m512i man_mask = _mm512_set1_epi32(0x007fffff);
-      const __m512i quiet = _mm512_set1_epi32(0x00400000);
-      const __m512i keep = _mm512_set1_epi32(static_cast<int>(~((1u << shift) - 1u)));
-      const __m512i half_ulp = _mm512_set1_epi32(static_cast<int>((1u << (shift - 1)) - (Mode == gemm_input::tf32_away ? 0u : 1u)));
-      const __m512i one = _mm512_set1_epi32(1);
-      for (; i + 16 <= count; i += 16) {
-        const __m512i u = _mm512_loadu_si512(src + i);
-        if constexpr (Mode == gemm_input::as_is) {
-          _mm512_storeu_si512(dst + i, u);
-        } else {
-          // Inf/NaN lanes: NaN made quiet, then truncated; others: add half an ulp (ties away), or
-          // half an ulp - 1 + the last kept bit (ties to even), then truncate.
-          const __mmask16 special = _mm512_cmpeq_epi32_mask(_mm512_and_si512(u, exp_mask), exp_mask);
-          const __mmask16 nan = _mm512_mask_test_epi32_mask(special, u, man_mask);
-          __m512i add = half_ulp;
-          if constexpr (Mode != gemm_input::tf32_away) {
-            add = _mm512_add_epi32(add, _mm512_and_si512(_mm512_srli_epi32(u, shift), one));
-          }
-          __m512i r = _mm512_mask_add_epi32(u, static_cast<__mmask16>(~special), u, add);
-          r = _mm512_mask_or_epi32(r, nan, r, quiet);
-          _mm512_storeu_si512(dst + i, _mm512_and_si512(r, keep));
-        }
-      }
+      _mm512_storeu_ps(dst + i, gemm_load_vec<Mode>(src + i));
+#else
+      _mm256_storeu_ps(dst + i, gemm_load_vec<Mode>(src + i));
+#endif
     }
   }
 #endif
@@ -415,6 +681,7 @@ template <class Acc, gemm_input Mode>
 struct gemm_pack_load {
   static constexpr std::size_t expand = 1;
   static constexpr bool has_run = true;
+  static constexpr gemm_input mode = Mode;
   template <class T>
   void operator()(T x, Acc* out, std::size_t) const noexcept {
     out[0] = gemm_load<Acc, Mode>(x);
@@ -433,9 +700,9 @@ struct gemm_pack_x3 {
   void operator()(T x, Acc* out, std::size_t step) const noexcept {
     float hi = 0, lo = 0;
     gemm_split(x, hi, lo);
-    out[0] = first ? lo : hi;
-    out[step] = first ? hi : lo;
-    out[2 * step] = hi;
+    out[0] = static_cast<Acc>(first ? lo : hi);
+    out[step] = static_cast<Acc>(first ? hi : lo);
+    out[2 * step] = static_cast<Acc>(hi);
   }
 };
 template <class Acc>
@@ -444,7 +711,7 @@ struct gemm_pack_daz {
   static constexpr bool has_run = false;
   template <class T>
   void operator()(T x, Acc* out, std::size_t) const noexcept {
-    out[0] = gemm_flush(gemm_widen<float>(x));
+    out[0] = static_cast<Acc>(gemm_flush(gemm_widen<float>(x)));
   }
 };
 
@@ -455,9 +722,16 @@ void gemm_pack(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, s
                std::size_t k, Acc* dst, std::size_t dps, Load load) noexcept {
   constexpr std::size_t E = Load::expand;
   if (ps == 1 && rows > 1) {
-    // k is contiguous: read along k, row by row, in chunks that keep the writes in L1.
+    // k is contiguous: with SIMD, gemm_vw x gemm_vw blocks through register transposes; the rest
+    // read along k, row by row, in chunks that keep the writes in L1.
+    std::size_t pv = 0;
+#if defined(MIXPREC_GEMM_SIMD)
+    if constexpr (Load::has_run && std::is_same<Acc, float>::value && gemm_vec_type<T>::value) {
+      pv = gemm_pack_transposed<Load::mode>(src, rs, rows, k, dst, dps);
+    }
+#endif
     constexpr std::size_t chunk = 128;
-    for (std::size_t p0 = 0; p0 < k; p0 += chunk) {
+    for (std::size_t p0 = pv; p0 < k; p0 += chunk) {
       const std::size_t p1 = std::min(k, p0 + chunk);
       for (std::size_t r = 0; r < rows; ++r) {
         const T* s = src + r * rs;
@@ -569,15 +843,43 @@ class gemm_slots {
 
 inline std::size_t gemm_ceil_div(std::size_t a, std::size_t b) noexcept { return (a + b - 1) / b; }
 
+/// The size in bytes of the L2 cache of the CPU this runs on (per core): sysconf
+/// (_SC_LEVEL2_CACHE_SIZE), else cpuid leaf 0x80000006 (AMD and Intel), else 1 MiB.
+inline std::size_t gemm_l2_bytes() noexcept {
+#if defined(_SC_LEVEL2_CACHE_SIZE)
+  const long v = sysconf(_SC_LEVEL2_CACHE_SIZE);
+  if (v >= (16L << 10) && v <= (1L << 30)) return static_cast<std::size_t>(v);
+#endif
+#if defined(MIXPREC_GEMM_HAVE_CPUID)
+  unsigned eax = 0, ebx = 0, ecx = 0, edx = 0;
+  if (__get_cpuid(0x80000000u, &eax, &ebx, &ecx, &edx) != 0 && eax >= 0x80000006u &&
+      __get_cpuid(0x80000006u, &eax, &ebx, &ecx, &edx) != 0) {
+    const std::size_t kib = ecx >> 16;
+    if (kib >= 16 && kib <= (1u << 20)) return kib << 10;
+  }
+#endif
+  return std::size_t{1} << 20;
+}
+
 /// Block sizes of the host paths, in bytes of packed data. They change only the speed, never the
-/// result (tests shrink them to exercise many blocks and panels on small matrices; not thread-safe).
+/// result: no block size splits k (each C element's k steps run in order in one accumulator), so
+/// every blocking gives the same bits (tests shrink them to exercise many blocks and panels on
+/// small matrices; not thread-safe). The defaults come from gemm_blocking_for_cpu().
 struct gemm_blocking {
-  std::size_t a_block = std::size_t{384} << 10;    ///< AVX-512: packed A rows per task (L2)
-  std::size_t b_panel = std::size_t{16} << 20;     ///< AVX-512: packed B columns shared by the threads (L3)
+  std::size_t a_block = std::size_t{384} << 10;    ///< SIMD: packed A rows per task (L2)
+  std::size_t b_panel = std::size_t{16} << 20;     ///< SIMD: packed B columns shared by the threads (L3)
   std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
+  std::size_t parallel_min = std::size_t{1} << 19;    ///< SIMD: fewer m*n*k multiply-adds run on one thread
 };
+/// The blocking for this CPU: a_block = 3/8 of the L2 cache (384 KiB for 1 MiB, 768 KiB for
+/// 2 MiB), within [128 KiB, 4 MiB]: the A block plus the streamed B sliver and C tile stay in L2.
+inline gemm_blocking gemm_blocking_for_cpu() noexcept {
+  gemm_blocking b;
+  b.a_block = std::min(std::max(gemm_l2_bytes() / 8 * 3, std::size_t{128} << 10), std::size_t{4} << 20);
+  return b;
+}
 inline gemm_blocking& gemm_blocking_sizes() noexcept {
-  static gemm_blocking sizes;
+  static gemm_blocking sizes = gemm_blocking_for_cpu();
   return sizes;
 }
 
@@ -665,11 +967,16 @@ void gemm_host_elementwise(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned thr
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host: AVX-512 path.
+// Host: SIMD path (AVX-512F: 14 x 32 float / 14 x 16 double tiles; AVX2 + FMA: 6 x 16 / 6 x 8).
 // ---------------------------------------------------------------------------------------------
-#if defined(MIXPREC_GEMM_AVX512)
+#if defined(MIXPREC_GEMM_SIMD)
 
 #define MIXPREC_GEMM_UNROLL _Pragma("GCC unroll 16")
+
+#if defined(MIXPREC_GEMM_AVX512)
+constexpr std::size_t gemm_mr = 14;      // rows of a tile
+constexpr std::size_t gemm_nr_f32 = 32;  // columns of a float tile
+constexpr std::size_t gemm_nr_f64 = 16;  // columns of a double tile
 
 /// 14 x 32 float tile: acc(r, c) += ap[p*14 + r] * bp[p*32 + c] for p < kk, from zero.
 inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
@@ -699,6 +1006,23 @@ inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, fl
   }
 }
 
+/// 14 x 16 float tile (narrow C: n <= 16): acc(r, c) += ap[p*14 + r] * bp[p*16 + c], from zero.
+inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m512 b0 = _mm512_load_ps(bp);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b0, c0[r]);
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
+}
+
 /// 14 x 16 double tile.
 inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
   constexpr int MR = 14;
@@ -726,6 +1050,85 @@ inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, 
     _mm512_store_pd(tile + r * 16 + 8, c1[r]);
   }
 }
+
+#else  // AVX2 + FMA
+constexpr std::size_t gemm_mr = 6;
+constexpr std::size_t gemm_nr_f32 = 16;
+constexpr std::size_t gemm_nr_f64 = 8;
+
+/// 6 x 16 float tile: acc(r, c) += ap[p*6 + r] * bp[p*16 + c] for p < kk, from zero.
+inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 6;
+  __m256 c0[MR], c1[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = _mm256_setzero_ps();
+    c1[r] = _mm256_setzero_ps();
+  }
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m256 b0 = _mm256_load_ps(bp);
+    const __m256 b1 = _mm256_load_ps(bp + 8);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const __m256 a = _mm256_broadcast_ss(ap + r);
+      c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
+      c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
+    }
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    _mm256_store_ps(tile + r * 16, c0[r]);
+    _mm256_store_ps(tile + r * 16 + 8, c1[r]);
+  }
+}
+
+/// 6 x 8 float tile (narrow C: n <= 8).
+inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
+  constexpr int MR = 6;
+  __m256 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm256_setzero_ps();
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m256 b0 = _mm256_load_ps(bp);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) c0[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ap + r), b0, c0[r]);
+    ap += MR;
+    bp += 8;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm256_store_ps(tile + r * 8, c0[r]);
+}
+
+/// 6 x 8 double tile.
+inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
+  constexpr int MR = 6;
+  __m256d c0[MR], c1[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    c0[r] = _mm256_setzero_pd();
+    c1[r] = _mm256_setzero_pd();
+  }
+  for (std::size_t p = 0; p < kk; ++p) {
+    const __m256d b0 = _mm256_load_pd(bp);
+    const __m256d b1 = _mm256_load_pd(bp + 4);
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      const __m256d a = _mm256_broadcast_sd(ap + r);
+      c0[r] = _mm256_fmadd_pd(a, b0, c0[r]);
+      c1[r] = _mm256_fmadd_pd(a, b1, c1[r]);
+    }
+    ap += MR;
+    bp += 8;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) {
+    _mm256_store_pd(tile + r * 8, c0[r]);
+    _mm256_store_pd(tile + r * 8 + 4, c1[r]);
+  }
+}
+#endif  // MIXPREC_GEMM_AVX512
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
 /// bf16_dot2 packing for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
@@ -783,6 +1186,26 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
   }
 }
 
+/// 14 x 16 float tile from bfloat16 pairs (narrow C: n <= 16).
+inline void gemm_kernel_dot2_narrow(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp,
+                                    float* tile) noexcept {
+  constexpr int MR = 14;
+  __m512 c0[MR];
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
+  for (std::size_t q = 0; q < kq; ++q) {
+    const __m512bh b0 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp));
+    MIXPREC_GEMM_UNROLL
+    for (int r = 0; r < MR; ++r) {
+      c0[r] = _mm512_dpbf16_ps(c0[r], detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r]))), b0);
+    }
+    ap += MR;
+    bp += 16;
+  }
+  MIXPREC_GEMM_UNROLL
+  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
+}
+
 /// 14 x 32 float tile from bfloat16 pairs: acc(r, c) = vdpbf16ps(acc, ap[q*14 + r], bp[q*32 + c]).
 inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, float* tile) noexcept {
   constexpr int MR = 14;
@@ -812,24 +1235,44 @@ inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std:
 }
 #endif
 
-/// Stores an mr x nr tile (row stride ldt) into C (row-major: c_js == 1 takes the vector path).
+/// Stores an mr x nr tile (row stride ldt) into C: gemm_store element by element, in vector form
+/// (gemm_vw lanes, the same operations lane by lane) for a row-major C (c_js == 1) of the
+/// accumulate type, and for a half or bfloat16 C with Acc = float and nearest-even output.
 template <class Acc, class TA, class TB, class TC>
 void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, std::size_t j0, std::size_t mr,
                      std::size_t nr, const Acc* tile, std::size_t ldt) noexcept {
   if constexpr (std::is_same<TC, float>::value && std::is_same<Acc, float>::value) {
     if (pr.c_js == 1) {
-      const __m512 va = _mm512_set1_ps(pr.alpha);
-      const __m512 vb = _mm512_set1_ps(pr.beta);
+      constexpr std::size_t W = gemm_vw;
+#if defined(MIXPREC_GEMM_AVX512)
+      const __m512 va = _mm512_set1_ps(pr.alpha), vb = _mm512_set1_ps(pr.beta);
+#else
+      const __m256 va = _mm256_set1_ps(pr.alpha), vb = _mm256_set1_ps(pr.beta);
+#endif
       const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
       for (std::size_t r = 0; r < mr; ++r) {
         float* crow = pr.c + (i0 + r) * pr.c_is + j0;
         const float* t = tile + r * ldt;
-        for (std::size_t c = 0; c < nr; c += 16) {
-          const __mmask16 mask =
-              nr - c >= 16 ? static_cast<__mmask16>(0xffffu) : static_cast<__mmask16>((1u << (nr - c)) - 1u);
+        for (std::size_t c = 0; c < nr; c += W) {
+          const std::size_t cnt = std::min(W, nr - c);
+#if defined(MIXPREC_GEMM_AVX512)
           __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
-          if (read_c) v = _mm512_fmadd_ps(vb, _mm512_maskz_loadu_ps(mask, crow + c), v);
-          _mm512_mask_storeu_ps(crow + c, mask, v);
+          if (cnt == W) {
+            if (read_c) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(crow + c), v);
+            _mm512_storeu_ps(crow + c, v);
+            continue;
+          }
+          if (read_c) v = _mm512_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
+#else
+          __m256 v = _mm256_mul_ps(va, _mm256_load_ps(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(crow + c), v);
+            _mm256_storeu_ps(crow + c, v);
+            continue;
+          }
+          if (read_c) v = _mm256_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
+#endif
+          gemm_store_first(crow + c, v, cnt);
         }
       }
       return;
@@ -837,18 +1280,74 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
   }
   if constexpr (std::is_same<TC, double>::value && std::is_same<Acc, double>::value) {
     if (pr.c_js == 1) {
-      const __m512d va = _mm512_set1_pd(pr.alpha);
-      const __m512d vb = _mm512_set1_pd(pr.beta);
-      const bool read_c = pr.beta != 0.0;
+      constexpr std::size_t W = gemm_vwd;
+#if defined(MIXPREC_GEMM_AVX512)
+      const __m512d va = _mm512_set1_pd(pr.alpha), vb = _mm512_set1_pd(pr.beta);
+#else
+      const __m256d va = _mm256_set1_pd(pr.alpha), vb = _mm256_set1_pd(pr.beta);
+#endif
+      const bool read_c = !detail::exact_eq(pr.beta, 0.0);
       for (std::size_t r = 0; r < mr; ++r) {
         double* crow = pr.c + (i0 + r) * pr.c_is + j0;
         const double* t = tile + r * ldt;
-        for (std::size_t c = 0; c < nr; c += 8) {
-          const __mmask8 mask =
-              nr - c >= 8 ? static_cast<__mmask8>(0xffu) : static_cast<__mmask8>((1u << (nr - c)) - 1u);
+        for (std::size_t c = 0; c < nr; c += W) {
+          const std::size_t cnt = std::min(W, nr - c);
+#if defined(MIXPREC_GEMM_AVX512)
           __m512d v = _mm512_mul_pd(va, _mm512_load_pd(t + c));
-          if (read_c) v = _mm512_fmadd_pd(vb, _mm512_maskz_loadu_pd(mask, crow + c), v);
-          _mm512_mask_storeu_pd(crow + c, mask, v);
+          if (cnt == W) {
+            if (read_c) v = _mm512_fmadd_pd(vb, _mm512_loadu_pd(crow + c), v);
+            _mm512_storeu_pd(crow + c, v);
+            continue;
+          }
+          if (read_c) v = _mm512_fmadd_pd(vb, gemm_load_first(crow + c, cnt), v);
+#else
+          __m256d v = _mm256_mul_pd(va, _mm256_load_pd(t + c));
+          if (cnt == W) {
+            if (read_c) v = _mm256_fmadd_pd(vb, _mm256_loadu_pd(crow + c), v);
+            _mm256_storeu_pd(crow + c, v);
+            continue;
+          }
+          if (read_c) v = _mm256_fmadd_pd(vb, gemm_load_first(crow + c, cnt), v);
+#endif
+          gemm_store_first(crow + c, v, cnt);
+        }
+      }
+      return;
+    }
+  }
+  if constexpr ((std::is_same<TC, half>::value || std::is_same<TC, bfloat16>::value) && gemm_vec_type<TC>::value &&
+                std::is_same<Acc, float>::value) {
+    if (pr.c_js == 1 && pr.out_mode == rounding::nearest_even) {
+      // r = alpha*acc (+ fma(beta, c', r)) in float, then round_to<TC>(r): one rounding, as gemm_store.
+      constexpr std::size_t W = gemm_vw;
+#if defined(MIXPREC_GEMM_AVX512)
+      const __m512 va = _mm512_set1_ps(pr.alpha), vb = _mm512_set1_ps(pr.beta);
+#else
+      const __m256 va = _mm256_set1_ps(pr.alpha), vb = _mm256_set1_ps(pr.beta);
+#endif
+      const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
+      alignas(64) std::uint16_t buf[W] = {};
+      for (std::size_t r = 0; r < mr; ++r) {
+        TC* crow = pr.c + (i0 + r) * pr.c_is + j0;
+        const float* t = tile + r * ldt;
+        for (std::size_t c = 0; c < nr; c += W) {
+          const std::size_t cnt = std::min(W, nr - c);
+          std::uint16_t* cp = cnt == W ? reinterpret_cast<std::uint16_t*>(crow + c) : buf;
+#if defined(MIXPREC_GEMM_AVX512)
+          __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
+#else
+          __m256 v = _mm256_mul_ps(va, _mm256_load_ps(t + c));
+#endif
+          if (read_c) {
+            if (cnt != W) std::memcpy(buf, crow + c, cnt * sizeof(TC));
+#if defined(MIXPREC_GEMM_AVX512)
+            v = _mm512_fmadd_ps(vb, gemm_widen_vec<TC>(cp), v);
+#else
+            v = _mm256_fmadd_ps(vb, gemm_widen_vec<TC>(cp), v);
+#endif
+          }
+          gemm_narrow_vec<TC>(v, cp);
+          if (cnt != W) std::memcpy(crow + c, buf, cnt * sizeof(TC));
         }
       }
       return;
@@ -859,12 +1358,13 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
   }
 }
 
-/// The blocked driver: per task an A block of 14-row slivers (gemm_blocking::a_block bytes), a
-/// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or a uint32 pair for dot2); kk: packed k length.
-template <class P, std::size_t NR, class Acc, class TA, class TB, class TC, class PackA, class PackB, class Kernel>
+/// The blocked driver: per task an A block of MR-row slivers (gemm_blocking::a_block bytes), a
+/// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or
+/// a uint32 pair for dot2); kk: packed k length.
+template <class P, std::size_t MR, std::size_t NR, class Acc, class TA, class TB, class TC, class PackA, class PackB,
+          class Kernel>
 void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads, std::size_t kk, PackA pack_a,
                        PackB pack_b, Kernel kernel) {
-  constexpr std::size_t MR = 14;
   const std::size_t sliver_a = MR * std::max<std::size_t>(kk, 1);
   const std::size_t sliver_b = NR * std::max<std::size_t>(kk, 1);
   const std::size_t sa = gemm_ceil_div(pr.m, MR);  // A slivers
@@ -887,7 +1387,9 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
   gemm_slots slots(nthreads);
   for (std::size_t t0 = 0; t0 < sb; t0 += panel) {
     const std::size_t tn = std::min(panel, sb - t0);
-    gemm_parallel(threads, tn, [&](std::size_t t) {
+    // A small panel (a narrow or short B) is packed by the calling thread: no wake-up round.
+    const bool small_panel = tn * sliver_b * sizeof(P) < (std::size_t{64} << 10);
+    gemm_parallel(small_panel ? 1u : threads, tn, [&](std::size_t t) {
       const std::size_t j = (t0 + t) * NR;
       pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
     });
@@ -917,45 +1419,71 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
   }
 }
 
-/// The AVX-512 path for this problem; false when it has none (then the portable path runs).
+/// The SIMD path for this problem; false when it has none (then the portable path runs).
 template <class Acc, class TA, class TB, class TC>
-bool gemm_host_avx512(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
+  constexpr std::size_t MR = gemm_mr;
+  // Below parallel_min (2^19) multiply-adds, a few microseconds on one core, waking other threads
+  // costs more than it saves: run on the calling thread (the result does not depend on it).
+  if (static_cast<double>(pr.m) * static_cast<double>(pr.n) * static_cast<double>(pr.k) <
+      static_cast<double>(gemm_blocking_sizes().parallel_min)) {
+    threads = 1;
+  }
   if (pr.kind == gemm_kind::dot2) {
 #if defined(MIXPREC_GEMM_AVX512BF16)
     if constexpr (std::is_same<TA, bfloat16>::value && std::is_same<TB, bfloat16>::value &&
                   std::is_same<Acc, float>::value) {
       auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
-        gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, 14, pr.k, dst, 14, 0x8000u);
+        gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, 0x8000u);
       };
+      if (pr.n <= 16) {  // narrow C: one vector per tile row
+        auto pack_b16 = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+          gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 16, pr.k, dst, 16, 0x0000u);
+        };
+        gemm_host_blocked<std::uint32_t, MR, 16>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b16,
+                                                 gemm_kernel_dot2_narrow);
+        return true;
+      }
       auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
         gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 32, pr.k, dst, 32, 0x0000u);
       };
-      gemm_host_blocked<std::uint32_t, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, gemm_kernel_dot2);
+      gemm_host_blocked<std::uint32_t, MR, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, gemm_kernel_dot2);
       return true;
     }
 #endif
     return false;
   }
-  constexpr std::size_t NR = std::is_same<Acc, float>::value ? 32 : 16;
+  constexpr std::size_t NR = std::is_same<Acc, float>::value ? gemm_nr_f32 : gemm_nr_f64;
   auto pack_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
-    gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, 14, pr.k, dst, 14, pr.kind, pr.input,
+    gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input,
                       pr.x3_a_first);
   };
-  auto pack_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
-    gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
-                      !pr.x3_a_first);
+  auto pack_b_nr = [&](auto nr_constant) {
+    constexpr std::size_t nr = decltype(nr_constant)::value;
+    return [&](std::size_t j, std::size_t cols, Acc* dst) {
+      gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, nr, pr.k, dst, nr, pr.kind, pr.input,
+                        !pr.x3_a_first);
+    };
   };
   const std::size_t kk = pr.kind == gemm_kind::x3 ? 3 * pr.k : pr.k;
   if constexpr (std::is_same<Acc, float>::value) {
-    gemm_host_blocked<float, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f32);
+    if (pr.n <= gemm_vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
+      gemm_host_blocked<float, MR, gemm_vw>(pr, threads, kk, pack_a,
+                                            pack_b_nr(std::integral_constant<std::size_t, gemm_vw>{}),
+                                            gemm_kernel_f32_narrow);
+      return true;
+    }
+    gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
+                                     gemm_kernel_f32);
   } else {
-    gemm_host_blocked<double, NR>(pr, threads, kk, pack_a, pack_b, gemm_kernel_f64);
+    gemm_host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
+                                      gemm_kernel_f64);
   }
   return true;
 }
 
 #undef MIXPREC_GEMM_UNROLL
-#endif  // MIXPREC_GEMM_AVX512
+#endif  // MIXPREC_GEMM_SIMD
 
 /// The host computation: column-major C runs as the row-major C^T = op(B)^T op(A)^T.
 template <class Acc, class TA, class TB, class TC>
@@ -969,8 +1497,8 @@ void gemm_host(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     gemm_host(t, threads);
     return;
   }
-#if defined(MIXPREC_GEMM_AVX512)
-  if (gemm_host_avx512(pr, threads)) return;
+#if defined(MIXPREC_GEMM_SIMD)
+  if (gemm_host_simd(pr, threads)) return;
 #endif
   gemm_host_portable(pr, threads);
 }
