@@ -315,5 +315,6 @@ int main() {
   } else {
     std::printf("test_cuda_interop: %d passed, %d failed, 1 skipped\n", g_passed, g_failed);
   }
-  return g_failed == 0 ? 0 : 1;
+  if (g_failed != 0) return 1;
+  return device ? 0 : 77;  // the host checks passed, the device ones were skipped: CTest reports a skip
 }
