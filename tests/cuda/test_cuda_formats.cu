@@ -14,7 +14,7 @@
 // [-160, 160]).
 //
 // Without a CUDA device it prints "SKIPPED: no CUDA device" and
-// "test_cuda_formats: 0 passed, 0 failed, 1 skipped" and exits 0. With one it prints
+// "test_cuda_formats: 0 passed, 0 failed, 1 skipped" and exits 77 (CTest: skipped). With one it prints
 // "test_cuda_formats: N passed, M failed" and exits 1 when M > 0.
 //
 // Development switch: compiled with -DMIXPREC_CUDA_TEST_EMULATE the "device" side runs on the
