@@ -16,7 +16,7 @@
 //
 // The host checks always run. Without a CUDA device it then prints
 // "SKIPPED: no CUDA device (device checks)" and "test_cuda_interop: N passed, 0 failed, 1 skipped"
-// and exits 0 (1 when a host check failed). With one it prints
+// and exits 77, CTest's skip (1 when a host check failed). With one it prints
 // "test_cuda_interop: N passed, M failed" and exits 1 when M > 0.
 //
 // Development switch: compiled with -DMIXPREC_CUDA_TEST_EMULATE the "device" side runs on the
