@@ -120,8 +120,8 @@ MIXPREC_HD constexpr int floor_log10_pow2(int k) noexcept { return (k * 30103) /
 ///               formats get the ml_dtypes-style name "float<bits>_[u]e<E>m<M>[b<bias>][fn|fnuz|fnu]"
 template <class T>
 struct finfo {
-  using type = T;
-  using format_type = typename float_traits<T>::format_type;
+  using type = T;  ///< the type described
+  using format_type = typename float_traits<T>::format_type;  ///< its mixprec::format
 
  private:
   using F = format_type;
@@ -143,24 +143,25 @@ struct finfo {
   }
 
  public:
-  static constexpr const char* name = detail::format_name<F>::value;
-  static constexpr int bits = F::bits;
-  static constexpr int nmant = F::mantissa_bits;
-  static constexpr int nexp = F::exponent_bits;
-  static constexpr int iexp = F::exponent_bits;
-  static constexpr int machep = machep_;
-  static constexpr int negep = negep_;
-  static constexpr int minexp = F::emin;
-  static constexpr int maxexp = F::emax + 1;
-  static constexpr int precision = (F::bits == 8 && precision_raw < 1) ? 1 : precision_raw;
+  static constexpr const char* name = detail::format_name<F>::value;  ///< ml_dtypes-style name, e.g. "float8_e4m3fn"
+  static constexpr int bits = F::bits;        ///< width of the format (sign, exponent, mantissa)
+  static constexpr int nmant = F::mantissa_bits;  ///< mantissa bits
+  static constexpr int nexp = F::exponent_bits;   ///< exponent bits
+  static constexpr int iexp = F::exponent_bits;   ///< exponent bits (numpy's other name)
+  static constexpr int machep = machep_;  ///< log2(eps)
+  static constexpr int negep = negep_;    ///< log2(epsneg)
+  static constexpr int minexp = F::emin;  ///< exponent of the smallest normal value
+  static constexpr int maxexp = F::emax + 1;  ///< one more than the exponent of the largest value (numpy)
+  static constexpr int precision = (F::bits == 8 && precision_raw < 1) ? 1 : precision_raw;  ///< floor(-log10(eps))
 
-  static constexpr T eps = detail::pow2<T>(machep_);
-  static constexpr T epsneg = detail::pow2<T>(negep_);
-  static constexpr T max = detail::max_value<T>();
-  static constexpr T min = detail::lowest_value<T>();
-  static constexpr T tiny = detail::pow2<T>(F::emin);
-  static constexpr T smallest_normal = tiny;
-  static constexpr T smallest_subnormal = detail::smallest_subnormal<T>();
+  static constexpr T eps = detail::pow2<T>(machep_);        ///< next value above 1, minus 1
+  static constexpr T epsneg = detail::pow2<T>(negep_);     ///< 1 minus the value below 1
+  static constexpr T max = detail::max_value<T>();         ///< largest finite value
+  static constexpr T min = detail::lowest_value<T>();      ///< most negative finite value (numpy's min)
+  static constexpr T tiny = detail::pow2<T>(F::emin);      ///< smallest positive normal value
+  static constexpr T smallest_normal = tiny;               ///< the same as tiny
+  static constexpr T smallest_subnormal = detail::smallest_subnormal<T>();  ///< smallest positive value
+  /// 10^-precision, rounded to T
   static constexpr T resolution = float_traits<T>::from_bits(
       detail::round_bits<T>(pow10_neg(precision), rounding::nearest_even, overflow::ieee, 0));
 };

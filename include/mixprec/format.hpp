@@ -58,32 +58,33 @@ struct format {
   static_assert(Enc != encoding::fnuz || Signed, "fnuz encoding needs a sign bit (its NaN is -0)");
   static_assert(Bias > -2048 && Bias < 2048, "exponent bias must be in (-2048, 2048)");
 
-  static constexpr int exponent_bits = ExpBits;
-  static constexpr int mantissa_bits = ManBits;
-  static constexpr int padding_bits = PadBits;
-  static constexpr encoding enc = Enc;
+  static constexpr int exponent_bits = ExpBits;  ///< E
+  static constexpr int mantissa_bits = ManBits;  ///< M
+  static constexpr int padding_bits = PadBits;   ///< zero bits below the code in the storage (tf32: 13)
+  static constexpr encoding enc = Enc;           ///< how the special values are encoded
 
-  static constexpr bool is_signed = Signed;
+  static constexpr bool is_signed = Signed;      ///< whether the code has a sign bit
   /// Width of the format itself (tf32: 19), as numpy's finfo.bits reports it.
   static constexpr int bits = (is_signed ? 1 : 0) + ExpBits + ManBits;
-  static constexpr int storage_bits = bits + PadBits;
+  static constexpr int storage_bits = bits + PadBits;  ///< bits of the stored value
   static_assert(storage_bits <= 64, "storage wider than 64 bits");
-  using storage_type = detail::uint_least_t<storage_bits>;
+  using storage_type = detail::uint_least_t<storage_bits>;  ///< the unsigned integer that stores a value
 
-  static constexpr bool has_infinity = Enc == encoding::ieee;
-  static constexpr bool has_nan = Enc != encoding::finite;
+  static constexpr bool has_infinity = Enc == encoding::ieee;  ///< whether +-inf exist
+  static constexpr bool has_nan = Enc != encoding::finite;     ///< whether a NaN exists
+  /// whether -0 exists
   static constexpr bool has_signed_zero =
       Signed && (Enc == encoding::ieee || Enc == encoding::fn || Enc == encoding::finite);
-  static constexpr bool has_zero = Enc != encoding::exponent_only;
-  static constexpr bool has_subnormals = Enc != encoding::exponent_only;
+  static constexpr bool has_zero = Enc != encoding::exponent_only;        ///< whether 0 exists (not in E8M0)
+  static constexpr bool has_subnormals = Enc != encoding::exponent_only;  ///< whether subnormals exist
 
-  static constexpr int bias = Bias;
+  static constexpr int bias = Bias;  ///< the exponent bias
 
   /// Masks over the code (the storage shifted right by PadBits).
   static constexpr std::uint64_t mantissa_mask = detail::low_mask(ManBits);
-  static constexpr std::uint64_t exponent_field_max = detail::low_mask(ExpBits);
-  static constexpr std::uint64_t magnitude_mask = detail::low_mask(ExpBits + ManBits);
-  static constexpr std::uint64_t sign_mask = is_signed ? (std::uint64_t{1} << (ExpBits + ManBits)) : 0;
+  static constexpr std::uint64_t exponent_field_max = detail::low_mask(ExpBits);  ///< all exponent bits set
+  static constexpr std::uint64_t magnitude_mask = detail::low_mask(ExpBits + ManBits);  ///< exponent and mantissa bits
+  static constexpr std::uint64_t sign_mask = is_signed ? (std::uint64_t{1} << (ExpBits + ManBits)) : 0;  ///< the sign bit (0: unsigned)
 
   /// Magnitude code of the largest finite value.
   static constexpr std::uint64_t max_code =
@@ -92,7 +93,7 @@ struct format {
                                                                   : magnitude_mask;
   /// Exponent (unbiased) of the smallest normal and of the largest finite value.
   static constexpr int emin = Enc == encoding::exponent_only ? -bias : 1 - bias;
-  static constexpr int emax = static_cast<int>(max_code >> ManBits) - bias;
+  static constexpr int emax = static_cast<int>(max_code >> ManBits) - bias;  ///< exponent of the largest finite value
   /// Exponent of the quantum of the smallest positive value (subnormal spacing).
   static constexpr int qmin = emin - ManBits;
 
@@ -108,7 +109,7 @@ struct is_format<format<E, M, Enc, P, B, S>> : std::true_type {};
 
 /// The formats of the standard types, used to convert to and from float and double.
 using float32_format = format<8, 23>;
-using float64_format = format<11, 52>;
+using float64_format = format<11, 52>;  ///< double's format
 
 }  // namespace mixprec
 
