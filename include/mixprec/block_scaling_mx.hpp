@@ -126,16 +126,17 @@ inline int float_exp_field(float a) noexcept { return static_cast<int>((bit_cast
 /// An MX recipe: element type Elem, rule, block shape (see the header comment).
 template <class Elem>
 struct mx_block_recipe {
-  using element_type = Elem;
-  using scale_type = float8_e8m0fnu;
-  using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;
+  using element_type = Elem;                                      ///< the element format
+  using scale_type = float8_e8m0fnu;                              ///< the scale format (E8M0)
+  using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;  ///< what quantize returns
 
-  mx_block_rule rule = mx_block_rule::ocp_floor;
-  block_shape block = block_rowwise(mx_block_size);
+  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (see the header comment)
+  block_shape block = block_rowwise(mx_block_size);  ///< the block shape (default 1 x 32)
   /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
   /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.
   bool torchao_min_normal_divisor = false;
 
+  /// The recipe's name, formats, block and rule as data.
   recipe_info info() const {
     using E = detail::mx_elem<Elem>;
     const char* family = rule == mx_block_rule::ocp_floor  ? "ocp_mx"
@@ -177,6 +178,7 @@ struct mx_block_recipe {
     return static_cast<std::uint8_t>(s + 127);
   }
 
+  /// in (rows x cols, row-major) quantized: elements and one scale per block.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     using E = detail::mx_elem<Elem>;
     tensor_type t = detail::make_block_tensor<Elem, float8_e8m0fnu>("mixprec::mx_block_recipe::quantize", in, rows,
@@ -239,8 +241,8 @@ struct mx_block_recipe {
 /// TE MXFP8BlockScaling's two quantizations of one tensor: rowwise 1x32 and columnwise 32x1.
 template <class Elem>
 struct te_mxfp8_pair {
-  block_scaled_tensor<Elem, float8_e8m0fnu> rowwise;
-  block_scaled_tensor<Elem, float8_e8m0fnu> columnwise;
+  block_scaled_tensor<Elem, float8_e8m0fnu> rowwise;     ///< 1 x 32 blocks
+  block_scaled_tensor<Elem, float8_e8m0fnu> columnwise;  ///< 32 x 1 blocks
 };
 
 /// Quantizes in (row-major rows x cols) both ways with the te_rceil rule, each from the input.

@@ -65,27 +65,30 @@ class dtype {
     }
   }
 
+  /// The dtypes of half, bfloat16, float and double.
   MIXPREC_HD static constexpr dtype float16() noexcept { return of<half>(); }
-  MIXPREC_HD static constexpr dtype bfloat16() noexcept { return of<mixprec::bfloat16>(); }
-  MIXPREC_HD static constexpr dtype float32() noexcept { return of<float>(); }
-  MIXPREC_HD static constexpr dtype float64() noexcept { return of<double>(); }
+  MIXPREC_HD static constexpr dtype bfloat16() noexcept { return of<mixprec::bfloat16>(); }  ///< of<bfloat16>()
+  MIXPREC_HD static constexpr dtype float32() noexcept { return of<float>(); }   ///< of<float>()
+  MIXPREC_HD static constexpr dtype float64() noexcept { return of<double>(); }  ///< of<double>()
 
-  MIXPREC_HD constexpr dtype_kind kind() const noexcept { return kind_; }
+  MIXPREC_HD constexpr dtype_kind kind() const noexcept { return kind_; }  ///< floating, integer, boolean or undefined
+  /// Whether this names a type (a default dtype does not).
   MIXPREC_HD constexpr bool is_defined() const noexcept { return kind_ != dtype_kind::undefined; }
+  /// Whether this is a floating-point type (float, double or a mixprec format).
   MIXPREC_HD constexpr bool is_floating_point() const noexcept { return kind_ == dtype_kind::floating; }
-  MIXPREC_HD constexpr bool is_signed() const noexcept { return signed_; }
+  MIXPREC_HD constexpr bool is_signed() const noexcept { return signed_; }  ///< whether values can be negative
   /// Width of the format (tf32: 19; int32: 32; bool: 8); 0 when undefined.
   MIXPREC_HD constexpr int bits() const noexcept { return bits_; }
   /// Floating only (0 otherwise): field widths, encoding, always-zero low storage bits.
   MIXPREC_HD constexpr int exponent_bits() const noexcept { return exponent_bits_; }
-  MIXPREC_HD constexpr int mantissa_bits() const noexcept { return mantissa_bits_; }
-  MIXPREC_HD constexpr encoding enc() const noexcept { return enc_; }
-  MIXPREC_HD constexpr int padding_bits() const noexcept { return padding_bits_; }
+  MIXPREC_HD constexpr int mantissa_bits() const noexcept { return mantissa_bits_; }  ///< mantissa bits
+  MIXPREC_HD constexpr encoding enc() const noexcept { return enc_; }  ///< the encoding of the special values
+  MIXPREC_HD constexpr int padding_bits() const noexcept { return padding_bits_; }  ///< zero bits below the code
   /// Floating only: the exponent bias.
   MIXPREC_HD constexpr int bias() const noexcept { return bias_; }
   /// Floating only: unbiased exponents of the smallest normal and of the largest finite value.
   MIXPREC_HD constexpr int emin() const noexcept { return emin_; }
-  MIXPREC_HD constexpr int emax() const noexcept { return emax_; }
+  MIXPREC_HD constexpr int emax() const noexcept { return emax_; }  ///< exponent of the largest finite value
 
   /// "float16", "bfloat16", "float32", "int64", "bool", "undefined", ...
   constexpr std::string_view name() const noexcept { return std::string_view(name_); }
@@ -96,12 +99,13 @@ class dtype {
            emax_ <= other.emax_ && emin_ >= other.emin_ && (!signed_ || other.signed_);
   }
 
+  /// Same kind, width, sign, fields, encoding, padding and bias.
   MIXPREC_HD friend constexpr bool operator==(dtype a, dtype b) noexcept {
     return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ &&
            a.exponent_bits_ == b.exponent_bits_ && a.mantissa_bits_ == b.mantissa_bits_ && a.enc_ == b.enc_ &&
            a.padding_bits_ == b.padding_bits_ && a.bias_ == b.bias_;
   }
-  MIXPREC_HD friend constexpr bool operator!=(dtype a, dtype b) noexcept { return !(a == b); }
+  MIXPREC_HD friend constexpr bool operator!=(dtype a, dtype b) noexcept { return !(a == b); }  ///< !(a == b)
 
  private:
   MIXPREC_HD constexpr dtype(dtype_kind k, unsigned char bits, bool is_signed, unsigned char e, unsigned char m,

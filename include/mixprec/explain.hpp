@@ -139,6 +139,7 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
   return c;
 }
 
+/// Prints the explanation as text (one field per line).
 inline std::ostream& operator<<(std::ostream& os, const value_explanation& e) {
   os << e.format << " value " << e.shortest << '\n';
   os << "  bits      0x" << std::hex << e.bits << std::dec << " = ";
@@ -156,6 +157,7 @@ inline std::ostream& operator<<(std::ostream& os, const value_explanation& e) {
   return os;
 }
 
+/// Prints the source, the mode, the stored value's explanation and the errors.
 inline std::ostream& operator<<(std::ostream& os, const conversion_explanation& c) {
   os << "source    " << c.source << " (double)\n";
   os << "rounding  " << c.mode << '\n';
@@ -327,6 +329,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   return e;
 }
 
+/// Prints the text, the mode, the range and why lines, the stored value's explanation and the errors.
 inline std::ostream& operator<<(std::ostream& os, const text_explanation& t) {
   os << "source    " << t.source << " (text, rounded once)\n";
   os << "rounding  " << t.mode << ", overflow::" << t.policy << '\n';

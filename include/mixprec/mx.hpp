@@ -193,8 +193,8 @@ void mx_dequantize(const Elem* in, const float8_e8m0fnu* scales, std::size_t n, 
 /// MX-quantized data: elements and one scale per block of 32.
 template <class Elem>
 struct mx_tensor {
-  std::vector<Elem> elements;
-  std::vector<float8_e8m0fnu> scales;
+  std::vector<Elem> elements;             ///< one element per value, in order
+  std::vector<float8_e8m0fnu> scales;     ///< one E8M0 scale per block
 };
 
 /// Quantizes a vector of floats (see mx_quantize).
