@@ -66,6 +66,7 @@
 #include <vector>
 
 #include <mixprec/explain.hpp>
+#include <mixprec/format_names.hpp>
 #include <mixprec/mixprec.hpp>
 
 namespace {
@@ -173,28 +174,10 @@ int list_values(const std::string& name, const std::string& svg) {
   return ok ? 0 : 1;
 }
 
-/// Calls f(type_tag) for the format named name; false when the name is unknown.
+/// Calls f(type_tag) for the format named name ("half" is float16); false when the name is unknown.
 template <class Fn>
 bool with_format(const std::string& name, Fn f) {
-  using namespace mixprec;
-  if (name == "float16" || name == "half") return f(half{}), true;
-  if (name == "bfloat16") return f(bfloat16{}), true;
-  if (name == "tf32") return f(tf32{}), true;
-  if (name == "float8_e4m3fn") return f(float8_e4m3fn{}), true;
-  if (name == "float8_e5m2") return f(float8_e5m2{}), true;
-  if (name == "float8_e4m3fnuz") return f(float8_e4m3fnuz{}), true;
-  if (name == "float8_e5m2fnuz") return f(float8_e5m2fnuz{}), true;
-  if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{}), true;
-  if (name == "float6_e2m3fn") return f(float6_e2m3fn{}), true;
-  if (name == "float6_e3m2fn") return f(float6_e3m2fn{}), true;
-  if (name == "float4_e2m1fn") return f(float4_e2m1fn{}), true;
-  if (name == "float8_e3m4") return f(float8_e3m4{}), true;
-  if (name == "float8_e4m3") return f(float8_e4m3{}), true;
-  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{}), true;
-  if (name == "float4_e1m2") return f(float4_e1m2{}), true;
-  if (name == "float8_ue4m3") return f(float8_ue4m3{}), true;
-  if (name == "float8_ue5m3") return f(float8_ue5m3{}), true;
-  return false;
+  return mixprec::visit_format(name == "half" ? std::string("float16") : name, f);
 }
 
 const char* const all_formats[] = {"tf32",          "float16",         "bfloat16",        "float8_e4m3fn",

@@ -18,6 +18,7 @@
 #include <string>
 
 #include <mixprec/explain.hpp>
+#include <mixprec/format_names.hpp>
 #include <mixprec/mixprec.hpp>
 
 namespace {
@@ -48,28 +49,6 @@ std::string value_json(const mixprec::value_explanation& e) {
          ",\"ulp\":" + quoted(e.ulp) + ",\"below\":" + quoted(e.below) + ",\"above\":" + quoted(e.above) + "}";
 }
 
-template <class Fn>
-bool with_format(const std::string& name, Fn f) {
-  using namespace mixprec;
-  if (name == "float16") return f(half{}), true;
-  if (name == "bfloat16") return f(bfloat16{}), true;
-  if (name == "tf32") return f(tf32{}), true;
-  if (name == "float8_e4m3fn") return f(float8_e4m3fn{}), true;
-  if (name == "float8_e5m2") return f(float8_e5m2{}), true;
-  if (name == "float8_e4m3fnuz") return f(float8_e4m3fnuz{}), true;
-  if (name == "float8_e5m2fnuz") return f(float8_e5m2fnuz{}), true;
-  if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{}), true;
-  if (name == "float6_e2m3fn") return f(float6_e2m3fn{}), true;
-  if (name == "float6_e3m2fn") return f(float6_e3m2fn{}), true;
-  if (name == "float8_e3m4") return f(float8_e3m4{}), true;
-  if (name == "float8_e4m3") return f(float8_e4m3{}), true;
-  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{}), true;
-  if (name == "float4_e1m2") return f(float4_e1m2{}), true;
-  if (name == "float8_ue4m3") return f(float8_ue4m3{}), true;
-  if (name == "float8_ue5m3") return f(float8_ue5m3{}), true;
-  if (name == "float4_e2m1fn") return f(float4_e2m1fn{}), true;
-  return false;
-}
 
 const char* error(const std::string& what) {
   out = "{\"error\":" + quoted(what) + "}";
@@ -81,9 +60,9 @@ const char* error(const std::string& what) {
 extern "C" {
 
 const char* mp_formats() {
-  out = "[\"float16\",\"bfloat16\",\"tf32\",\"float8_e4m3fn\",\"float8_e5m2\",\"float8_e4m3fnuz\",\"float8_e5m2fnuz\","
-        "\"float8_e8m0fnu\",\"float6_e2m3fn\",\"float6_e3m2fn\",\"float4_e2m1fn\",\"float8_e3m4\",\"float8_e4m3\","
-        "\"float8_e4m3b11fnuz\",\"float4_e1m2\",\"float8_ue4m3\",\"float8_ue5m3\"]";
+  out = "[";
+  for (std::string_view n : mixprec::builtin_format_names) out += (out.size() > 1 ? ",\"" : "\"") + std::string(n) + "\"";
+  out += "]";
   return out.c_str();
 }
 
@@ -91,7 +70,7 @@ const char* mp_explain(const char* format, const char* text, int mode, int ovf) 
   if (mode < 0 || mode > 5) return error("rounding mode must be 0..5");
   if (ovf < 0 || ovf > 1) return error("overflow must be 0 (ieee) or 1 (saturate)");
   try {
-    const bool known = with_format(format, [&](auto tag) {
+    const bool known = mixprec::visit_format(format, [&](auto tag) {
       using T = decltype(tag);
       const auto c = mixprec::explain<T>(text, static_cast<mixprec::rounding>(mode), static_cast<mixprec::overflow>(ovf));
       out = "{\"format\":" + quoted(format) + ",\"stored\":" + value_json(c.stored) + ",\"abs_error\":" +
@@ -106,10 +85,11 @@ const char* mp_explain(const char* format, const char* text, int mode, int ovf) 
 }
 
 const char* mp_bits(const char* format, double bits) {
-  const bool known = with_format(format, [&](auto tag) {
+  const bool known = mixprec::visit_format(format, [&](auto tag) {
     using T = decltype(tag);
     using F = typename T::format_type;
-    if (!(bits >= 0) || bits >= 4294967296.0 || static_cast<double>(static_cast<std::uint64_t>(bits)) != bits) {
+    double whole = 0;
+    if (!(bits >= 0) || bits >= 4294967296.0 || std::fpclassify(std::modf(bits, &whole)) != FP_ZERO) {
       error("bits must be an unsigned integer");
       return;
     }
@@ -128,7 +108,7 @@ const char* mp_bits(const char* format, double bits) {
 const char* mp_list(const char* format) {
   bool small = true;
   std::string body;
-  const bool known = with_format(format, [&](auto tag) {
+  const bool known = mixprec::visit_format(format, [&](auto tag) {
     using T = decltype(tag);
     using F = typename T::format_type;
     if (F::storage_bits > 8) {

@@ -222,8 +222,8 @@ struct nvfp4_recipe {
   void dequantize(const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    const double s_dec = te ? static_cast<double>(detail::f32_div(1.0f, t.tensor_scale)) : 1.0;
-    if (te) {  // fast path, the same values: P * (S * s_dec) is exact in double, rounded once to float
+    if (te) {  // P * S * float(1 / S_enc), exact in double (P * (S * s_dec): <= 4 x 4 x 24 bits), rounded once
+      const double s_dec = static_cast<double>(detail::f32_div(1.0f, t.tensor_scale));
       double lut[16];
       for (unsigned c = 0; c < 16; ++c) lut[c] = static_cast<double>(float4_e2m1fn::from_bits(static_cast<std::uint8_t>(c)));
       std::vector<double> sd(t.scales.size());
@@ -243,9 +243,7 @@ struct nvfp4_recipe {
         const double p = static_cast<double>(t.elements[i * t.cols + j]);
         const float s = static_cast<float>(t.scale_of(i, j));
         float& o = out[i * t.cols + j];
-        if (te) {
-          o = round_to<float>(p * static_cast<double>(s) * s_dec);  // P * S: exact (<= 4 bits x 4 bits)
-        } else if (order == nvfp4_order::torchao) {
+        if (order == nvfp4_order::torchao) {
           o = round_to<float>(p * static_cast<double>(detail::f32_mul(t.tensor_scale, s)));
         } else {
           o = round_to<float>(p * static_cast<double>(s));

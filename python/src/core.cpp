@@ -18,6 +18,7 @@
 
 #include <mixprec/autocast_ops.hpp>
 #include <mixprec/explain.hpp>
+#include <mixprec/format_names.hpp>
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
 #include <mixprec/mixprec.hpp>
@@ -29,31 +30,11 @@ namespace {
 /// Calls f(T{}) for the built-in format named name; throws std::invalid_argument otherwise.
 template <class Fn>
 void with_format(const std::string& name, Fn&& f) {
-  using namespace mixprec;
-  if (name == "float16") return f(half{});
-  if (name == "bfloat16") return f(bfloat16{});
-  if (name == "tf32") return f(tf32{});
-  if (name == "float8_e4m3fn") return f(float8_e4m3fn{});
-  if (name == "float8_e5m2") return f(float8_e5m2{});
-  if (name == "float8_e4m3fnuz") return f(float8_e4m3fnuz{});
-  if (name == "float8_e5m2fnuz") return f(float8_e5m2fnuz{});
-  if (name == "float8_e8m0fnu") return f(float8_e8m0fnu{});
-  if (name == "float6_e2m3fn") return f(float6_e2m3fn{});
-  if (name == "float6_e3m2fn") return f(float6_e3m2fn{});
-  if (name == "float8_e3m4") return f(float8_e3m4{});
-  if (name == "float8_e4m3") return f(float8_e4m3{});
-  if (name == "float8_e4m3b11fnuz") return f(float8_e4m3b11fnuz{});
-  if (name == "float4_e1m2") return f(float4_e1m2{});
-  if (name == "float8_ue4m3") return f(float8_ue4m3{});
-  if (name == "float8_ue5m3") return f(float8_ue5m3{});
-  if (name == "float4_e2m1fn") return f(float4_e2m1fn{});
-  throw std::invalid_argument("unknown format '" + mixprec::detail::quote_input(name) + "'");
+  if (!mixprec::visit_format(name, f)) {
+    throw std::invalid_argument("unknown format '" + mixprec::detail::quote_input(name) + "'");
+  }
 }
 
-const std::vector<std::string> format_names = {
-    "float16",         "bfloat16",       "tf32",          "float8_e4m3fn", "float8_e5m2",  "float8_e4m3fnuz",
-    "float8_e5m2fnuz", "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-    "float8_e3m4",     "float8_e4m3",    "float8_e4m3b11fnuz", "float4_e1m2", "float8_ue4m3", "float8_ue5m3"};
 
 mixprec::rounding parse_mode(int m) {
   const auto r = static_cast<mixprec::rounding>(m);
@@ -243,7 +224,11 @@ mixprec::loss_scale_config preset(const std::string& name) {
 
 NB_MODULE(_core, m) {
   m.doc() = "mixprec's C++ core (see the mixprec package for the documented API)";
-  m.def("formats", [] { return format_names; });
+  m.def("formats", [] {
+    std::vector<std::string> names;
+    for (std::string_view n : mixprec::builtin_format_names) names.emplace_back(n);
+    return names;
+  });
   m.def("to_bits_f32", &to_bits<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
         nb::arg("seed"), nb::arg("offset"));
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
