@@ -111,6 +111,7 @@
 #include "../random.hpp"
 #include "../round_to.hpp"
 #include "../types.hpp"
+#include "../detail/widen_table.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
     (defined(__x86_64__) || defined(_M_X64))
@@ -662,6 +663,11 @@ std::size_t gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows,
 /// tf32 / bfloat16 roundings are the scalar functions' integer steps lane by lane).
 template <class Acc, gemm_input Mode, class T>
 void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
+  if constexpr (widen_table_exact<T, Acc>) {  // FP8/FP6/FP4: one table lookup each (same values)
+    const Acc* table = widen_table<T, Acc>();
+    for (std::size_t i = 0; i < count; ++i) dst[i] = table[byte_of(src[i])];
+    return;
+  }
   std::size_t i = 0;
 #if defined(MIXPREC_GEMM_SIMD)
   if constexpr (std::is_same<Acc, float>::value && gemm_vec_type<T>::value) {
@@ -684,7 +690,11 @@ struct gemm_pack_load {
   static constexpr gemm_input mode = Mode;
   template <class T>
   void operator()(T x, Acc* out, std::size_t) const noexcept {
-    out[0] = gemm_load<Acc, Mode>(x);
+    if constexpr (widen_table_exact<T, Acc>) {
+      out[0] = widen_table<T, Acc>()[byte_of(x)];
+    } else {
+      out[0] = gemm_load<Acc, Mode>(x);
+    }
   }
   template <class T>
   void run(const T* src, Acc* dst, std::size_t count) const noexcept {

@@ -1,0 +1,111 @@
+// detail/simd_narrow8.hpp: the vectorised float -> FP8/FP6/FP4 narrowing equals the scalar
+// round_to (itself checked exhaustively against independent references) at every compiled level,
+// for every supported built-in format, under overflow::ieee and saturate, on every sign, float
+// exponent and rounding case (the 8 bits below float's leading mantissa bit enumerated, the rest
+// as zero, one, just below/at/above half, all ones), on specials, on random floats, and on every
+// length up to 70 through mixprec::convert. All 2^32 floats: tests/exhaustive/test_convert_fast_paths.cpp.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <vector>
+
+#include <mixprec/kernels/convert.hpp>
+#include <mixprec/mixprec.hpp>
+
+using namespace mixprec;
+
+namespace {
+
+float from_bits32(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+template <class T>
+unsigned byte_of(T x) {
+  return static_cast<unsigned>(x.bits());
+}
+
+std::vector<float> inputs() {
+  std::vector<float> v;
+  const std::uint32_t lows[] = {0x0, 0x1, 0x3fff, 0x4000, 0x4001, 0x7fff};
+  for (std::uint32_t sign = 0; sign < 2; ++sign)
+    for (std::uint32_t e = 0; e < 256; ++e)
+      for (std::uint32_t top = 0; top < 256; ++top)
+        for (std::uint32_t low : lows) v.push_back(from_bits32(sign << 31 | e << 23 | top << 15 | low));
+  std::mt19937 gen(7);
+  for (int i = 0; i < 100000; ++i) v.push_back(from_bits32(static_cast<std::uint32_t>(gen())));
+  for (std::uint32_t u : {0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00000u, 0x7f800001u, 0x7fa00000u, 0x7fbfffffu,
+                          0xff900000u, 0x7fe00000u, 0x7f7fffffu, 0x00000001u, 0x80000001u, 0x00800000u})
+    v.push_back(from_bits32(u));
+  return v;
+}
+
+template <class T>
+void check_format(const std::vector<float>& in) {
+  using F = typename T::format_type;
+  static_assert(detail::narrow8_traits<F>::supported, "format expected to be supported");
+  for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+    std::vector<T> want(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) want[i] = round_to<T>(in[i], rounding::nearest_even, ovf);
+    for (detail::simd_level level :
+         {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(level)) continue;
+      std::vector<T> got(in.size());
+      REQUIRE(detail::simd_narrow8_at(level, in.data(), got.data(), in.size(), ovf));
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (got[i].bits() != want[i].bits() && bad++ < 3) {
+          std::uint32_t u;
+          std::memcpy(&u, &in[i], 4);
+          MESSAGE(detail::simd_level_name(level) << " " << to_string(ovf) << ": float bits " << std::hex << u << " got "
+                                                 << byte_of(got[i]) << " want " << byte_of(want[i]));
+        }
+      }
+      CHECK_MESSAGE(bad == 0, detail::simd_level_name(level) << ", " << to_string(ovf));
+    }
+  }
+  // Through the bulk kernel, every length to 70 and an unaligned start, both policies.
+  for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+    for (std::size_t n = 0; n <= 70; ++n) {
+      const span<const float> src(in.data() + 1 + 1000 * n, n);
+      std::vector<T> got(n + 1, T::from_bits(0x55));
+      convert(exec::seq, src, span<T>(got.data(), n), rounding::nearest_even, ovf);
+      for (std::size_t i = 0; i < n; ++i) REQUIRE(got[i].bits() == round_to<T>(src[i], rounding::nearest_even, ovf).bits());
+      CHECK(got[n].bits() == T::from_bits(0x55).bits());  // nothing written past the end
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("simd_narrow8: every level equals round_to, FP8") {
+  const std::vector<float> in = inputs();
+  check_format<float8_e4m3fn>(in);
+  check_format<float8_e5m2>(in);
+  check_format<float8_e4m3fnuz>(in);
+  check_format<float8_e5m2fnuz>(in);
+  check_format<float8_e4m3>(in);
+  check_format<float8_e3m4>(in);
+  check_format<float8_e4m3b11fnuz>(in);
+}
+
+TEST_CASE("simd_narrow8: every level equals round_to, FP6 and FP4") {
+  const std::vector<float> in = inputs();
+  check_format<float6_e2m3fn>(in);
+  check_format<float6_e3m2fn>(in);
+  check_format<float4_e2m1fn>(in);
+  check_format<float4_e1m2>(in);
+}
+
+TEST_CASE("simd_narrow8: what it does not take") {
+  const float x[1] = {1.0f};
+  float8_e4m3fn d[1] = {float8_e4m3fn::from_bits(0x55)};
+  CHECK_FALSE(detail::simd_narrow8_at(detail::simd_level::portable, x, d, 1, overflow::ieee));
+  CHECK_FALSE(detail::simd_narrow8_at(detail::simd_level::avx2, x, d, 1, static_cast<overflow>(7)));
+  CHECK(d[0].bits() == 0x55);
+  float8_e8m0fnu s[1];
+  CHECK_FALSE(detail::simd_narrow8_at(detail::simd_level::avx2, x, s, 1, overflow::ieee));  // unsigned: not taken
+}
