@@ -80,6 +80,7 @@
 #define MIXPREC_PRECISION_STUDY_TRAIN_HPP
 
 #include <mixprec/autocast.hpp>
+#include <mixprec/classify.hpp>
 #include <mixprec/dtype.hpp>
 #include <mixprec/exec.hpp>
 #include <mixprec/block_scaling_mx.hpp>
@@ -688,12 +689,17 @@ class mlp_run {
 
   /// Inputs as PyTorch's ToTensor makes them (byte / 255 in float), in the first layer's type.
   void load_batch(const split& s, const std::size_t* idx, std::size_t rows) {
+    // Pixel p becomes to<C>(p / 255.0f): a table of the 256 values, one row per task.
+    static const std::array<C, 256> value = [] {
+      std::array<C, 256> t{};
+      for (std::size_t p = 0; p < 256; ++p) t[p] = to<C>(static_cast<float>(p) / 255.0f);
+      return t;
+    }();
     C* x = x_.data();
     const std::uint8_t* px = s.pixels;
-    mixprec::for_each_index(pol_, rows * dims[0], [x, px, idx](std::size_t i) {
-      const std::size_t r = i / image_pixels, c = i % image_pixels;
-      const float v = static_cast<float>(px[idx[r] * image_pixels + c]) / 255.0f;
-      x[i] = to<C>(v);
+    mixprec::for_each_index(pol_, rows, [x, px, idx](std::size_t r) {
+      const std::uint8_t* row = px + idx[r] * image_pixels;
+      for (std::size_t c = 0; c < image_pixels; ++c) x[r * image_pixels + c] = value[row[c]];
     });
     for (std::size_t r = 0; r < rows; ++r) targets_[r] = s.labels[idx[r]];
   }
@@ -792,10 +798,10 @@ class mlp_run {
   static void relu(mixprec::exec::parallel_policy pol, C* y, std::size_t n) {
     mixprec::for_each_index(pol, n, [y](std::size_t i) {
       // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
-      if constexpr (std::is_same<C, double>::value) {
-        if (y[i] <= 0.0) y[i] = 0.0;
-      } else {
-        if (static_cast<float>(y[i]) <= 0.0f) y[i] = C(0.0f);
+      if constexpr (std::is_same<C, double>::value || std::is_same<C, float>::value) {
+        if (y[i] <= C(0)) y[i] = C(0);
+      } else {  // y <= 0 exactly when the sign is set and y is not NaN (or y is +0, left as it is)
+        if (mixprec::signbit(y[i]) && !mixprec::isnan(y[i])) y[i] = C(0.0f);
       }
     });
   }
