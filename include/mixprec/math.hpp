@@ -70,6 +70,7 @@ MIXPREC_HD constexpr basic_float<F> abs(basic_float<F> x) noexcept {
   if (isnan(x)) return x;
   return detail::from_code<basic_float<F>>(detail::code_of<F>(x.bits()) & F::magnitude_mask);
 }
+/// |x|, as abs (exact; a NaN keeps its bits).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fabs(basic_float<F> x) noexcept {
   return abs(x);
@@ -80,7 +81,7 @@ MIXPREC_HD constexpr basic_float<F> copysign(basic_float<F> x, basic_float<F> y)
   if (isnan(x)) return x;
   return detail::with_magnitude<F>(signbit(y), detail::code_of<F>(x.bits()) & F::magnitude_mask);
 }
-/// IEEE minNum/maxNum: a NaN operand is ignored; fmin(-0, +0) = -0, fmax(-0, +0) = +0.
+/// IEEE minNum: a NaN operand is ignored (NaN only if both are); fmin(-0, +0) = -0.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmin(basic_float<F> x, basic_float<F> y) noexcept {
   if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
@@ -88,6 +89,7 @@ MIXPREC_HD constexpr basic_float<F> fmin(basic_float<F> x, basic_float<F> y) noe
   if (x == y) return signbit(x) ? x : y;
   return x < y ? x : y;
 }
+/// IEEE maxNum: a NaN operand is ignored (NaN only if both are); fmax(-0, +0) = +0.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noexcept {
   if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
@@ -119,10 +121,12 @@ MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
   u.exp += n > limit ? limit : (n < -limit ? -limit : n);
   return basic_float<F>::from_bits(detail::pack<F>(u, rounding::nearest_even, overflow::ieee));
 }
+/// x * 2^n, as ldexp (radix 2): rounded once, nearest-even.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbn(basic_float<F> x, int n) noexcept {
   return ldexp(x, n);
 }
+/// x * 2^n with a long n, as ldexp.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbln(basic_float<F> x, long n) noexcept {
   constexpr long limit = 4096;  // as ldexp: beyond every format's range
@@ -336,27 +340,32 @@ MIXPREC_HD constexpr basic_float<F> fdim(basic_float<F> x, basic_float<F> y) noe
   return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(false), rounding::nearest_even, overflow::ieee));
 }
 
-/// Quiet comparisons (never true for a NaN operand, as the operators).
+/// x > y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isgreater(basic_float<F> x, basic_float<F> y) noexcept {
   return x > y;
 }
+/// x >= y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isgreaterequal(basic_float<F> x, basic_float<F> y) noexcept {
   return x >= y;
 }
+/// x < y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isless(basic_float<F> x, basic_float<F> y) noexcept {
   return x < y;
 }
+/// x <= y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool islessequal(basic_float<F> x, basic_float<F> y) noexcept {
   return x <= y;
 }
+/// x < y || x > y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool islessgreater(basic_float<F> x, basic_float<F> y) noexcept {
   return x < y || y < x;
 }
+/// Whether x or y is NaN.
 template <class F>
 MIXPREC_HD constexpr bool isunordered(basic_float<F> x, basic_float<F> y) noexcept {
   return isnan(x) || isnan(y);
