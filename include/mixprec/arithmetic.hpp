@@ -391,26 +391,68 @@ MIXPREC_HD constexpr basic_float<F>& operator/=(basic_float<F>& a, B b) noexcept
 
 // ---- arithmetic in any rounding mode ------------------------------------------------------
 
-#define MIXPREC_DIRECTED(NAME, OP)                                                                  \
-  template <class F>                                                                                \
-  MIXPREC_HD constexpr basic_float<F> NAME(basic_float<F> x, basic_float<F> y, rounding mode,      \
-                                           overflow policy, std::uint32_t random_bits) noexcept {  \
-    return detail::binary(detail::op::OP, x, y, mode, policy, random_bits);                         \
-  }                                                                                                 \
-  template <class F>                                                                                \
-  MIXPREC_HD constexpr basic_float<F> NAME(basic_float<F> x, basic_float<F> y,                     \
-                                           rounding mode = rounding::nearest_even,                 \
-                                           overflow policy = overflow::ieee) {                     \
-    detail::require_random_bits(mode);                                                              \
-    detail::require_valid(policy);                                                                  \
-    return detail::binary(detail::op::OP, x, y, mode, policy, 0);                                   \
-  }
-/// add/sub/mul/div(x, y[, rounding[, overflow[, random_bits]]]): one rounding in any mode.
-MIXPREC_DIRECTED(add, add)
-MIXPREC_DIRECTED(sub, sub)
-MIXPREC_DIRECTED(mul, mul)
-MIXPREC_DIRECTED(div, div)
-#undef MIXPREC_DIRECTED
+/// x + y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> add(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::add, x, y, mode, policy, random_bits);
+}
+/// x + y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+/// E.g. add(half(1), half(0x1p-11), rounding::upward) == half(1) + half(0x1p-10).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> add(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::add, x, y, mode, policy, 0);
+}
+/// x - y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> sub(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::sub, x, y, mode, policy, random_bits);
+}
+/// x - y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> sub(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::sub, x, y, mode, policy, 0);
+}
+/// x * y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> mul(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::mul, x, y, mode, policy, random_bits);
+}
+/// x * y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> mul(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::mul, x, y, mode, policy, 0);
+}
+/// x / y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> div(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::div, x, y, mode, policy, random_bits);
+}
+/// x / y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument. E.g. div(half(1), half(3), rounding::upward) ==
+/// half(0.33349609375), where nearest-even gives 0.333251953125.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> div(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::div, x, y, mode, policy, 0);
+}
 
 /// x * y + z with a single rounding.
 template <class F>

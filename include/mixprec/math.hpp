@@ -98,13 +98,6 @@ MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noe
   return x < y ? y : x;
 }
 
-// f(x) evaluated in double and rounded once to F.
-#define MIXPREC_UNARY(NAME)                                                        \
-  template <class F>                                                               \
-  MIXPREC_HD basic_float<F> NAME(basic_float<F> x) noexcept {                      \
-    return basic_float<F>(std::NAME(static_cast<double>(x)));                      \
-  }
-
 /// x = m * 2^e with |m| in [0.5, 1); returns m (rounded where T cannot hold it: in the MX types
 /// whose smallest normal is 1, [0.5, 1) is subnormal) and stores e.
 template <class F>
@@ -373,40 +366,139 @@ MIXPREC_HD constexpr bool isunordered(basic_float<F> x, basic_float<F> y) noexce
 
 // ---- functions evaluated in double, rounded once -----------------------------------------
 
-MIXPREC_UNARY(cbrt)
-MIXPREC_UNARY(exp)
-MIXPREC_UNARY(exp2)
-MIXPREC_UNARY(expm1)
-MIXPREC_UNARY(log)
-MIXPREC_UNARY(log2)
-MIXPREC_UNARY(log10)
-MIXPREC_UNARY(log1p)
-MIXPREC_UNARY(sin)
-MIXPREC_UNARY(cos)
-MIXPREC_UNARY(tan)
-MIXPREC_UNARY(asin)
-MIXPREC_UNARY(acos)
-MIXPREC_UNARY(atan)
-MIXPREC_UNARY(sinh)
-MIXPREC_UNARY(cosh)
-MIXPREC_UNARY(tanh)
-MIXPREC_UNARY(erf)
-MIXPREC_UNARY(erfc)
-MIXPREC_UNARY(asinh)
-MIXPREC_UNARY(acosh)
-MIXPREC_UNARY(atanh)
-MIXPREC_UNARY(tgamma)
-MIXPREC_UNARY(lgamma)
-#undef MIXPREC_UNARY
+/// The cube root, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cbrt(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cbrt(static_cast<double>(x)));
+}
+/// e^x, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> exp(basic_float<F> x) noexcept {
+  return basic_float<F>(std::exp(static_cast<double>(x)));
+}
+/// 2^x, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> exp2(basic_float<F> x) noexcept {
+  return basic_float<F>(std::exp2(static_cast<double>(x)));
+}
+/// e^x - 1, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> expm1(basic_float<F> x) noexcept {
+  return basic_float<F>(std::expm1(static_cast<double>(x)));
+}
+/// The natural logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log(static_cast<double>(x)));
+}
+/// The base-2 logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log2(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log2(static_cast<double>(x)));
+}
+/// The base-10 logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log10(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log10(static_cast<double>(x)));
+}
+/// ln(1 + x), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log1p(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log1p(static_cast<double>(x)));
+}
+/// The sine (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> sin(basic_float<F> x) noexcept {
+  return basic_float<F>(std::sin(static_cast<double>(x)));
+}
+/// The cosine (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cos(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cos(static_cast<double>(x)));
+}
+/// The tangent (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tan(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tan(static_cast<double>(x)));
+}
+/// The arc sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> asin(basic_float<F> x) noexcept {
+  return basic_float<F>(std::asin(static_cast<double>(x)));
+}
+/// The arc cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> acos(basic_float<F> x) noexcept {
+  return basic_float<F>(std::acos(static_cast<double>(x)));
+}
+/// The arc tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> atan(basic_float<F> x) noexcept {
+  return basic_float<F>(std::atan(static_cast<double>(x)));
+}
+/// The hyperbolic sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> sinh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::sinh(static_cast<double>(x)));
+}
+/// The hyperbolic cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cosh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cosh(static_cast<double>(x)));
+}
+/// The hyperbolic tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tanh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tanh(static_cast<double>(x)));
+}
+/// The error function, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> erf(basic_float<F> x) noexcept {
+  return basic_float<F>(std::erf(static_cast<double>(x)));
+}
+/// 1 - erf(x), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> erfc(basic_float<F> x) noexcept {
+  return basic_float<F>(std::erfc(static_cast<double>(x)));
+}
+/// The inverse hyperbolic sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> asinh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::asinh(static_cast<double>(x)));
+}
+/// The inverse hyperbolic cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> acosh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::acosh(static_cast<double>(x)));
+}
+/// The inverse hyperbolic tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> atanh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::atanh(static_cast<double>(x)));
+}
+/// The gamma function, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tgamma(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tgamma(static_cast<double>(x)));
+}
+/// ln|gamma(x)|, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> lgamma(basic_float<F> x) noexcept {
+  return basic_float<F>(std::lgamma(static_cast<double>(x)));
+}
 
-#define MIXPREC_BINARY(NAME)                                                                   \
-  template <class F>                                                                           \
-  MIXPREC_HD basic_float<F> NAME(basic_float<F> x, basic_float<F> y) noexcept {                \
-    return basic_float<F>(std::NAME(static_cast<double>(x), static_cast<double>(y)));          \
-  }
-MIXPREC_BINARY(hypot)
-MIXPREC_BINARY(pow)
-#undef MIXPREC_BINARY
+/// sqrt(x^2 + y^2) without overflow or underflow in between: evaluated in double, rounded once
+/// (correctly rounded on every pair of the 8-bit formats and on random half/bfloat16 pairs).
+template <class F>
+MIXPREC_HD basic_float<F> hypot(basic_float<F> x, basic_float<F> y) noexcept {
+  return basic_float<F>(std::hypot(static_cast<double>(x), static_cast<double>(y)));
+}
+/// x^y (C's pow special cases): evaluated in double, rounded once (correctly rounded on every
+/// pair of the 8-bit formats and on random half/bfloat16 pairs).
+template <class F>
+MIXPREC_HD basic_float<F> pow(basic_float<F> x, basic_float<F> y) noexcept {
+  return basic_float<F>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+}
 
 /// sqrt(x^2 + y^2 + z^2) (C++17's three-argument hypot), without overflow or underflow in between:
 /// +inf if an argument is infinite (even with a NaN), else NaN if one is NaN. Correctly rounded
