@@ -106,22 +106,29 @@ MIXPREC_HD constexpr bool is_nan_bits(typename F::storage_type bits) noexcept {
 
 // ---- same-type arithmetic ---------------------------------------------------------------
 
+/// a + b rounded once to nearest-even (IEEE overflow and NaN rules of the format), e.g.
+/// half(1) + half(0x1p-11) == half(1) (a tie, to even).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator+(basic_float<F> a, basic_float<F> b) noexcept {
   return detail::binary(detail::op::add, a, b, rounding::nearest_even, overflow::ieee, 0);
 }
+/// a - b rounded once to nearest-even.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator-(basic_float<F> a, basic_float<F> b) noexcept {
   return detail::binary(detail::op::sub, a, b, rounding::nearest_even, overflow::ieee, 0);
 }
+/// a * b rounded once to nearest-even.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator*(basic_float<F> a, basic_float<F> b) noexcept {
   return detail::binary(detail::op::mul, a, b, rounding::nearest_even, overflow::ieee, 0);
 }
+/// a / b rounded once to nearest-even (x/0 is +-inf, or what overflow gives where the format
+/// has no infinity; 0/0 is NaN).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator/(basic_float<F> a, basic_float<F> b) noexcept {
   return detail::binary(detail::op::div, a, b, rounding::nearest_even, overflow::ieee, 0);
 }
+/// Unary plus: a unchanged (bits included).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator+(basic_float<F> a) noexcept {
   return a;
@@ -146,36 +153,44 @@ MIXPREC_HD constexpr basic_float<F> operator-(basic_float<F> a) noexcept {
   return detail::from_code<basic_float<F>>(code ^ F::sign_mask);
 }
 
+/// a = a + b; returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator+=(basic_float<F>& a, basic_float<F> b) noexcept {
   return a = a + b;
 }
+/// a = a - b; returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator-=(basic_float<F>& a, basic_float<F> b) noexcept {
   return a = a - b;
 }
+/// a = a * b; returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator*=(basic_float<F>& a, basic_float<F> b) noexcept {
   return a = a * b;
 }
+/// a = a / b; returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator/=(basic_float<F>& a, basic_float<F> b) noexcept {
   return a = a / b;
 }
+/// Pre-increment: a = a + 1 (rounded); returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator++(basic_float<F>& a) noexcept {
   return a = a + basic_float<F>(1);
 }
+/// Pre-decrement: a = a - 1 (rounded); returns a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F>& operator--(basic_float<F>& a) noexcept {
   return a = a - basic_float<F>(1);
 }
+/// Post-increment: a = a + 1 (rounded); returns the old a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator++(basic_float<F>& a, int) noexcept {
   const basic_float<F> old = a;
   ++a;
   return old;
 }
+/// Post-decrement: a = a - 1 (rounded); returns the old a.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> operator--(basic_float<F>& a, int) noexcept {
   const basic_float<F> old = a;
@@ -185,28 +200,34 @@ MIXPREC_HD constexpr basic_float<F> operator--(basic_float<F>& a, int) noexcept 
 
 // ---- comparisons --------------------------------------------------------------------------
 
+/// IEEE equality: false if either is NaN; +0 == -0.
 template <class F>
 MIXPREC_HD constexpr bool operator==(basic_float<F> a, basic_float<F> b) noexcept {
   return !detail::is_nan_bits<F>(a.bits()) && !detail::is_nan_bits<F>(b.bits()) &&
          detail::order_key<F>(a.bits()) == detail::order_key<F>(b.bits());
 }
+/// !(a == b): true if either is NaN.
 template <class F>
 MIXPREC_HD constexpr bool operator!=(basic_float<F> a, basic_float<F> b) noexcept {
   return !(a == b);
 }
+/// IEEE less-than: false if either is NaN; -0 < +0 is false.
 template <class F>
 MIXPREC_HD constexpr bool operator<(basic_float<F> a, basic_float<F> b) noexcept {
   return !detail::is_nan_bits<F>(a.bits()) && !detail::is_nan_bits<F>(b.bits()) &&
          detail::order_key<F>(a.bits()) < detail::order_key<F>(b.bits());
 }
+/// b < a: false if either is NaN.
 template <class F>
 MIXPREC_HD constexpr bool operator>(basic_float<F> a, basic_float<F> b) noexcept {
   return b < a;
 }
+/// a < b || a == b: false if either is NaN.
 template <class F>
 MIXPREC_HD constexpr bool operator<=(basic_float<F> a, basic_float<F> b) noexcept {
   return a < b || a == b;
 }
+/// b < a || a == b: false if either is NaN.
 template <class F>
 MIXPREC_HD constexpr bool operator>=(basic_float<F> a, basic_float<F> b) noexcept {
   return b < a || a == b;
@@ -370,26 +391,68 @@ MIXPREC_HD constexpr basic_float<F>& operator/=(basic_float<F>& a, B b) noexcept
 
 // ---- arithmetic in any rounding mode ------------------------------------------------------
 
-#define MIXPREC_DIRECTED(NAME, OP)                                                                  \
-  template <class F>                                                                                \
-  MIXPREC_HD constexpr basic_float<F> NAME(basic_float<F> x, basic_float<F> y, rounding mode,      \
-                                           overflow policy, std::uint32_t random_bits) noexcept {  \
-    return detail::binary(detail::op::OP, x, y, mode, policy, random_bits);                         \
-  }                                                                                                 \
-  template <class F>                                                                                \
-  MIXPREC_HD constexpr basic_float<F> NAME(basic_float<F> x, basic_float<F> y,                     \
-                                           rounding mode = rounding::nearest_even,                 \
-                                           overflow policy = overflow::ieee) {                     \
-    detail::require_random_bits(mode);                                                              \
-    detail::require_valid(policy);                                                                  \
-    return detail::binary(detail::op::OP, x, y, mode, policy, 0);                                   \
-  }
-/// add/sub/mul/div(x, y[, rounding[, overflow[, random_bits]]]): one rounding in any mode.
-MIXPREC_DIRECTED(add, add)
-MIXPREC_DIRECTED(sub, sub)
-MIXPREC_DIRECTED(mul, mul)
-MIXPREC_DIRECTED(div, div)
-#undef MIXPREC_DIRECTED
+/// x + y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> add(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::add, x, y, mode, policy, random_bits);
+}
+/// x + y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+/// E.g. add(half(1), half(0x1p-11), rounding::upward) == half(1) + half(0x1p-10).
+template <class F>
+MIXPREC_HD constexpr basic_float<F> add(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::add, x, y, mode, policy, 0);
+}
+/// x - y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> sub(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::sub, x, y, mode, policy, random_bits);
+}
+/// x - y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> sub(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::sub, x, y, mode, policy, 0);
+}
+/// x * y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> mul(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::mul, x, y, mode, policy, random_bits);
+}
+/// x * y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> mul(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::mul, x, y, mode, policy, 0);
+}
+/// x / y rounded once with `mode` and `policy`; random_bits: 32 uniform bits for stochastic.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> div(basic_float<F> x, basic_float<F> y, rounding mode, overflow policy,
+                                        std::uint32_t random_bits) noexcept {
+  return detail::binary(detail::op::div, x, y, mode, policy, random_bits);
+}
+/// x / y rounded once with `mode` (not stochastic: use the overload above) and `policy`; an
+/// invalid mode or policy: std::invalid_argument. E.g. div(half(1), half(3), rounding::upward) ==
+/// half(0.33349609375), where nearest-even gives 0.333251953125.
+template <class F>
+MIXPREC_HD constexpr basic_float<F> div(basic_float<F> x, basic_float<F> y, rounding mode = rounding::nearest_even,
+                                        overflow policy = overflow::ieee) {
+  detail::require_random_bits(mode);
+  detail::require_valid(policy);
+  return detail::binary(detail::op::div, x, y, mode, policy, 0);
+}
 
 /// x * y + z with a single rounding.
 template <class F>
@@ -400,6 +463,9 @@ MIXPREC_HD constexpr basic_float<F> fma(basic_float<F> x, basic_float<F> y, basi
       detail::soft_fma(unpack<F>(x.bits()), unpack<F>(y.bits()), unpack<F>(z.bits()), mode), mode, policy,
       random_bits));
 }
+/// x * y + z with a single rounding in `mode` (not stochastic: pass random bits to the
+/// overload above); invalid mode or policy: std::invalid_argument, e.g.
+/// fma(x, y, z, rounding::toward_zero).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fma(basic_float<F> x, basic_float<F> y, basic_float<F> z,
                                         rounding mode = rounding::nearest_even, overflow policy = overflow::ieee) {
@@ -415,6 +481,8 @@ MIXPREC_HD constexpr basic_float<F> sqrt(basic_float<F> x, rounding mode, overfl
   return basic_float<F>::from_bits(
       detail::pack<F>(detail::soft_sqrt(detail::unpack<F>(x.bits())), mode, policy, random_bits));
 }
+/// The square root rounded once in `mode` (not stochastic: pass random bits to the overload
+/// above); invalid mode or policy: std::invalid_argument. sqrt(half(2)) == half(1.4140625).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> sqrt(basic_float<F> x, rounding mode = rounding::nearest_even,
                                          overflow policy = overflow::ieee) {

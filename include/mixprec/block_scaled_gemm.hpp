@@ -51,12 +51,19 @@ namespace mixprec {
 
 /// The accumulator model of the per-chunk dot (see the header comment).
 struct block_accumulator {
-  enum class kind : unsigned char { fp32, truncated };
-  kind model = kind::fp32;
-  int mantissa_bits = 23;
-  std::size_t group = 1;
+  /// The accumulator model.
+  enum class kind : unsigned char {
+    fp32,      ///< acc = float(acc + p), nearest-even, in K order
+    truncated  ///< groups aligned to the largest exponent and truncated (see the header comment)
+  };
+  kind model = kind::fp32;  ///< which model
+  int mantissa_bits = 23;   ///< truncated: bits kept below the leading bit
+  std::size_t group = 1;    ///< truncated: products added per alignment group
 
+  /// The FP32 model (the default).
   static constexpr block_accumulator fp32() noexcept { return block_accumulator{}; }
+  /// The truncated model keeping `bits` mantissa bits, in groups of group_size products, e.g.
+  /// truncated(13, 4) for Hopper FP8 MMA as published.
   static constexpr block_accumulator truncated(int bits, std::size_t group_size) noexcept {
     return block_accumulator{kind::truncated, bits, group_size};
   }
@@ -64,7 +71,7 @@ struct block_accumulator {
 
 /// Options of block_scaled_gemm.
 struct block_gemm_options {
-  block_accumulator acc;
+  block_accumulator acc;  ///< the accumulator model of the per-chunk dots
   /// K elements accumulated in the model before promotion to FP32; 0 = the K block size.
   std::size_t promotion = 0;
 };

@@ -41,8 +41,8 @@ namespace mixprec {
 
 /// The shape of one block: block.rows x block.cols consecutive values of the row-major tensor.
 struct block_shape {
-  std::size_t rows = 1;
-  std::size_t cols = 32;
+  std::size_t rows = 1;   ///< rows per block
+  std::size_t cols = 32;  ///< columns per block
 };
 
 /// 1 x n blocks along each row.
@@ -50,9 +50,11 @@ constexpr block_shape block_rowwise(std::size_t n) noexcept { return block_shape
 /// n x 1 blocks down each column.
 constexpr block_shape block_columnwise(std::size_t n) noexcept { return block_shape{n, 1}; }
 
+/// Same rows and cols.
 inline bool operator==(const block_shape& a, const block_shape& b) noexcept {
   return a.rows == b.rows && a.cols == b.cols;
 }
+/// Different rows or cols.
 inline bool operator!=(const block_shape& a, const block_shape& b) noexcept { return !(a == b); }
 
 /// A recipe's name and parameters, as data.
@@ -69,14 +71,16 @@ struct recipe_info {
 /// Elements and scales of a block-scaled tensor (layout: see the header comment).
 template <class Elem, class Scale>
 struct block_scaled_tensor {
-  std::size_t rows = 0;
-  std::size_t cols = 0;
-  block_shape block;
-  std::vector<Elem> elements;
-  std::vector<Scale> scales;
-  float tensor_scale = 1.0f;
+  std::size_t rows = 0;        ///< tensor rows
+  std::size_t cols = 0;        ///< tensor columns
+  block_shape block;           ///< the shape of one block
+  std::vector<Elem> elements;  ///< rows * cols elements, row-major
+  std::vector<Scale> scales;   ///< scale_rows() * scale_cols() block scales, row-major
+  float tensor_scale = 1.0f;   ///< the per-tensor FP32 scale (1 where the recipe has none)
 
+  /// Block rows: ceil(rows / block.rows) (0 for an empty block shape).
   std::size_t scale_rows() const noexcept { return block.rows == 0 ? 0 : (rows + block.rows - 1) / block.rows; }
+  /// Block columns: ceil(cols / block.cols) (0 for an empty block shape).
   std::size_t scale_cols() const noexcept { return block.cols == 0 ? 0 : (cols + block.cols - 1) / block.cols; }
   /// The scale of the block that holds element (i, j).
   const Scale& scale_of(std::size_t i, std::size_t j) const {

@@ -52,14 +52,15 @@ void fp8_block_dequantize(const char* who, const T& t, float* out) {
 
 /// DeepSeek-V3 fine-grained FP8 (see the header comment).
 struct deepseek_fp8_recipe {
-  using element_type = float8_e4m3fn;
-  using scale_type = float;
-  using tensor_type = block_scaled_tensor<float8_e4m3fn, float>;
+  using element_type = float8_e4m3fn;                              ///< element format
+  using scale_type = float;                                        ///< scale format (a decode factor)
+  using tensor_type = block_scaled_tensor<float8_e4m3fn, float>;  ///< what quantize returns
 
-  block_shape block = block_rowwise(128);
-  bool ue8m0 = false;
-  float amax_floor = 1e-4f;
+  block_shape block = block_rowwise(128);  ///< 1x128 activations (default), {128, 128} weights
+  bool ue8m0 = false;                      ///< round s up to a power of two (UE8M0 scales)
+  float amax_floor = 1e-4f;                ///< amax is raised to this (0: the V3 release, no floor)
 
+  /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
     return recipe_info{ue8m0 ? "deepseek_fp8/ue8m0" : "deepseek_fp8",
                        "float8_e4m3fn",
@@ -85,6 +86,9 @@ struct deepseek_fp8_recipe {
     return s;
   }
 
+  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for the rule).
+  /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, or
+  /// rows * cols overflowing.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t =
         detail::make_block_tensor<float8_e4m3fn, float>("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block);
@@ -100,6 +104,8 @@ struct deepseek_fp8_recipe {
     return t;
   }
 
+  /// Writes rows * cols floats, P * s rounded once, to out. std::invalid_argument where t's
+  /// vector sizes do not match its shape or out is null.
   void dequantize(const tensor_type& t, float* out) const {
     detail::fp8_block_dequantize("mixprec::deepseek_fp8_recipe::dequantize", t, out);
   }
@@ -107,18 +113,21 @@ struct deepseek_fp8_recipe {
 
 /// Transformer Engine Float8BlockScaling (see the header comment).
 struct te_fp8_block_recipe {
-  using element_type = float8_e4m3fn;
-  using scale_type = float;
-  using tensor_type = block_scaled_tensor<float8_e4m3fn, float>;
+  using element_type = float8_e4m3fn;                              ///< element format
+  using scale_type = float;                                        ///< scale format (a decode factor)
+  using tensor_type = block_scaled_tensor<float8_e4m3fn, float>;  ///< what quantize returns
 
-  block_shape block = block_rowwise(128);
-  float epsilon = 0.0f;
+  block_shape block = block_rowwise(128);  ///< 1x128 activations and gradients, {128, 128} weights
+  float epsilon = 0.0f;                    ///< amax below epsilon is raised to it (>= 0, finite)
 
+  /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
     return recipe_info{"te_fp8_block", "float8_e4m3fn", "float32 (power of two)", block, false, false,
                        "scale = 448 / amax rounded down to a power of two; s = 1 / scale"};
   }
 
+  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for the rule).
+  /// std::invalid_argument as deepseek_fp8_recipe::quantize, and for an invalid epsilon.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t =
         detail::make_block_tensor<float8_e4m3fn, float>("mixprec::te_fp8_block_recipe::quantize", in, rows, cols, block);
@@ -138,6 +147,7 @@ struct te_fp8_block_recipe {
     return t;
   }
 
+  /// Writes rows * cols floats, P * s rounded once, to out (errors as deepseek_fp8_recipe's).
   void dequantize(const tensor_type& t, float* out) const {
     detail::fp8_block_dequantize("mixprec::te_fp8_block_recipe::dequantize", t, out);
   }

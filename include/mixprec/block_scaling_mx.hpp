@@ -54,7 +54,7 @@ namespace mixprec {
 
 /// MXINT8's element: an int8 code c with value c * 2^-6 (OCP MX v1.0 5.4).
 struct mxint8 {
-  std::int8_t code = 0;
+  std::int8_t code = 0;  ///< the stored int8 c
   /// The value c / 64.
   constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
 };

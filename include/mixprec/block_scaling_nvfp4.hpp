@@ -131,18 +131,19 @@ inline float e4m3_satfinite(float v) noexcept {
 
 /// NVFP4 recipe (see the header comment).
 struct nvfp4_recipe {
-  using element_type = float4_e2m1fn;
-  using scale_type = float8_ue4m3;  // the codes of float8_e4m3fn's non-negative values
-  using tensor_type = block_scaled_tensor<float4_e2m1fn, float8_ue4m3>;
+  using element_type = float4_e2m1fn;  ///< element format (E2M1)
+  using scale_type = float8_ue4m3;     ///< block scale format: float8_e4m3fn's non-negative codes
+  using tensor_type = block_scaled_tensor<float4_e2m1fn, float8_ue4m3>;  ///< what quantize returns
 
-  nvfp4_order order = nvfp4_order::te;
-  nvfp4_encode_factor factor = nvfp4_encode_factor::reciprocal;
-  block_shape block = block_rowwise(16);
-  bool stochastic = false;
-  std::uint64_t seed = 0;
-  bool hadamard = false;
-  std::uint16_t hadamard_signs = 0;
+  nvfp4_order order = nvfp4_order::te;  ///< whose scale computation to reproduce
+  nvfp4_encode_factor factor = nvfp4_encode_factor::reciprocal;  ///< te orders: how R is computed
+  block_shape block = block_rowwise(16);  ///< 1x16 (default), 16x1, or {16, 16} (TE's 2D weights)
+  bool stochastic = false;  ///< te orders: stochastic rounding of the elements
+  std::uint64_t seed = 0;   ///< stochastic: the counter-based generator's seed
+  bool hadamard = false;    ///< apply the 16-point random Hadamard transform first (1D blocks only)
+  std::uint16_t hadamard_signs = 0;  ///< hadamard: bit j set negates input j of each block (D)
 
+  /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
     const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single"};
     const char* rules[] = {"S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3(b * (S_enc * (1/6)))",
@@ -168,6 +169,9 @@ struct nvfp4_recipe {
     return s;
   }
 
+  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for each order).
+  /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, rows *
+  /// cols overflowing, or hadamard with blocks other than 1D 16 or a length not a multiple of 16.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_ue4m3>("mixprec::nvfp4_recipe::quantize", in,
                                                                              rows, cols, block);

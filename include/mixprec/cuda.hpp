@@ -105,21 +105,25 @@ namespace mixprec {
 /// cuda_type<T>::type: the CUDA type with the encoding of mixprec type T (no member otherwise).
 template <class T>
 struct cuda_type {};
+/// half maps to CUDA's __half.
 template <>
 struct cuda_type<half> {
-  using type = __half;
+  using type = __half;  ///< __half
 };
+/// bfloat16 maps to CUDA's __nv_bfloat16.
 template <>
 struct cuda_type<bfloat16> {
-  using type = __nv_bfloat16;
+  using type = __nv_bfloat16;  ///< __nv_bfloat16
 };
+/// float8_e4m3fn maps to CUDA's __nv_fp8_e4m3.
 template <>
 struct cuda_type<float8_e4m3fn> {
-  using type = __nv_fp8_e4m3;
+  using type = __nv_fp8_e4m3;  ///< __nv_fp8_e4m3
 };
+/// float8_e5m2 maps to CUDA's __nv_fp8_e5m2.
 template <>
 struct cuda_type<float8_e5m2> {
-  using type = __nv_fp8_e5m2;
+  using type = __nv_fp8_e5m2;  ///< __nv_fp8_e5m2
 };
 #if MIXPREC_CUDA_HAS_MX_TYPES
 /// Two FP4 E2M1 values as CUDA's __nv_fp4x2_e2m1 holds them (x: bits 3:0, y: bits 7:4).
@@ -130,79 +134,97 @@ struct fp4x2_e2m1 {
 struct fp4x4_e2m1 {
   float4_e2m1fn x, y, z, w;
 };
+/// float8_e8m0fnu maps to CUDA's __nv_fp8_e8m0.
 template <>
 struct cuda_type<float8_e8m0fnu> {
-  using type = __nv_fp8_e8m0;
+  using type = __nv_fp8_e8m0;  ///< __nv_fp8_e8m0
 };
+/// float6_e2m3fn maps to CUDA's __nv_fp6_e2m3.
 template <>
 struct cuda_type<float6_e2m3fn> {
-  using type = __nv_fp6_e2m3;
+  using type = __nv_fp6_e2m3;  ///< __nv_fp6_e2m3
 };
+/// float6_e3m2fn maps to CUDA's __nv_fp6_e3m2.
 template <>
 struct cuda_type<float6_e3m2fn> {
-  using type = __nv_fp6_e3m2;
+  using type = __nv_fp6_e3m2;  ///< __nv_fp6_e3m2
 };
+/// float4_e2m1fn maps to CUDA's __nv_fp4_e2m1.
 template <>
 struct cuda_type<float4_e2m1fn> {
-  using type = __nv_fp4_e2m1;
+  using type = __nv_fp4_e2m1;  ///< __nv_fp4_e2m1
 };
+/// fp4x2_e2m1 maps to CUDA's __nv_fp4x2_e2m1.
 template <>
 struct cuda_type<fp4x2_e2m1> {
-  using type = __nv_fp4x2_e2m1;
+  using type = __nv_fp4x2_e2m1;  ///< __nv_fp4x2_e2m1
 };
+/// fp4x4_e2m1 maps to CUDA's __nv_fp4x4_e2m1.
 template <>
 struct cuda_type<fp4x4_e2m1> {
-  using type = __nv_fp4x4_e2m1;
+  using type = __nv_fp4x4_e2m1;  ///< __nv_fp4x4_e2m1
 };
 #endif
+/// The CUDA type with T's encoding, e.g. cuda_type_t<half> is __half.
 template <class T>
 using cuda_type_t = typename cuda_type<T>::type;
 
 /// mixprec_type<C>::type: the mixprec type with the encoding of CUDA type C (no member otherwise).
 template <class C>
 struct mixprec_type {};
+/// CUDA's __half maps to half.
 template <>
 struct mixprec_type<__half> {
-  using type = half;
+  using type = half;  ///< half
 };
+/// CUDA's __nv_bfloat16 maps to bfloat16.
 template <>
 struct mixprec_type<__nv_bfloat16> {
-  using type = bfloat16;
+  using type = bfloat16;  ///< bfloat16
 };
+/// CUDA's __nv_fp8_e4m3 maps to float8_e4m3fn.
 template <>
 struct mixprec_type<__nv_fp8_e4m3> {
-  using type = float8_e4m3fn;
+  using type = float8_e4m3fn;  ///< float8_e4m3fn
 };
+/// CUDA's __nv_fp8_e5m2 maps to float8_e5m2.
 template <>
 struct mixprec_type<__nv_fp8_e5m2> {
-  using type = float8_e5m2;
+  using type = float8_e5m2;  ///< float8_e5m2
 };
 #if MIXPREC_CUDA_HAS_MX_TYPES
+/// CUDA's __nv_fp8_e8m0 maps to float8_e8m0fnu.
 template <>
 struct mixprec_type<__nv_fp8_e8m0> {
-  using type = float8_e8m0fnu;
+  using type = float8_e8m0fnu;  ///< float8_e8m0fnu
 };
+/// CUDA's __nv_fp6_e2m3 maps to float6_e2m3fn.
 template <>
 struct mixprec_type<__nv_fp6_e2m3> {
-  using type = float6_e2m3fn;
+  using type = float6_e2m3fn;  ///< float6_e2m3fn
 };
+/// CUDA's __nv_fp6_e3m2 maps to float6_e3m2fn.
 template <>
 struct mixprec_type<__nv_fp6_e3m2> {
-  using type = float6_e3m2fn;
+  using type = float6_e3m2fn;  ///< float6_e3m2fn
 };
+/// CUDA's __nv_fp4_e2m1 maps to float4_e2m1fn.
 template <>
 struct mixprec_type<__nv_fp4_e2m1> {
-  using type = float4_e2m1fn;
+  using type = float4_e2m1fn;  ///< float4_e2m1fn
 };
+/// CUDA's __nv_fp4x2_e2m1 maps to fp4x2_e2m1.
 template <>
 struct mixprec_type<__nv_fp4x2_e2m1> {
-  using type = fp4x2_e2m1;
+  using type = fp4x2_e2m1;  ///< fp4x2_e2m1
 };
+/// CUDA's __nv_fp4x4_e2m1 maps to fp4x4_e2m1.
 template <>
 struct mixprec_type<__nv_fp4x4_e2m1> {
-  using type = fp4x4_e2m1;
+  using type = fp4x4_e2m1;  ///< fp4x4_e2m1
 };
 #endif
+/// The mixprec type with C's encoding, e.g. mixprec_type_t<__half> is half.
 template <class C>
 using mixprec_type_t = typename mixprec_type<C>::type;
 

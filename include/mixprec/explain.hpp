@@ -43,7 +43,8 @@ struct value_explanation {
   std::string exact;         ///< the exact value in decimal, every digit
   std::string shortest;      ///< the shortest decimal that reads back as the value
   std::string ulp;           ///< exact decimal of ulp(x) ("" for Inf/NaN)
-  std::string below, above;  ///< exact decimals of the neighbours ("" where there is none)
+  std::string below;         ///< exact decimal of the neighbour below ("" where there is none)
+  std::string above;         ///< exact decimal of the neighbour above ("" where there is none)
 };
 
 /// A value_explanation plus what converting a double to the format did to it.

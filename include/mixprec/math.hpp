@@ -70,6 +70,7 @@ MIXPREC_HD constexpr basic_float<F> abs(basic_float<F> x) noexcept {
   if (isnan(x)) return x;
   return detail::from_code<basic_float<F>>(detail::code_of<F>(x.bits()) & F::magnitude_mask);
 }
+/// |x|, as abs (exact; a NaN keeps its bits).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fabs(basic_float<F> x) noexcept {
   return abs(x);
@@ -80,7 +81,7 @@ MIXPREC_HD constexpr basic_float<F> copysign(basic_float<F> x, basic_float<F> y)
   if (isnan(x)) return x;
   return detail::with_magnitude<F>(signbit(y), detail::code_of<F>(x.bits()) & F::magnitude_mask);
 }
-/// IEEE minNum/maxNum: a NaN operand is ignored; fmin(-0, +0) = -0, fmax(-0, +0) = +0.
+/// IEEE minNum: a NaN operand is ignored (NaN only if both are); fmin(-0, +0) = -0.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmin(basic_float<F> x, basic_float<F> y) noexcept {
   if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
@@ -88,6 +89,7 @@ MIXPREC_HD constexpr basic_float<F> fmin(basic_float<F> x, basic_float<F> y) noe
   if (x == y) return signbit(x) ? x : y;
   return x < y ? x : y;
 }
+/// IEEE maxNum: a NaN operand is ignored (NaN only if both are); fmax(-0, +0) = +0.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noexcept {
   if (isnan(x)) return isnan(y) ? detail::quiet(y) : y;
@@ -95,13 +97,6 @@ MIXPREC_HD constexpr basic_float<F> fmax(basic_float<F> x, basic_float<F> y) noe
   if (x == y) return signbit(x) ? y : x;
   return x < y ? y : x;
 }
-
-// f(x) evaluated in double and rounded once to F.
-#define MIXPREC_UNARY(NAME)                                                        \
-  template <class F>                                                               \
-  MIXPREC_HD basic_float<F> NAME(basic_float<F> x) noexcept {                      \
-    return basic_float<F>(std::NAME(static_cast<double>(x)));                      \
-  }
 
 /// x = m * 2^e with |m| in [0.5, 1); returns m (rounded where T cannot hold it: in the MX types
 /// whose smallest normal is 1, [0.5, 1) is subnormal) and stores e.
@@ -119,10 +114,12 @@ MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
   u.exp += n > limit ? limit : (n < -limit ? -limit : n);
   return basic_float<F>::from_bits(detail::pack<F>(u, rounding::nearest_even, overflow::ieee));
 }
+/// x * 2^n, as ldexp (radix 2): rounded once, nearest-even.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbn(basic_float<F> x, int n) noexcept {
   return ldexp(x, n);
 }
+/// x * 2^n with a long n, as ldexp.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> scalbln(basic_float<F> x, long n) noexcept {
   constexpr long limit = 4096;  // as ldexp: beyond every format's range
@@ -336,27 +333,32 @@ MIXPREC_HD constexpr basic_float<F> fdim(basic_float<F> x, basic_float<F> y) noe
   return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(false), rounding::nearest_even, overflow::ieee));
 }
 
-/// Quiet comparisons (never true for a NaN operand, as the operators).
+/// x > y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isgreater(basic_float<F> x, basic_float<F> y) noexcept {
   return x > y;
 }
+/// x >= y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isgreaterequal(basic_float<F> x, basic_float<F> y) noexcept {
   return x >= y;
 }
+/// x < y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool isless(basic_float<F> x, basic_float<F> y) noexcept {
   return x < y;
 }
+/// x <= y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool islessequal(basic_float<F> x, basic_float<F> y) noexcept {
   return x <= y;
 }
+/// x < y || x > y, quietly (false if either is NaN).
 template <class F>
 MIXPREC_HD constexpr bool islessgreater(basic_float<F> x, basic_float<F> y) noexcept {
   return x < y || y < x;
 }
+/// Whether x or y is NaN.
 template <class F>
 MIXPREC_HD constexpr bool isunordered(basic_float<F> x, basic_float<F> y) noexcept {
   return isnan(x) || isnan(y);
@@ -364,40 +366,139 @@ MIXPREC_HD constexpr bool isunordered(basic_float<F> x, basic_float<F> y) noexce
 
 // ---- functions evaluated in double, rounded once -----------------------------------------
 
-MIXPREC_UNARY(cbrt)
-MIXPREC_UNARY(exp)
-MIXPREC_UNARY(exp2)
-MIXPREC_UNARY(expm1)
-MIXPREC_UNARY(log)
-MIXPREC_UNARY(log2)
-MIXPREC_UNARY(log10)
-MIXPREC_UNARY(log1p)
-MIXPREC_UNARY(sin)
-MIXPREC_UNARY(cos)
-MIXPREC_UNARY(tan)
-MIXPREC_UNARY(asin)
-MIXPREC_UNARY(acos)
-MIXPREC_UNARY(atan)
-MIXPREC_UNARY(sinh)
-MIXPREC_UNARY(cosh)
-MIXPREC_UNARY(tanh)
-MIXPREC_UNARY(erf)
-MIXPREC_UNARY(erfc)
-MIXPREC_UNARY(asinh)
-MIXPREC_UNARY(acosh)
-MIXPREC_UNARY(atanh)
-MIXPREC_UNARY(tgamma)
-MIXPREC_UNARY(lgamma)
-#undef MIXPREC_UNARY
+/// The cube root, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cbrt(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cbrt(static_cast<double>(x)));
+}
+/// e^x, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> exp(basic_float<F> x) noexcept {
+  return basic_float<F>(std::exp(static_cast<double>(x)));
+}
+/// 2^x, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> exp2(basic_float<F> x) noexcept {
+  return basic_float<F>(std::exp2(static_cast<double>(x)));
+}
+/// e^x - 1, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> expm1(basic_float<F> x) noexcept {
+  return basic_float<F>(std::expm1(static_cast<double>(x)));
+}
+/// The natural logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log(static_cast<double>(x)));
+}
+/// The base-2 logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log2(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log2(static_cast<double>(x)));
+}
+/// The base-10 logarithm, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log10(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log10(static_cast<double>(x)));
+}
+/// ln(1 + x), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> log1p(basic_float<F> x) noexcept {
+  return basic_float<F>(std::log1p(static_cast<double>(x)));
+}
+/// The sine (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> sin(basic_float<F> x) noexcept {
+  return basic_float<F>(std::sin(static_cast<double>(x)));
+}
+/// The cosine (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cos(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cos(static_cast<double>(x)));
+}
+/// The tangent (x in radians), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tan(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tan(static_cast<double>(x)));
+}
+/// The arc sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> asin(basic_float<F> x) noexcept {
+  return basic_float<F>(std::asin(static_cast<double>(x)));
+}
+/// The arc cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> acos(basic_float<F> x) noexcept {
+  return basic_float<F>(std::acos(static_cast<double>(x)));
+}
+/// The arc tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> atan(basic_float<F> x) noexcept {
+  return basic_float<F>(std::atan(static_cast<double>(x)));
+}
+/// The hyperbolic sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> sinh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::sinh(static_cast<double>(x)));
+}
+/// The hyperbolic cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> cosh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::cosh(static_cast<double>(x)));
+}
+/// The hyperbolic tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tanh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tanh(static_cast<double>(x)));
+}
+/// The error function, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> erf(basic_float<F> x) noexcept {
+  return basic_float<F>(std::erf(static_cast<double>(x)));
+}
+/// 1 - erf(x), in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> erfc(basic_float<F> x) noexcept {
+  return basic_float<F>(std::erfc(static_cast<double>(x)));
+}
+/// The inverse hyperbolic sine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> asinh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::asinh(static_cast<double>(x)));
+}
+/// The inverse hyperbolic cosine, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> acosh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::acosh(static_cast<double>(x)));
+}
+/// The inverse hyperbolic tangent, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> atanh(basic_float<F> x) noexcept {
+  return basic_float<F>(std::atanh(static_cast<double>(x)));
+}
+/// The gamma function, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> tgamma(basic_float<F> x) noexcept {
+  return basic_float<F>(std::tgamma(static_cast<double>(x)));
+}
+/// ln|gamma(x)|, in double, rounded once (correctly rounded for every half and bfloat16 input).
+template <class F>
+MIXPREC_HD basic_float<F> lgamma(basic_float<F> x) noexcept {
+  return basic_float<F>(std::lgamma(static_cast<double>(x)));
+}
 
-#define MIXPREC_BINARY(NAME)                                                                   \
-  template <class F>                                                                           \
-  MIXPREC_HD basic_float<F> NAME(basic_float<F> x, basic_float<F> y) noexcept {                \
-    return basic_float<F>(std::NAME(static_cast<double>(x), static_cast<double>(y)));          \
-  }
-MIXPREC_BINARY(hypot)
-MIXPREC_BINARY(pow)
-#undef MIXPREC_BINARY
+/// sqrt(x^2 + y^2) without overflow or underflow in between: evaluated in double, rounded once
+/// (correctly rounded on every pair of the 8-bit formats and on random half/bfloat16 pairs).
+template <class F>
+MIXPREC_HD basic_float<F> hypot(basic_float<F> x, basic_float<F> y) noexcept {
+  return basic_float<F>(std::hypot(static_cast<double>(x), static_cast<double>(y)));
+}
+/// x^y (C's pow special cases): evaluated in double, rounded once (correctly rounded on every
+/// pair of the 8-bit formats and on random half/bfloat16 pairs).
+template <class F>
+MIXPREC_HD basic_float<F> pow(basic_float<F> x, basic_float<F> y) noexcept {
+  return basic_float<F>(std::pow(static_cast<double>(x), static_cast<double>(y)));
+}
 
 /// sqrt(x^2 + y^2 + z^2) (C++17's three-argument hypot), without overflow or underflow in between:
 /// +inf if an argument is infinite (even with a NaN), else NaN if one is NaN. Correctly rounded

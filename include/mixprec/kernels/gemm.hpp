@@ -151,10 +151,11 @@ enum class gemm_algorithm : unsigned char {
 
 /// Options of gemm().
 struct gemm_options {
-  layout order = layout::row_major;
+  layout order = layout::row_major;                   ///< storage order of A, B and C
   rounding output_rounding = rounding::nearest_even;  ///< rounding of the result into C's type
-  std::uint64_t seed = 0, offset = 0;                 ///< rounding::stochastic: counter_rng(seed), offset + index
-  gemm_algorithm algorithm = gemm_algorithm::exact;
+  std::uint64_t seed = 0;                             ///< rounding::stochastic: counter_rng(seed)
+  std::uint64_t offset = 0;                           ///< rounding::stochastic: counter of C's element 0
+  gemm_algorithm algorithm = gemm_algorithm::exact;   ///< how the products are accumulated
 };
 
 namespace detail {

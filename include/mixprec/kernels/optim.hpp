@@ -126,28 +126,28 @@ namespace mixprec {
 
 /// torch.optim.SGD's hyperparameters.
 struct sgd_options {
-  float lr = 0.01f;
-  float momentum = 0.0f;
-  float dampening = 0.0f;
-  float weight_decay = 0.0f;
-  bool nesterov = false;
+  float lr = 0.01f;            ///< learning rate (>= 0)
+  float momentum = 0.0f;       ///< momentum factor (>= 0; 0: no momentum buffer)
+  float dampening = 0.0f;      ///< dampening of the momentum update
+  float weight_decay = 0.0f;   ///< L2 penalty added to the gradient (>= 0)
+  bool nesterov = false;       ///< Nesterov momentum (needs momentum > 0 and dampening 0)
 };
 
 /// torch.optim.Adam's / AdamW's hyperparameters (AdamW's PyTorch default weight_decay is 1e-2;
 /// here the struct's value, 0, is the default for both).
 struct adam_options {
-  float lr = 1e-3f;
-  float beta1 = 0.9f;
-  float beta2 = 0.999f;
-  float eps = 1e-8f;
-  float weight_decay = 0.0f;
+  float lr = 1e-3f;           ///< learning rate (>= 0)
+  float beta1 = 0.9f;         ///< decay of the first moment, in [0, 1)
+  float beta2 = 0.999f;       ///< decay of the second moment, in [0, 1)
+  float eps = 1e-8f;          ///< added to the denominator (>= 0), converted to the state type
+  float weight_decay = 0.0f;  ///< Adam: added to the gradient; AdamW: decoupled decay (>= 0)
 };
 
 /// How the final write of the parameters rounds (see the top of this header).
 struct update_rounding {
-  rounding mode = rounding::nearest_even;
-  std::uint64_t seed = 0;
-  std::uint64_t offset = 0;
+  rounding mode = rounding::nearest_even;  ///< rounding of the final parameter write
+  std::uint64_t seed = 0;    ///< rounding::stochastic: counter_rng seed
+  std::uint64_t offset = 0;  ///< rounding::stochastic: counter of element 0 (element i uses offset + i)
 };
 
 namespace detail {
@@ -484,16 +484,19 @@ void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> moment
 }
 
 // The same steps with a non-const gradient span (span<G> does not deduce span<const G>).
+/// adam_step with a mutable gradient span (grads are only read).
 template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
 void adam_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
                const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
   adam_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
 }
+/// adamw_step with a mutable gradient span (grads are only read).
 template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
 void adamw_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
                 const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
   adamw_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
 }
+/// sgd_step with a mutable gradient span (grads are only read).
 template <class Policy, class W, class G, class S = W, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
 void sgd_step(Policy policy, span<W> params, span<G> grads, span<S> momentum_buffer, std::int64_t step,
               const sgd_options& o, const update_rounding& ur = {}, span<M> model_copy = {}) {
