@@ -3,12 +3,13 @@
 //
 //   convert/<pair>/<impl>/<bytes>   bulk conversion of an array whose INPUT is <bytes> long
 //     pairs  f2h (float -> half), h2f, f2b (float -> bfloat16), b2f, d2h (double -> half),
-//            d2b (double -> bfloat16)
+//            d2b (double -> bfloat16), f2e4 (float -> float8_e4m3fn), f2e5 (float -> float8_e5m2)
 //     impl   mixprec      mixprec::convert(exec::seq, ...)  (exact; x86 fast paths when built
 //                         with -march=native)
 //            copy         the plain narrowing / widening copy of the same element sizes
 //                         (uint32 -> uint16, uint16 -> uint32, uint64 -> uint16): the
-//                         data-movement limit the targets are stated against
+//                         data-movement limit the targets are stated against (f2e4/copy:
+//                         uint32 -> uint8, the limit of f2e4 and f2e5)
 //            stream       the same copy with non-temporal stores (DRAM size only; AVX-512
 //                         builds): the limit beyond the caches, where mixprec streams too
 //            intrinsic    the raw instruction loop: vcvtps2ph / vcvtph2ps (F16C, AVX-512),
@@ -74,6 +75,16 @@ void touch(std::vector<T>& v) {
 // --- peers -----------------------------------------------------------------------------------
 // The copies are written with the widest truncating/extending moves this build has
 // (vpmovdw / vpmovzxwd / vpmovqw), so that they really are the data-movement limit.
+/// uint32 -> uint8 (the low byte): the data-movement limit of float -> FP8.
+void copy_narrow32to8(const std::uint32_t* __restrict in, std::uint8_t* __restrict out, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__AVX512F__)
+  for (; i + 16 <= n; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), _mm512_cvtepi32_epi8(_mm512_loadu_si512(in + i)));
+  }
+#endif
+  for (; i < n; ++i) out[i] = static_cast<std::uint8_t>(in[i]);
+}
 void copy_narrow32(const std::uint32_t* __restrict in, std::uint16_t* __restrict out, std::size_t n) {
   std::size_t i = 0;
 #if defined(__AVX512F__)
@@ -208,6 +219,28 @@ std::vector<S> source(std::size_t n) {
   return v;
 }
 
+template <class T>
+void register_fp8(const char* pair, const std::string& b, std::size_t bytes, const std::vector<float>* src) {
+  const std::string p = std::string("convert/") + pair;
+  benchmark::RegisterBenchmark((p + "/mixprec" + b).c_str(), [=](benchmark::State& s) {
+    run_pair<float, T>(s, bytes, *src, [](const float* i, T* o, std::size_t n) {
+      convert(exec::seq, span<const float>(i, n), span<T>(o, n));
+    });
+  });
+  if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
+    benchmark::RegisterBenchmark((p + "/avx2" + b).c_str(), [=](benchmark::State& s) {
+      run_pair<float, T>(s, bytes, *src, [](const float* i, T* o, std::size_t n) {
+        detail::simd_narrow8_at(detail::simd_level::avx2, i, o, n, overflow::ieee);
+      });
+    });
+  }
+  benchmark::RegisterBenchmark((p + "/scalar" + b).c_str(), [=](benchmark::State& s) {
+    run_pair<float, T>(s, bytes, *src, [](const float* i, T* o, std::size_t n) {
+      for (std::size_t k = 0; k < n; ++k) o[k] = T(i[k]);
+    });
+  });
+}
+
 void register_convert() {
   for (std::size_t bytes : kSizes) {
     const std::string b = "/" + std::to_string(bytes);
@@ -279,6 +312,16 @@ void register_convert() {
         run_pair<float, bfloat16>(s, bytes, *src, [](const float* i, bfloat16* o, std::size_t n) {
           for (std::size_t k = 0; k < n; ++k) o[k] = bfloat16(i[k]);
         });
+      });
+    }
+    // f2e4 / f2e5: float -> float8_e4m3fn / float8_e5m2, nearest even, overflow::ieee
+    {
+      auto* src = new std::vector<float>(normal_floats(bytes / 4));
+      auto* bits = reinterpret_cast<const std::vector<std::uint32_t>*>(src);
+      register_fp8<float8_e4m3fn>("f2e4", b, bytes, src);
+      register_fp8<float8_e5m2>("f2e5", b, bytes, src);
+      benchmark::RegisterBenchmark(("convert/f2e4/copy" + b).c_str(), [=](benchmark::State& s) {
+        run_pair<std::uint32_t, std::uint8_t>(s, bytes, *bits, copy_narrow32to8);
       });
     }
     // h2f, b2f: inputs of `bytes` bytes of 16-bit values

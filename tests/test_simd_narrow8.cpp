@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <cmath>
 #include <cstring>
 #include <random>
 #include <vector>
@@ -43,9 +44,36 @@ std::vector<float> inputs() {
   return v;
 }
 
+/// Probes at T's own boundaries (each code's value, the midpoints to the next code and one float
+/// ulp either side, the overflow threshold, +-0), each in a block of 16 whose other lanes are 1.0
+/// so that the vector is otherwise in T's normal range (the common-case path runs on it).
 template <class T>
-void check_format(const std::vector<float>& in) {
+std::vector<float> probes() {
+  std::vector<float> p = {0.0f, -0.0f};
+  for (unsigned c = 0; c < 256; ++c) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(c));
+    const T y = T::from_bits(static_cast<typename T::storage_type>(c + 1));
+    if (!isfinite(x)) continue;
+    const float v = static_cast<float>(x);
+    p.push_back(v);
+    // past the largest finite value: one more step of its spacing (the overflow threshold is the midpoint)
+    const float below = static_cast<float>(T::from_bits(static_cast<typename T::storage_type>(c - 1)));
+    const float w = isfinite(y) && static_cast<float>(y) > v ? static_cast<float>(y) : v + (v - below);
+    const float mid = v + (w - v) / 2;  // exact in float for these formats
+    for (float q : {mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f), -mid}) p.push_back(q);
+  }
+  std::vector<float> blocks;
+  for (float q : p) {
+    for (int lane = 0; lane < 16; ++lane) blocks.push_back(lane == 5 ? q : 1.0f);
+  }
+  return blocks;
+}
+
+template <class T>
+void check_format(std::vector<float> in) {
   using F = typename T::format_type;
+  const std::vector<float> extra = probes<T>();
+  in.insert(in.begin(), extra.begin(), extra.end());  // at the start: 16-aligned blocks
   static_assert(detail::narrow8_traits<F>::supported, "format expected to be supported");
   for (overflow ovf : {overflow::ieee, overflow::saturate}) {
     std::vector<T> want(in.size());

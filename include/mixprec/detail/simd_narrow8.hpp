@@ -9,7 +9,9 @@
 //             0x7fffffff + (integer & 1) carry out (nearest even), then the exponent added:
 //   code    = integer + ((max(e, 1), emin + 127) - (emin + 127)) << M, so a carry moves up;
 //   code > max_code: the overflow code; NaN: the NaN code; fnuz: no -0; then the sign.
-// Results do not depend on MXCSR (no floating-point instruction is used).
+// AVX-512 first tries the common case, all 16 lanes zero or normal in F: (a - rebias + half - 1 +
+// lsb) >> (23 - M), as the scalar float32_to_rne. Results do not depend on MXCSR (no
+// floating-point instruction is used).
 // Contract: the bits of the scalar round_to for every float; tests/test_simd_narrow8.cpp checks
 // every level and supported built-in format on every sign, exponent and rounding case, and
 // tests/exhaustive/test_convert_fast_paths.cpp all 2^32 floats for e4m3fn and e5m2.
@@ -56,6 +58,14 @@ struct narrow8_traits {
                                  : max_code;
   static constexpr std::uint32_t nan_payload_mask = F::enc == encoding::ieee && M > 1 ? (1u << (M - 1)) - 1u : 0u;
   static constexpr bool nan_signed = F::enc == encoding::ieee || F::enc == encoding::fn;
+  // The common case, every lane zero or in F's normal range without overflow (as the scalar
+  // float32_to_rne): code = (a - rebias + half - 1 + lsb) >> min_shift, for lo <= a < hi.
+  static constexpr std::uint32_t lo = ebase << 23;  ///< F's smallest normal, as float bits
+  static constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
+  static constexpr std::uint32_t half_minus_one = (1u << (min_shift - 1)) - 1u;
+  /// The first float pattern (magnitude) that rounds past max_code.
+  static constexpr std::uint32_t hi =
+      ((max_code << min_shift) + rebias) + half_minus_one + 1u + ((max_code & 1u) != 0 ? 0u : 1u);
 };
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
@@ -100,12 +110,33 @@ inline __m512i codes512(__m512i u, overflow policy) noexcept {
   return _mm512_or_si512(code, sign);
 }
 
+/// codes512, with the common case (every lane zero or a normal of F) in a few operations.
+template <class F>
+inline __m512i codes512_fast(__m512i u, overflow policy) noexcept {
+  using t = narrow8_traits<F>;
+  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff));
+  const __mmask16 normal = _mm512_cmplt_epu32_mask(_mm512_sub_epi32(a, _mm512_set1_epi32(static_cast<int>(t::lo))),
+                                                   _mm512_set1_epi32(static_cast<int>(t::hi - t::lo)));
+  const __mmask16 nonzero = _mm512_test_epi32_mask(a, a);
+  if (static_cast<__mmask16>(normal | static_cast<__mmask16>(~nonzero)) != 0xffff) return codes512<F>(u, policy);
+  // the kept integer's last bit is (a - rebias)'s: rebias is a multiple of 2^23
+  const __m512i b = _mm512_sub_epi32(a, _mm512_set1_epi32(static_cast<int>(t::rebias)));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(b, static_cast<unsigned>(t::min_shift)), _mm512_set1_epi32(1));
+  const __m512i code = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(b, _mm512_set1_epi32(static_cast<int>(t::half_minus_one))), lsb),
+      static_cast<unsigned>(t::min_shift));
+  __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, static_cast<unsigned>(t::sign_shift)),
+                                  _mm512_set1_epi32(static_cast<int>(F::sign_mask)));
+  if constexpr (F::enc == encoding::fnuz) sign = _mm512_maskz_mov_epi32(nonzero, sign);  // no -0
+  return _mm512_or_si512(_mm512_maskz_mov_epi32(normal, code), sign);
+}
+
 template <class F>
 inline void narrow512(const float* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i),
-                     _mm512_cvtepi32_epi8(codes512<F>(_mm512_castps_si512(_mm512_loadu_ps(s + i)), policy)));
+                     _mm512_cvtepi32_epi8(codes512_fast<F>(_mm512_castps_si512(_mm512_loadu_ps(s + i)), policy)));
   }
   if (i < n) {
     const __mmask16 m = static_cast<__mmask16>((1u << (n - i)) - 1u);
