@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <vector>
 
@@ -107,7 +108,89 @@ void check_format(std::vector<float> in) {
   }
 }
 
+/// Doubles: every code's midpoint to the next (and the overflow threshold), with a sticky bit at
+/// each position below float's last place and above (double rounding through float would show
+/// there), each in a block of ones as probes(); then random doubles around T's range and specials.
+template <class T>
+std::vector<double> double_inputs() {
+  std::vector<double> p = {0.0, -0.0, 1e300, -1e300, 1e-300, 4.9e-324, -4.9e-324, 3.5e38, 1e-40,
+                           std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                           std::numeric_limits<double>::quiet_NaN(), -std::numeric_limits<double>::quiet_NaN()};
+  for (unsigned c = 0; c < 256; ++c) {
+    const T x = T::from_bits(static_cast<typename T::storage_type>(c));
+    const T y = T::from_bits(static_cast<typename T::storage_type>(c + 1));
+    if (!isfinite(x)) continue;
+    const double v = static_cast<double>(x);
+    const double below = static_cast<double>(T::from_bits(static_cast<typename T::storage_type>(c - 1)));
+    const double w = isfinite(y) && static_cast<double>(y) > v ? static_cast<double>(y) : v + (v - below);
+    const double mid = v + (w - v) / 2;
+    std::uint64_t mb;
+    std::memcpy(&mb, &mid, 8);
+    p.push_back(mid);
+    for (int j = 0; j <= 44; ++j) {
+      for (std::uint64_t q : {mb + (std::uint64_t{1} << j), mb - (std::uint64_t{1} << j)}) {
+        double d;
+        std::memcpy(&d, &q, 8);
+        if (mid != 0) p.push_back(d), p.push_back(-d);
+      }
+    }
+  }
+  std::vector<double> v;
+  for (double q : p) {
+    for (int lane = 0; lane < 16; ++lane) v.push_back(lane == 9 ? q : 1.0);
+  }
+  std::mt19937_64 gen(11);
+  for (int i = 0; i < 200000; ++i) {
+    const std::uint64_t r = gen();
+    const std::uint64_t e = 1023 - 40 + (r >> 52) % 80;  // 2^-40 .. 2^40
+    const std::uint64_t u = (r & 0x800fffffffffffffull) | (e << 52);
+    double d;
+    std::memcpy(&d, &u, 8);
+    v.push_back(d);
+  }
+  return v;
+}
+
+template <class T>
+void check_doubles() {
+  const std::vector<double> in = double_inputs<T>();
+  for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+    std::vector<T> want(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) want[i] = round_to<T>(in[i], rounding::nearest_even, ovf);
+    for (detail::simd_level level :
+         {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(level)) continue;
+      std::vector<T> got(in.size());
+      REQUIRE(detail::simd_narrow8_at(level, in.data(), got.data(), in.size(), ovf));
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < in.size(); ++i) {
+        if (got[i].bits() != want[i].bits() && bad++ < 3) {
+          MESSAGE(detail::simd_level_name(level) << " " << to_string(ovf) << ": double " << in[i] << " got "
+                                                 << byte_of(got[i]) << " want " << byte_of(want[i]));
+        }
+      }
+      CHECK_MESSAGE(bad == 0, detail::simd_level_name(level) << ", " << to_string(ovf) << ", doubles");
+    }
+    for (std::size_t n = 0; n <= 40; ++n) {  // lengths and tails through the kernel
+      std::vector<T> got(n);
+      convert(exec::seq, span<const double>(in.data() + 16 * 40 + n, n), span<T>(got), rounding::nearest_even, ovf);
+      for (std::size_t i = 0; i < n; ++i) REQUIRE(got[i].bits() == want[16 * 40 + n + i].bits());
+    }
+  }
+}
+
 }  // namespace
+
+TEST_CASE("simd_narrow8: doubles, every level equals round_to") {
+  check_doubles<float8_e4m3fn>();
+  check_doubles<float8_e5m2>();
+  check_doubles<float8_e4m3fnuz>();
+  check_doubles<float8_e5m2fnuz>();
+  check_doubles<float8_e3m4>();
+  check_doubles<float8_e4m3b11fnuz>();
+  check_doubles<float6_e3m2fn>();
+  check_doubles<float4_e2m1fn>();
+}
 
 TEST_CASE("simd_narrow8: every level equals round_to, FP8") {
   const std::vector<float> in = inputs();

@@ -1,6 +1,6 @@
 // mixprec/detail/simd_narrow8.hpp — float -> byte-sized formats (FP8, FP6, FP4), vectorised (host only).
 //
-// What: round_to<T>(x, nearest_even, policy) for float x and a signed format T stored in one
+// What: round_to<T>(x, nearest_even, policy) for float or double x and a signed format T stored in one
 // byte without padding (float8_e4m3fn, float8_e5m2, the fnuz and IEEE-style FP8s, float6_*,
 // float4_e2m1fn, ...), overflow::ieee or overflow::saturate, 16 (AVX-512) or 8 (AVX2) lanes at a
 // time, by integer arithmetic on the float's bits — detail::pack's algorithm lane by lane:
@@ -9,6 +9,8 @@
 //             0x7fffffff + (integer & 1) carry out (nearest even), then the exponent added:
 //   code    = integer + ((max(e, 1), emin + 127) - (emin + 127)) << M, so a carry moves up;
 //   code > max_code: the overflow code; NaN: the NaN code; fnuz: no -0; then the sign.
+// A double is first rounded to odd at float's precision (simd_convert.hpp's double -> half step):
+// with T's at most 22 significant bits that is one correct rounding in all.
 // AVX-512 first tries the common case, all 16 lanes zero or normal in F: (a - rebias + half - 1 +
 // lsb) >> (23 - M), as the scalar float32_to_rne. Results do not depend on MXCSR (no
 // floating-point instruction is used).
@@ -22,6 +24,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <type_traits>
 
 #include "../rounding.hpp"
 #include "simd_convert.hpp"
@@ -143,6 +146,32 @@ inline void narrow512(const float* s, std::uint8_t* d, std::size_t n, overflow p
     _mm_mask_storeu_epi8(d + i, m, _mm512_cvtepi32_epi8(codes512<F>(_mm512_maskz_loadu_epi32(m, s + i), policy)));
   }
 }
+/// 16 doubles -> 16 codes: each rounded to odd at float's precision (simd512's half helper: the
+/// same bits wherever F's result depends on them, F having at most 22 significant bits and no
+/// values below float's normals), then as floats.
+template <class F>
+inline __m512i codes512_from_double(__m512d x0, __m512d x1, overflow policy) noexcept {
+  const __m256 f0 = simd512::double_to_float_odd_for_half(x0);
+  const __m256 f1 = simd512::double_to_float_odd_for_half(x1);
+  return codes512_fast<F>(_mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(f0)), _mm256_castps_si256(f1), 1),
+                          policy);
+}
+
+template <class F>
+inline void narrow512(const double* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i),
+                     _mm512_cvtepi32_epi8(codes512_from_double<F>(_mm512_loadu_pd(s + i), _mm512_loadu_pd(s + i + 8), policy)));
+  }
+  if (i < n) {
+    const std::size_t left = n - i;
+    const auto m0 = static_cast<__mmask8>(left >= 8 ? 0xffu : (1u << left) - 1u);
+    const auto m1 = static_cast<__mmask8>(left <= 8 ? 0u : (1u << (left - 8)) - 1u);
+    const __m512i c = codes512_from_double<F>(_mm512_maskz_loadu_pd(m0, s + i), _mm512_maskz_loadu_pd(m1, s + i + 8), policy);
+    _mm_mask_storeu_epi8(d + i, static_cast<__mmask16>((1u << left) - 1u), _mm512_cvtepi32_epi8(c));
+  }
+}
 #endif  // MIXPREC_SIMD_AVX512
 
 #if defined(MIXPREC_SIMD_AVX2)
@@ -184,26 +213,34 @@ inline __m256i codes256(__m256i u, overflow policy) noexcept {
   return _mm256_or_si256(code, sign);
 }
 
-/// 32 floats -> 32 codes.
+/// 32 floats (or doubles rounded to odd at float's precision, as for AVX-512) -> 32 codes.
 template <class F>
-inline void narrow256x32(const float* s, std::uint8_t* d, overflow policy) noexcept {
-  const __m256i c0 = codes256<F>(_mm256_castps_si256(_mm256_loadu_ps(s)), policy);
-  const __m256i c1 = codes256<F>(_mm256_castps_si256(_mm256_loadu_ps(s + 8)), policy);
-  const __m256i c2 = codes256<F>(_mm256_castps_si256(_mm256_loadu_ps(s + 16)), policy);
-  const __m256i c3 = codes256<F>(_mm256_castps_si256(_mm256_loadu_ps(s + 24)), policy);
+inline __m256i load8(const float* s) noexcept {
+  return _mm256_castps_si256(_mm256_loadu_ps(s));
+}
+template <class F>
+inline __m256i load8(const double* s) noexcept {
+  return _mm256_castps_si256(simd256::double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4)));
+}
+template <class F, class S>
+inline void narrow256x32(const S* s, std::uint8_t* d, overflow policy) noexcept {
+  const __m256i c0 = codes256<F>(load8<F>(s), policy);
+  const __m256i c1 = codes256<F>(load8<F>(s + 8), policy);
+  const __m256i c2 = codes256<F>(load8<F>(s + 16), policy);
+  const __m256i c3 = codes256<F>(load8<F>(s + 24), policy);
   // bytes in dword order c0[0..3] c1[0..3] c2[0..3] c3[0..3] | c0[4..7] c1[4..7] ...
   const __m256i b = _mm256_packus_epi16(_mm256_packus_epi32(c0, c1), _mm256_packus_epi32(c2, c3));
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(d), _mm256_permutevar8x32_epi32(b, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
 }
 
-template <class F>
-inline void narrow256(const float* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
+template <class F, class S>
+inline void narrow256(const S* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
   std::size_t i = 0;
   for (; i + 32 <= n; i += 32) narrow256x32<F>(s + i, d + i, policy);
   if (i < n) {
-    float in[32] = {};
+    S in[32] = {};
     std::uint8_t out[32] = {};
-    std::memcpy(in, s + i, (n - i) * sizeof(float));
+    std::memcpy(in, s + i, (n - i) * sizeof(S));
     narrow256x32<F>(in, out, policy);
     std::memcpy(d + i, out, n - i);
   }
@@ -213,13 +250,14 @@ inline void narrow256(const float* s, std::uint8_t* d, std::size_t n, overflow p
 }  // namespace narrow8
 #endif
 
-/// dst[i] = round_to<T>(src[i], nearest_even, policy) for i < n with the given level's fast path;
+/// dst[i] = round_to<T>(src[i], nearest_even, policy) for i < n (float or double src) with the given
+/// level's fast path;
 /// false (nothing written) when the level is not compiled in, T is not supported
 /// (narrow8_traits<format>::supported) or policy is neither ieee nor saturate.
-template <class F>
-inline bool simd_narrow8_at(simd_level level, const float* s, basic_float<F>* d, std::size_t n,
+template <class F, class S, std::enable_if_t<std::is_same<S, float>::value || std::is_same<S, double>::value, int> = 0>
+inline bool simd_narrow8_at(simd_level level, const S* s, basic_float<F>* d, std::size_t n,
                             overflow policy) noexcept {
-  if constexpr (!narrow8_traits<F>::supported) {
+  if constexpr (!narrow8_traits<F>::supported || (std::is_same<S, double>::value && F::mantissa_bits > 21)) {
     (void)level, (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
@@ -247,8 +285,8 @@ inline bool simd_narrow8_at(simd_level level, const float* s, basic_float<F>* d,
 }
 
 /// simd_narrow8_at with the best level compiled in.
-template <class F>
-inline bool simd_narrow8(const float* s, basic_float<F>* d, std::size_t n, overflow policy) noexcept {
+template <class F, class S>
+inline bool simd_narrow8(const S* s, basic_float<F>* d, std::size_t n, overflow policy) noexcept {
   return simd_narrow8_at(simd_best_level, s, d, n, policy);
 }
 

@@ -11,7 +11,7 @@
 //
 // Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
 // double -> half and double -> bfloat16 in nearest-even with overflow::ieee, with AVX-512 or
-// AVX2 + F16C; float -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or
+// AVX2 + F16C; float or double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or
 // saturate (detail/simd_narrow8.hpp); all bit-identical to the portable path. Arrays of 32 MiB and more (source plus
 // destination) are written with non-temporal stores.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
@@ -59,7 +59,7 @@ struct convert_body {
 
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
 #if !defined(__CUDA_ARCH__)
-    if constexpr (std::is_same<S, float>::value && is_mixprec_float<D>::value) {
+    if constexpr ((std::is_same<S, float>::value || std::is_same<S, double>::value) && is_mixprec_float<D>::value) {
       if constexpr (narrow8_traits<typename D::format_type>::supported) {
         if (mode == rounding::nearest_even && simd_narrow8(src + begin, dst + begin, end - begin, policy)) return;
       }
