@@ -1144,8 +1144,15 @@ TEST_CASE("gemm: k-contiguous (transposed) packing, every input conversion, k ar
       check_problem<float, float, float, float>(N, T, d.m, d.n, d.k, 1.0f, 0.0f, 1, ro, gen);
       check_problem<float, half, bfloat16, bfloat16>(N, T, d.m, d.n, d.k, 1.0f, 0.5f, 0, ro, gen);
       check_problem<float, bfloat16, float, half>(N, T, d.m, d.n, d.k, 2.0f, 0.0f, 3, ro, gen);
+      // one-byte types: gathered from the widening table
+      check_problem<float, mixprec::float8_e4m3fn, mixprec::float8_e5m2, float>(N, T, d.m, d.n, d.k, 1.0f, 0.0f, 0, ro,
+                                                                                  gen);
+      check_problem<double, mixprec::float4_e2m1fn, mixprec::float6_e3m2fn, float>(N, T, d.m, d.n, d.k, 1.0, 0.0, 0,
+                                                                                     ro, gen);
       ro.order = layout::col_major;  // col-major: op(A) = A^T and op(B) = B are k-contiguous
       check_problem<float, float, half, float>(T, N, d.m, d.n, d.k, 1.0f, 0.0f, 0, ro, gen);
+      check_problem<float, mixprec::float8_e5m2fnuz, mixprec::float8_e4m3fn, float>(T, N, d.m, d.n, d.k, 1.0f, 0.5f, 0,
+                                                                                      ro, gen);
     }
   }
 }

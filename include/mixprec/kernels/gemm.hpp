@@ -408,10 +408,12 @@ constexpr std::size_t gemm_vwd = 4;
 #endif
 #endif
 
-/// Element types that gemm_load_vec widens in vector form (and C types stored in vector form).
+/// Element types that gemm_load_vec widens in vector form (and, half and bfloat16, C types stored in
+/// vector form).
 template <class T>
 struct gemm_vec_type
-    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, bfloat16>::value
+    : std::integral_constant<bool, std::is_same<T, float>::value || std::is_same<T, bfloat16>::value ||
+                                       widen_table_exact<T, float>  // FP8/FP6/FP4: gathered from a table
 #if defined(MIXPREC_GEMM_F16C)
                                        || std::is_same<T, half>::value
 #endif
@@ -457,7 +459,10 @@ inline gemm_vi gemm_round_vec(gemm_vi u) noexcept {
 template <gemm_input Mode, class T>
 inline gemm_vf gemm_load_vec(const T* src) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
-  if constexpr (std::is_same<T, half>::value) {
+  if constexpr (widen_table_exact<T, float>) {
+    const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+    return _mm512_i32gather_ps(idx, widen_table<T, float>(), 4);
+  } else if constexpr (std::is_same<T, half>::value) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
   } else if constexpr (std::is_same<T, bfloat16>::value) {
     const __m256i h = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(src));
@@ -471,7 +476,10 @@ inline gemm_vf gemm_load_vec(const T* src) noexcept {
     }
   }
 #else
-  if constexpr (std::is_same<T, half>::value) {
+  if constexpr (widen_table_exact<T, float>) {
+    const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src)));
+    return _mm256_i32gather_ps(widen_table<T, float>(), idx, 4);
+  } else if constexpr (std::is_same<T, half>::value) {
 #if defined(MIXPREC_GEMM_F16C)
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
 #endif
