@@ -381,7 +381,7 @@ inline bool below_min(const unpacked& u, rounding mode) noexcept {
 template <class F>
 struct parse_rounding {
   typename F::storage_type bits;
-  bool ok;  // false: out of range (see the top of this file)
+  bool ok;  // false: out of range (docs/pages/printing.md#parsing)
 };
 
 /// The result of from_chars for the exact value u.
