@@ -46,7 +46,7 @@ struct mxint8 {
   constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
 };
 
-/// The MX block scale rules (docs/pages/recipe-mx.md#scale-rules).
+/// The MX block scale rules (docs/pages/recipe-mx.md, "Scale rules").
 enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even };
 
 namespace detail {
@@ -117,7 +117,7 @@ struct mx_block_recipe {
   using scale_type = float8_e8m0fnu;                              ///< the scale format (E8M0)
   using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;  ///< what quantize returns
 
-  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (docs/pages/recipe-mx.md#scale-rules)
+  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (docs/pages/recipe-mx.md, "Scale rules")
   block_shape block = block_rowwise(mx_block_size);  ///< the block shape (default 1 x 32)
   /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
   /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.

@@ -40,9 +40,9 @@
 
 namespace mixprec {
 
-/// How NVFP4's block scale is computed (docs/pages/recipe-nvfp4.md#orders).
+/// How NVFP4's block scale is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
-/// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md#orders).
+/// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
 
 namespace detail {
@@ -155,7 +155,7 @@ struct nvfp4_recipe {
     return s;
   }
 
-  /// Quantizes the row-major rows x cols tensor `in` (docs/pages/recipe-nvfp4.md#orders has each order).
+  /// Quantizes the row-major rows x cols tensor `in` (docs/pages/recipe-nvfp4.md, "Orders", has each order).
   /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, rows *
   /// cols overflowing, or hadamard with blocks other than 1D 16 or a length not a multiple of 16.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {

@@ -1244,7 +1244,7 @@ std::to_chars_result to_chars(char* first, char* last, T value, std::chars_forma
 }
 
 /// Reads a number in the grammar of std::from_chars and rounds its exact value once, in mode,
-/// to T. docs/pages/printing.md#parsing has the out-of-range rules. In short, with overflow::ieee a
+/// to T. docs/pages/printing.md ("Parsing") has the out-of-range rules. In short, with overflow::ieee a
 /// value whose rounding (with an unbounded exponent) exceeds the largest finite value is
 /// errc::result_out_of_range with the value unchanged — in every mode, and also for fn/fnuz
 /// formats (where round_to would give NaN) and the MX formats (where it would clamp); so is

@@ -44,7 +44,7 @@ namespace mixprec {
 /// Elements per MX block.
 constexpr std::size_t mx_block_size = 32;
 
-/// The rule that picks a block's shared scale (docs/pages/recipe-mx.md#the-1d-functions-of-mxhpp).
+/// The rule that picks a block's shared scale (docs/pages/recipe-mx.md, "The 1D functions of mx.hpp").
 enum class mx_scale_rule : unsigned char { ocp_floor, te_ceil };
 
 /// Tells whether T is one of the MX element types.

@@ -76,7 +76,7 @@ namespace mixprec {
 enum class transpose : unsigned char { none, trans };
 /// Storage order of A, B and C.
 enum class layout : unsigned char { row_major, col_major };
-/// How the products are accumulated (docs/pages/kernels-reference.md#gemm).
+/// How the products are accumulated (docs/pages/kernels-reference.md, "GEMM").
 enum class gemm_algorithm : unsigned char {
   exact,     ///< acc = fma(a, b, acc) for p = 0..k-1 in Acc, inputs converted exactly
   bf16_dot2  ///< vdpbf16ps semantics: inputs flushed (DAZ), tiny steps flushed (FTZ); bfloat16 only
@@ -149,7 +149,7 @@ MIXPREC_HD inline float gemm_round_bf16(float x) noexcept {
   return gemm_float(u & 0xffff0000u);
 }
 
-/// The bf16x3 split: x = hi + lo (docs/pages/kernels-reference.md#float32-matmul-precision-in-gemm).
+/// The bf16x3 split: x = hi + lo (docs/pages/kernels-reference.md, "float32 matmul precision in GEMM").
 MIXPREC_HD inline void gemm_split_bf16(float x, float& hi, float& lo) noexcept {
   const std::uint32_t u = gemm_bits(x);
   const std::uint32_t sign = u & 0x80000000u;
@@ -166,7 +166,7 @@ MIXPREC_HD inline float gemm_flush(float x) noexcept {
 }
 
 /// One step of bf16_dot2 / vdpbf16ps: ftz(fma(daz(a), daz(b), daz(acc))), nearest-even, with the
-/// tininess of the result detected after rounding (docs/pages/kernels-reference.md#bf16_dot2).
+/// tininess of the result detected after rounding (docs/pages/kernels-reference.md, "bf16_dot2").
 MIXPREC_HD inline float gemm_dot2_step(float a, float b, float acc) noexcept {
   a = gemm_flush(a);
   b = gemm_flush(b);
@@ -1530,7 +1530,7 @@ unsigned gemm_threads(const P& policy) noexcept {
 }  // namespace detail
 
 /// C = alpha * op(A) * op(B) + beta * C, accumulated in Acc (float or double); see
-/// docs/pages/kernels-reference.md#gemm for the exact semantics. Throws std::invalid_argument on bad
+/// docs/pages/kernels-reference.md ("GEMM") for the exact semantics. Throws std::invalid_argument on bad
 /// arguments (C unchanged).
 template <class Acc = float, class Policy, class TA, class TB, class TC>
 void gemm(Policy policy, transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k,

@@ -66,7 +66,7 @@ struct adam_options {
   float weight_decay = 0.0f;  ///< Adam: added to the gradient; AdamW: decoupled decay (>= 0)
 };
 
-/// How the final write of the parameters rounds (docs/pages/kernels-reference.md#rounding-of-the-update).
+/// How the final write of the parameters rounds (docs/pages/kernels-reference.md, "Rounding of the update").
 struct update_rounding {
   rounding mode = rounding::nearest_even;  ///< rounding of the final parameter write
   std::uint64_t seed = 0;    ///< rounding::stochastic: counter_rng seed
