@@ -15,7 +15,7 @@
 // {n, 1} (block_columnwise(n), the blocks of the transposed GEMM operand, scales in the same
 // row-major grid); 2D tiles are {n, n}.
 //
-// Every recipe type R (block_scaling_mx.hpp, block_scaling_nvfp4.hpp, block_scaling_deepseek.hpp)
+// Every recipe type R (block_scaling_mx.hpp, block_scaling_nvfp4.hpp, block_scaling_fp8.hpp)
 // has element_type, scale_type, R::info(), R::quantize(in, rows, cols) and
 // R::dequantize(t, out); the free functions below call them.
 //   mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r;          // OCP MXFP8, rowwise 1x32

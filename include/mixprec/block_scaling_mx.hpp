@@ -2,31 +2,18 @@
 // mixprec/block_scaling_mx.hpp — MX recipes on the block-scaling interface (block_scaling.hpp):
 // E8M0 scale X = 2^s per block, elements P = x / X in an MX element format, value = X * P.
 //
-// Elements: float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
-// float4_e2m1fn (MXFP4), mxint8 (MXINT8: int8 code c, value c * 2^-6). emax_elem = 8, 15, 2, 4,
-// 2, 0. Blocks: block_rowwise(32) (default), block_columnwise(32), or any shape.
+//   mx_block_recipe<Elem>{rule, block}: quantize(in, rows, cols), dequantize(t, out), info()
+//   te_mxfp8_quantize_both<Elem>(in, rows, cols)    TE's rowwise 1x32 and columnwise 32x1 at once
 //
-// Rules (amax = max |x| of the block; floor/ceil/round act on the float's exponent bits):
-//   ocp_floor  OCP MX v1.0 6.3: s = floor(log2 amax) - emax_elem, clamped to [-127, 127]; an
-//              all-zero block gets 2^-127; a block holding Inf or NaN gets the NaN scale 0xFF
-//              and dequantizes to NaN. P = RNE(x / X), finite overflow clamped to +-max
-//              (MXINT8: c = RNE(64 x / X) clamped to +-127).
-//   te_rceil   Transformer Engine MXFP8BlockScaling: code = E8M0 of the float product
-//              amax * float(1 / max_elem) rounded UP (exponent + 1 when the mantissa is not 0,
-//              saturating at 2^127); amax folds with fmax (NaN ignored, Inf gives code 0xFE).
-//              P = RNE-satfinite(x * R) with R = 2^(127 - code), but R = 1 for code 0 and
-//              2^-127 for code 0xFE (TE's exp2f_rcp with exp2f, as torchao RCEIL; TE's newer
-//              bit-built reciprocal is 0 there, which turns an Inf element into NaN); code 0
-//              dequantizes to 0 (TE). Rowwise
-//              1x32 and columnwise 32x1 are quantized separately from the same input
-//              (te_mxfp8_quantize_both).
-//   ceil_pow2  s = E - 127 + (mantissa != 0) - emax_elem, E amax's exponent field (torchao
-//              ScaleCalculationMode.CEIL); specials and elements as ocp_floor.
-//   even       s = E' - 127 - emax_elem, E' the exponent field of amax's bits plus half an ulp
-//              of the element's mantissa width (torchao EVEN); specials, elements as ocp_floor.
-// Dequantize: X * P rounded once to float; NaN where the scale is 0xFF.
-// mx.hpp's mx_quantize (1D) is this recipe with rows = 1 and rule ocp_floor or te_ceil, except
-// te_rceil's code-0/0xFE reciprocals above.
+// Contract: Elem is float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
+// float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); blocks block_rowwise(32) (default),
+// block_columnwise(32) or any shape. Rules: ocp_floor (OCP MX v1.0 6.3: Inf/NaN blocks get the
+// NaN scale 0xFF), te_rceil (Transformer Engine MXFP8BlockScaling, scale rounded up), ceil_pow2
+// and even (torchao CEIL and EVEN). Elements round once to nearest-even, clamped to +-max;
+// dequantize is X * P rounded once to float (te_rceil: code 0 gives 0). mx.hpp's mx_quantize is
+// this recipe with rows = 1.
+// Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
+//
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
 #ifndef MIXPREC_BLOCK_SCALING_MX_HPP
@@ -59,7 +46,7 @@ struct mxint8 {
   constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
 };
 
-/// The MX block scale rules (see the header comment).
+/// The MX block scale rules (docs/pages/recipe-mx.md, "Scale rules").
 enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even };
 
 namespace detail {
@@ -123,14 +110,14 @@ inline int float_exp_field(float a) noexcept { return static_cast<int>((bit_cast
 
 }  // namespace detail
 
-/// An MX recipe: element type Elem, rule, block shape (see the header comment).
+/// An MX recipe: element type Elem, rule, block shape (docs/pages/recipe-mx.md).
 template <class Elem>
 struct mx_block_recipe {
   using element_type = Elem;                                      ///< the element format
   using scale_type = float8_e8m0fnu;                              ///< the scale format (E8M0)
   using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;  ///< what quantize returns
 
-  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (see the header comment)
+  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (docs/pages/recipe-mx.md, "Scale rules")
   block_shape block = block_rowwise(mx_block_size);  ///< the block shape (default 1 x 32)
   /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
   /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.

@@ -1,34 +1,20 @@
 // SPDX-License-Identifier: MIT
 // mixprec/block_scaling_nvfp4.hpp — NVFP4 on the block-scaling interface (block_scaling.hpp):
-// float4_e2m1fn elements, one UE4M3 scale (float8_ue4m3) per block of 16, and an FP32 per-tensor scale. Every float operation below is one
-// IEEE float operation (round to nearest even), in the order written.
+// float4_e2m1fn elements, one UE4M3 scale (float8_ue4m3) per block of 16, and an FP32 per-tensor
+// scale.
 //
-// Orders (amax = fmax-fold max |x| of the tensor, b = that of the block):
-//   te         Transformer Engine (core_nvfp4.cuh): S_enc = fminf(448 * 6 / amax, FLT_MAX), 1.0
-//              when amax is 0 or S_enc is 0; S_dec_b = E4M3satfinite(b * (S_enc * float(1/6)));
-//              element factor R = fminf(1 / (float(S_dec_b) * (1 / S_enc)), FLT_MAX)
-//              (encode_factor::reciprocal, TE's float path) or fminf(S_enc / float(S_dec_b),
-//              FLT_MAX) (encode_factor::quotient); P = E2M1satfinite(x * R), RNE or, with
-//              stochastic, stochastic rounding of the float x * R (32 random bits per element
-//              from a counter-based generator of (seed, row-major index); TE's Philox stream is
-//              not reproduced). t.tensor_scale = S_enc. Dequantize: P * float(S_dec_b) *
-//              float(1 / S_enc), the exact product rounded once.
-//   te_legacy  as te, but S_dec_b = E4M3satfinite((b * float(1/6)) * S_enc) (TE's earlier order).
-//   torchao    torchao 0.18 nvfp4_quantize with a per-tensor scale: pts = amax / 2688;
-//              S = E4M3(clamp((b / 6) / pts, 2^-6, 448)); R = (1 / pts) / float(S);
-//              P = E2M1(clamp(x * R, -6, 6)); t.tensor_scale = pts. Dequantize:
-//              float(P * float(pts * float(S))).
-//   torchao_single  torchao without a per-tensor scale: S = E4M3(clamp(b / 6, 2^-6, 448)),
-//              R = 1 / float(S), P = E2M1(clamp(x * R, -6, 6)); dequantize float(P * float(S)).
-// Blocks: block_rowwise(16) (1D, default), block_columnwise(16), or {16, 16} (TE's 2D weights).
-// Random Hadamard transform (hadamard = true; 1D blocks of 16 only, the length along them a
-// multiple of 16, else std::invalid_argument): before quantizing, each block
-// of 16 values x along the block's direction becomes y = (1/4) H16 D x (H16 Sylvester's 16 x 16
-// +-1 matrix, D = diag(-1 where bit j of hadamard_signs is set)), each y_i the double sum rounded
-// once to float (exact when the block's non-zero |x| are within 2^25 of each other). TE applies
-// it to the wgrad GEMM's operands with a fixed random sign vector: pass that as hadamard_signs.
-// Dequantize then gives the transformed values; hadamard16_inverse maps them back, and a GEMM of
-// two operands transformed along K with the same signs needs no inverse (H D is orthogonal).
+//   nvfp4_recipe{order, factor, block, stochastic, seed, hadamard, hadamard_signs}
+//       .quantize(in, rows, cols), .dequantize(t, out), .info()
+//   hadamard16_transform / hadamard16_inverse(in, rows, cols, block, signs)
+//
+// Contract: every float operation is one IEEE float operation (nearest even) in a documented
+// order: nvfp4_order::te (Transformer Engine's core_nvfp4.cuh, the default; encode factor
+// reciprocal or quotient), te_legacy (TE's earlier order), torchao and torchao_single (torchao
+// 0.18 with and without a per-tensor scale). Blocks: block_rowwise(16) (default),
+// block_columnwise(16) or {16, 16}. Optional stochastic rounding (counter-based, not TE's Philox)
+// and 16-point random Hadamard transform (1D blocks; lengths a multiple of 16, else
+// std::invalid_argument). Each order's formulas, the transform: docs/pages/recipe-nvfp4.md.
+//
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
 #ifndef MIXPREC_BLOCK_SCALING_NVFP4_HPP
@@ -54,9 +40,9 @@
 
 namespace mixprec {
 
-/// How NVFP4's block scale is computed (see the header comment).
+/// How NVFP4's block scale is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
-/// How TE's element encode factor R is computed (see the header comment).
+/// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
 
 namespace detail {
@@ -90,7 +76,7 @@ inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std:
 }
 }  // namespace detail
 
-/// The random Hadamard transform of nvfp4_recipe (see the header comment), as a function: block
+/// The random Hadamard transform of nvfp4_recipe (docs/pages/recipe-nvfp4.md), as a function: block
 /// holds 16 values along rows (block_rowwise(16)) or columns (block_columnwise(16)).
 inline std::vector<float> hadamard16_transform(const float* in, std::size_t rows, std::size_t cols, block_shape block,
                                                std::uint16_t signs) {
@@ -129,7 +115,7 @@ inline float e4m3_satfinite(float v) noexcept {
 }
 }  // namespace detail
 
-/// NVFP4 recipe (see the header comment).
+/// NVFP4 recipe (docs/pages/recipe-nvfp4.md).
 struct nvfp4_recipe {
   using element_type = float4_e2m1fn;  ///< element format (E2M1)
   using scale_type = float8_ue4m3;     ///< block scale format: float8_e4m3fn's non-negative codes
@@ -169,7 +155,7 @@ struct nvfp4_recipe {
     return s;
   }
 
-  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for each order).
+  /// Quantizes the row-major rows x cols tensor `in` (docs/pages/recipe-nvfp4.md, "Orders", has each order).
   /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, rows *
   /// cols overflowing, or hadamard with blocks other than 1D 16 or a length not a multiple of 16.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {

@@ -2,42 +2,22 @@
 // mixprec/charconv.hpp — to_chars and from_chars for every mixprec type (and for float and
 // double, through float_traits).
 //
-// Printing (to_chars) follows C++17 <charconv> for float and double, output spelling included
-// ("inf", "-nan", "1e+10", hex "1.8p+1"):
-//   to_chars(first, last, x)             the shortest text that reads back as x (fixed or
-//                                        scientific, whichever is shorter; fixed on a tie);
-//   to_chars(first, last, x, fmt)        the shortest text in the style fmt (general: %g's choice
-//                                        of style, fixed for decimal exponents -4..5);
-//   to_chars(first, last, x, fmt, p)     printf's %.pf, %.pe, %.pg or %.pa (without "0x"), from
-//                                        the exact value, ties to even. A negative p means 6
-//                                        (the shortest hex text for chars_format::hex).
-// "Shortest" is the fewest characters that read back as x under from_chars, and among those the
-// text nearest to x (ties: even digit). For the narrow formats this sometimes differs from the
-// coarsest-digit choice of Ryu-style printers: bfloat16's 2^-133 = 9.18e-41 prints "9e-41", not
-// "1e-40" (both read back; 9e-41 is nearer). Fixed notation prints integers whose shortest form
-// would end in zeros exactly, as libstdc++ and MSVC do (1e23 prints 99999999999999991611392).
-// Hex text uses the format's own layout: the stored mantissa bits, left-aligned in whole hex
-// digits after "1." (normal) or "0." (subnormal, with the exponent of the smallest normal).
-// On a short buffer: {last, errc::value_too_large} and NOTHING is written.
+//   to_chars(first, last, x[, fmt[, precision]])                 as std::to_chars
+//   from_chars(first, last, x[, fmt])                            as std::from_chars
+//   from_chars(first, last, x, rounding[, overflow][, fmt])      in any mode but stochastic
 //
-// Parsing (from_chars) accepts exactly what std::from_chars accepts: an optional '-', then
-// decimal text (hex digits with an optional p exponent for chars_format::hex), "inf",
-// "infinity", "nan" or "nan(chars)" in any case. Decimal text of any length is rounded once,
-// correctly, from its exact value (big-integer arithmetic; never through double). NaN payloads
-// in "nan(chars)" are ignored: the result is the format's quiet NaN with the text's sign.
-//   - malformed text: {first, errc::invalid_argument}, value unchanged;
-//   - out of range: {end of the number, errc::result_out_of_range}, value unchanged. Out of range
-//     means: the value rounded with an unbounded exponent is beyond the largest finite value
-//     (overflow; fn/fnuz formats with no infinity included, where round_to would give NaN, and
-//     the MX formats, where it would clamp), or a non-zero value rounds to zero (underflow), or
-//     the text names a value the format does not have: "inf" without infinities, "nan" without
-//     NaN (MX types), zero or a negative number for e8m0fnu (and anything below its smallest
-//     value 2^-127 once rounded), a negative number other than -0 for the other unsigned formats
-//     (float8_ue4m3, float8_ue5m3: "-0" reads as 0).
-// The overload taking a rounding mode rounds in that mode (rounding::stochastic is rejected
-// with errc::invalid_argument). With overflow::saturate, values beyond the range (and "inf"
-// where the format has no infinity) are clamped to +-max and reported as success — the result
-// round_to would give; with overflow::ieee they are out of range as above.
+// Contract: to_chars prints std::to_chars's spelling; without a precision, the shortest text that
+// from_chars reads back (the nearest to x among those), with one, printf's text of the exact value;
+// a short buffer gives {last, errc::value_too_large} and writes nothing. from_chars accepts
+// std::from_chars's grammar and rounds text of any length ONCE from its exact value; malformed
+// text is errc::invalid_argument, overflow, underflow to zero or a value the format lacks is
+// errc::result_out_of_range (overflow::saturate clamps instead), the value unchanged on error.
+// Every rule (shortest, hex layout, out of range): docs/pages/printing.md#to_chars-and-from_chars.
+//
+//   char buf[32];
+//   auto r = mixprec::to_chars(buf, buf + 32, mixprec::bfloat16(0.1f));   // "0.1"
+//   mixprec::half h;
+//   mixprec::from_chars(buf, r.ptr, h);                                  // h = half(0.1), rounded once
 #ifndef MIXPREC_CHARCONV_HPP
 #define MIXPREC_CHARCONV_HPP
 
@@ -401,7 +381,7 @@ inline bool below_min(const unpacked& u, rounding mode) noexcept {
 template <class F>
 struct parse_rounding {
   typename F::storage_type bits;
-  bool ok;  // false: out of range (see the top of this file)
+  bool ok;  // false: out of range (docs/pages/printing.md#parsing)
 };
 
 /// The result of from_chars for the exact value u.
@@ -1264,7 +1244,7 @@ std::to_chars_result to_chars(char* first, char* last, T value, std::chars_forma
 }
 
 /// Reads a number in the grammar of std::from_chars and rounds its exact value once, in mode,
-/// to T. See the top of this file for the out-of-range rules. In short, with overflow::ieee a
+/// to T. docs/pages/printing.md ("Parsing") has the out-of-range rules. In short, with overflow::ieee a
 /// value whose rounding (with an unbounded exponent) exceeds the largest finite value is
 /// errc::result_out_of_range with the value unchanged — in every mode, and also for fn/fnuz
 /// formats (where round_to would give NaN) and the MX formats (where it would clamp); so is

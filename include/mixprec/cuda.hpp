@@ -3,63 +3,20 @@
 // __half, __nv_bfloat16, __nv_fp8_e4m3 and __nv_fp8_e5m2, and (CUDA 12.8 and later)
 // __nv_fp8_e8m0, __nv_fp6_e2m3, __nv_fp6_e3m2 and __nv_fp4_e2m1 (x1, x2, x4).
 //
-// Optional integration: not included by mixprec.hpp. Include it where the CUDA toolkit's
-// headers are on the include path; it includes <cuda_fp16.h>, <cuda_bf16.h> and <cuda_fp8.h>
-// itself. It compiles under nvcc (host and device code) and under a plain host compiler
-// (g++/clang++ with -I<cuda>/include; no CUDA runtime or GPU needed).
+//   mixprec::to_cuda(x), mixprec::from_cuda(c)          mixprec value <-> CUDA type
+//   mixprec::to_cuda_raw(x), mixprec::from_cuda_raw(r)  <-> CUDA's raw bits forms (constexpr)
+//   mixprec::cuda_type_t<T>, mixprec_type_t<C>, has_cuda_type<T>
 //
-//   mixprec type            CUDA type        raw bits form
-//   mixprec::half           __half           __half_raw
-//   mixprec::bfloat16       __nv_bfloat16    __nv_bfloat16_raw
-//   mixprec::float8_e4m3fn  __nv_fp8_e4m3    __nv_fp8_storage_t (unsigned char)
-//   mixprec::float8_e5m2    __nv_fp8_e5m2    __nv_fp8_storage_t (unsigned char)
-// and where CUDART_VERSION >= 12080 (MIXPREC_CUDA_HAS_MX_TYPES is then 1; it includes
-// <cuda_fp6.h> and <cuda_fp4.h> too):
-//   mixprec::float8_e8m0fnu __nv_fp8_e8m0    __nv_fp8_storage_t (2^(code-127), 0xFF NaN)
-//   mixprec::float6_e2m3fn  __nv_fp6_e2m3    __nv_fp6_storage_t (the code in bits 5:0)
-//   mixprec::float6_e3m2fn  __nv_fp6_e3m2    __nv_fp6_storage_t (the code in bits 5:0)
-//   mixprec::float4_e2m1fn  __nv_fp4_e2m1    __nv_fp4_storage_t (the code in bits 3:0)
-//   mixprec::fp4x2_e2m1     __nv_fp4x2_e2m1  __nv_fp4x2_storage_t: .x in bits 3:0, .y in 7:4
-//   mixprec::fp4x4_e2m1     __nv_fp4x4_e2m1  __nv_fp4x4_storage_t: .x, .y, .z, .w in bits 3:0,
-//                                            7:4, 11:8, 15:12 (mixprec/packed.hpp's order)
-// Bits of a CUDA FP6/FP4 byte above the code are ignored by from_cuda (from_bits clears them).
+// Contract: optional (not in mixprec.hpp); needs the CUDA headers on the include path, compiles
+// under nvcc (everything __host__ __device__) and plain g++/clang++ (no runtime or GPU), also with
+// PyTorch's __CUDA_NO_*_CONVERSIONS__ macros. Each pair is the same encoding with the same size and
+// alignment, so the conversions move bits and never round: every pattern, NaN payloads and -0
+// included, comes back unchanged. Not mapped: tf32, the fnuz FP8 formats, float8_ue4m3/ue5m3.
+// from_cuda must be called qualified (argument-dependent lookup does not find it).
+// Type table, raw forms, CUDA's own rounding conversions compared: docs/pages/cuda.md.
 //
-// Each pair is the same encoding (IEEE binary16; bfloat16; OCP FP8 E4M3 with no infinities and
-// NaN = S.1111.111; OCP FP8 E5M2), so the conversions move the bits and never round: every bit
-// pattern, NaN payloads and -0 included, comes back unchanged in both directions.
-//
-//   mixprec::to_cuda(x)          mixprec value -> CUDA type       (overloaded on the mixprec type)
-//   mixprec::from_cuda(c)        CUDA type -> mixprec value       (overloaded on the CUDA type)
-//   mixprec::to_cuda_raw(x)      half/bfloat16 -> __half_raw / __nv_bfloat16_raw (constexpr);
-//                                e4m3fn/e5m2 -> __nv_fp8_storage_t (constexpr)
-//   mixprec::from_cuda_raw(r)    __half_raw -> half, __nv_bfloat16_raw -> bfloat16 (constexpr);
-//                                FP8 storage is a plain unsigned char, which does not name its
-//                                format: use float8_e4m3fn::from_bits(s) / float8_e5m2::from_bits(s)
-//   mixprec::cuda_type_t<T>      the CUDA type of mixprec type T (e.g. __half for half)
-//   mixprec::mixprec_type_t<C>   the mixprec type of CUDA type C (e.g. half for __half)
-//   mixprec::has_cuda_type<T>    true for the four mixprec types above
-//
-// Only CUDA's raw-struct constructors and conversion operators (and the public __x of the FP8
-// types) are used, so this also compiles with __CUDA_NO_HALF_CONVERSIONS__,
-// __CUDA_NO_BFLOAT16_CONVERSIONS__, __CUDA_NO_FP8_CONVERSIONS__ and the *_OPERATORS__ macros
-// defined (as PyTorch builds do). Not mapped: tf32 (CUDA has no storage type for it), the fnuz
-// FP8 formats (no CUDA type), __nv_fp6x2/x4 (one value per byte: map the elements), and the
-// unsigned scale types float8_ue4m3 / float8_ue5m3 (CUDA 13.0 has no such C++ type; a UE4M3
-// scale is the byte of the e4m3 value, CUDA_R_8F_UE4M3 == CUDA_R_8F_E4M3).
-//
-// All of them are __host__ __device__ under nvcc. from_cuda is qualified (mixprec::from_cuda):
-// the CUDA types live in the global namespace, so argument-dependent lookup does not find it.
-//
-// The types have the same size and alignment (checked below), so arrays can be copied between
-// them with memcpy/cudaMemcpy. Rounding conversions from float/double are a separate matter:
-// mixprec's constructors and round_to give the same bits as CUDA's __float2half_rn,
-// __float2bfloat16_rn and __nv_cvt_float_to_fp8 (tests/exhaustive/test_cuda_host_conversions.cpp),
-// except for the payload of NaN results; and those of __nv_cvt_float_to_fp6 / _fp4 (rn, rz) and
-// __nv_cvt_float_to_e8m0 (rz, rp; satfinite or not) for every float, except that CUDA's e8m0
-// conversion ignores the sign and maps 0 to 2^-127 where mixprec gives NaN
-// (tests/exhaustive/test_cuda_host_mx_conversions.cpp). Note that the __nv_fp8_e8m0 constructors
-// round toward +infinity (cudaRoundPosInf, satfinite): round_to<float8_e8m0fnu>(x,
-// rounding::upward, overflow::saturate), not the nearest-even of float8_e8m0fnu(x).
+//   __half h = mixprec::to_cuda(mixprec::half(0.1f));   // bits 0x2e66, as __float2half_rn(0.1f)
+//   mixprec::half back = mixprec::from_cuda(h);          // the same bits
 #ifndef MIXPREC_CUDA_HPP
 #define MIXPREC_CUDA_HPP
 

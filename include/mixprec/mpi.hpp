@@ -3,31 +3,19 @@
 // mixed-precision data parallelism needs (found_inf, FP8 amax, gradients) with exact, documented
 // numerics. Optional: include it yourself (never included by the umbrellas) and link MPI.
 //
+//   datatype<T>(), sum_op<T, Acc>(), max_op<T>(), allreduce_sum<T, Acc>(v, comm)
+//   allreduce_found_inf(flag, comm), found_inf_reducer(comm), allreduce_current_amax(scaling, comm)
+//   allreduce_gradients(g, comm, options), run_guarded(comm, body)
+//
+// Contract: MPI must be initialized; an MPI error throws mixprec::mpi::mpi_error. sum_op rounds to
+// T at every application, so its result depends on MPI's algorithm (as NCCL's); max_op lets NaN
+// win; allreduce_sum sums in Acc and rounds once. allreduce_gradients sums every rank's
+// contribution in rank order in float32, bfloat16 or float16: the same result on every rank, for
+// any MPI library (it costs an all-gather). run_guarded turns an exception on one rank into
+// MPI_Abort instead of a hang. Every function and option: docs/pages/mpi.md.
+//
 //   MPI_Allreduce(MPI_IN_PLACE, v.data(), n, mixprec::mpi::datatype<half>(), mixprec::mpi::sum_op<half>(), comm);
 //   mixprec::mpi::allreduce_gradients(grads, comm, {mixprec::mpi::reduce_dtype::bfloat16});
-//
-// Contract (every function throws mixprec::mpi::mpi_error when MPI reports an error; MPI must be
-// initialized; datatypes and ops are created once per process and live until MPI_Finalize):
-// - datatype<T>(): MPI_FLOAT / MPI_DOUBLE, or a committed contiguous type of sizeof(T) bytes.
-// - sum_op<T, Acc>(): inout[i] = T(Acc(in[i]) + Acc(inout[i])), rounded to nearest-even. MPI
-//   applies it in an order of its choosing (ring, tree, ...), and every application rounds: the
-//   result depends on the transport's algorithm, as NCCL's bf16 all-reduce does.
-//   max_op<T>(): the larger value; NaN wins (as torch.max), so an inf/NaN amax is never lost.
-// - allreduce_sum<T, Acc>(v, comm): every element summed in Acc by MPI (MPI_SUM) and rounded ONCE
-//   to T. Exact and order-free when the Acc sums are exact; otherwise MPI's Acc order decides.
-// - allreduce_found_inf(flag, comm): logical OR (as FSDP's ShardedGradScaler all-reduces found_inf);
-//   found_inf_reducer(comm) plugs it into grad_scaler::set_found_inf_reducer.
-//   allreduce_current_amax(scaling, comm): MAX of the current step's amax (Megatron, DeepSpeed).
-// - allreduce_gradients(g, comm, options): the FIXED-ORDER gradient all-reduce. Every rank gathers
-//   every rank's contribution (MPI_Allgather), then sums them in rank order 0, 1, ..., N-1 in the
-//   reduce precision (float32, bfloat16 or float16: each partial sum rounded to it, nearest-even),
-//   with optional pre-division (before the sum) and post-division (after) by the world size, and
-//   writes back in T. The result is the same on every rank and does not depend on the MPI library's
-//   algorithm; with float32 it equals summing the same values in rank order in one process.
-//   Costs N times the all-reduce's data in memory and traffic (an all-gather, not a ring).
-// - run_guarded(comm, body): runs body(); an exception on any rank prints "mixprec::mpi: rank R: what"
-//   on stderr and calls MPI_Abort(comm, 1), so the job ends at once with a non-zero status instead
-//   of hanging in the next collective.
 #ifndef MIXPREC_MPI_HPP
 #define MIXPREC_MPI_HPP
 
@@ -127,7 +115,7 @@ MPI_Datatype datatype() {
   }
 }
 
-/// SUM of T computed in Acc and rounded to T at every application (see the header comment).
+/// SUM of T computed in Acc and rounded to T at every application (docs/pages/mpi.md).
 template <class T, class Acc = float>
 MPI_Op sum_op() {
   static const MPI_Op op = [] {
@@ -213,7 +201,7 @@ void gather_and_sum(span<T> g, MPI_Comm comm, const allreduce_options& o, int si
 
 }  // namespace detail
 
-/// The fixed-order gradient all-reduce (rank order, in the reduce precision; see the header comment).
+/// The fixed-order gradient all-reduce (rank order, in the reduce precision; docs/pages/mpi.md).
 template <class T>
 void allreduce_gradients(span<T> g, MPI_Comm comm, const allreduce_options& o = {}) {
   int size = 1;
@@ -226,7 +214,7 @@ void allreduce_gradients(span<T> g, MPI_Comm comm, const allreduce_options& o = 
   throw std::invalid_argument("mixprec::mpi::allreduce_gradients: invalid reduce_dtype");
 }
 
-/// Runs body() and returns its result; an exception aborts the whole job (see the header comment).
+/// Runs body() and returns its result; an exception aborts the whole job (docs/pages/mpi.md).
 inline int run_guarded(MPI_Comm comm, const std::function<int()>& body) {
   try {
     return body();

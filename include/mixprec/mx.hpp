@@ -3,37 +3,20 @@
 // float8_e8m0fnu scale X = 2^s and store elements P_i of an FP8/FP6/FP4 format with
 // value = X * P_i.
 //
-// Element formats: float8_e4m3fn (MXFP8 E4M3), float8_e5m2 (MXFP8 E5M2), float6_e2m3fn,
-// float6_e3m2fn (MXFP6), float4_e2m1fn (MXFP4). The shared exponent s has two rules:
+//   mx_quantize<Elem>(in, n, out, scales[, rule]), mx_dequantize(in, scales, n, out)
+//   mx_quantize<Elem>(std::vector<float>[, rule]) -> mx_tensor<Elem>, mx_dequantize(mx_tensor)
 //
-//   mx_scale_rule::ocp_floor  OCP MX v1.0 section 6.3: s = floor(log2(amax)) - emax_elem, where
-//                             emax_elem is the exponent of the element's largest normal (8, 15,
-//                             2, 4, 2), clamped to E8M0's [-127, 127]; a block of zeros gets
-//                             2^-127. The largest element lands in [2^emax, 2^(emax+1)) and may be
-//                             clamped to the element's max (448 for E4M3, 6 for E2M1, ...). A
-//                             block holding an Inf or NaN gets the NaN scale (0xFF) and decodes to
-//                             NaN, as in the OCP reference implementation
-//                             (microsoft/microxcaling): its amax is not finite.
-//   mx_scale_rule::te_ceil    Transformer Engine's MXFP8 rule (float_to_e8m0 in
-//                             transformer_engine/common/util): code = e8m0 rounded up (toward
-//                             +inf, saturating at 2^127) of the float product
-//                             amax * float(1 / max_elem), i.e. s = ceil(log2(amax / max_elem)),
-//                             so that no element is clamped. amax is TE's fmax fold (NaN
-//                             ignored, Inf gives 2^127).
+// Contract: Elem is float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn or float4_e2m1fn.
+// The scale rule is mx_scale_rule::ocp_floor (OCP MX v1.0 6.3, the default; Inf/NaN blocks get the
+// NaN scale) or te_ceil (Transformer Engine's MXFP8 rule: no element clamped). Elements are x_i / X
+// rounded once to nearest-even, clamped to +-max; dequantize is X * P_i rounded once. The last
+// block may be short; scales hold ceil(n / 32) entries. Null pointers with n > 0 (or mismatched
+// mx_tensor sizes) throw std::invalid_argument. The 2D recipes: block_scaling_mx.hpp.
+// Both rules, specials, TE's differences: docs/pages/recipe-mx.md#the-1d-functions-of-mxhpp.
 //
-// Both rules give the same s, except that te_ceil gives s + 1 exactly when the block's amax
-// exceeds max_elem * 2^(floor(log2(amax)) - emax_elem), the blocks where the OCP rule clamps
-// (tests/test_mx.cpp checks this for every element format).
-//
-// Elements: P_i = x_i / X rounded once to nearest-even, finite overflow clamped to +-max
-// (computed exactly: x_i / X is exact in double). Under te_ceil an Inf element becomes +-max
-// and a NaN stays NaN where the element format has NaN (FP8) or becomes +max (FP6/FP4). (TE's
-// own kernels additionally use a reciprocal of 1 instead of 2^127 for code 0 and dequantize
-// code 0 as 0; mixprec uses X = 2^-127 throughout.)
-//
-// Dequantize: X * P_i rounded once to float (or double); NaN where X is NaN.
-// A length that is not a multiple of 32 leaves a shorter last block; scales hold
-// ceil(n / 32) entries.
+//   std::vector<float> x(64, 1.5f);
+//   auto t = mixprec::mx_quantize<mixprec::float4_e2m1fn>(x);  // 2 scales 2^-2, elements 6 (= 1.5 / 2^-2)
+//   std::vector<float> back = mixprec::mx_dequantize(t);        // 64 x 1.5
 #ifndef MIXPREC_MX_HPP
 #define MIXPREC_MX_HPP
 
@@ -61,7 +44,7 @@ namespace mixprec {
 /// Elements per MX block.
 constexpr std::size_t mx_block_size = 32;
 
-/// The rule that picks a block's shared scale (see the header comment).
+/// The rule that picks a block's shared scale (docs/pages/recipe-mx.md, "The 1D functions of mx.hpp").
 enum class mx_scale_rule : unsigned char { ocp_floor, te_ceil };
 
 /// Tells whether T is one of the MX element types.

@@ -4,85 +4,18 @@
 //   mixprec::gemm(policy, op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc[, opts]);
 //   mixprec::gemm<double>(...)      // accumulate in double (the default is float)
 //
-// op(A) is m x k, op(B) is k x n, C is m x n; opts.order says whether the three matrices are stored
-// row-major (the default) or column-major, with leading dimensions lda, ldb, ldc (BLAS rules:
-// row-major ld >= the number of columns of the stored matrix, column-major ld >= the number of rows).
+// Contract: op(A) is m x k, op(B) k x n, C m x n, row-major (default) or column-major (opts.order),
+// BLAS leading dimensions. Each C(i,j) is acc = fma(a, b, acc) for p = 0..k-1 in Acc from +0, then
+// alpha, beta (beta == 0: C not read) and ONE rounding into C's type (opts.output_rounding;
+// stochastic bits from counter_rng(opts.seed)): the same bits as that naive loop under every
+// policy, thread count and SIMD path. float operands follow float32_matmul_precision();
+// gemm_algorithm::bf16_dot2 gives vdpbf16ps's DAZ/FTZ semantics. A short leading dimension, a null
+// pointer or bf16_dot2 with non-bfloat16 operands throws std::invalid_argument, C unchanged.
+// Semantics, precision modes, bf16_dot2, the x86 kernel: docs/pages/kernels-reference.md#gemm.
 //
-// Exact semantics (algorithm exact, the default). For every element of C, in the accumulate type
-// Acc (float or double):
-//   acc = +0
-//   for p = 0 .. k-1:  acc = fma(a'(i,p), b'(p,j), acc)        one rounding per step, in order
-//   r   = alpha * acc
-//   if beta != 0:      r = fma(beta, c'(i,j), r)                 beta == 0: C is not read (BLAS)
-//   C(i,j) = round_TC(r, opts.output_rounding)
-// a', b', c' are the elements converted to Acc: exact for every mixprec type, float -> double and
-// double -> double; a double element with Acc = float is rounded to nearest-even first. The
-// output rounding is one round_to<TC>(r, mode, overflow::ieee); rounding::stochastic draws its bits
-// from counter_rng(opts.seed) at counter opts.offset + (the element's index in a dense C of the
-// same layout: i*n + j row-major, i + j*m column-major), so it is reproducible and does not depend
-// on the policy, the thread count or ldc. TC == Acc stores r as it is.
-// Since the order of the k steps is fixed, the result is the same bit for bit as the naive loop
-// above for every policy and thread count (the work is split over blocks of C, never over k), and
-// the x86 fast path computes exactly the same thing (only NaN payloads may differ: a NaN result is
-// a NaN, its payload is unspecified). k == 0 gives alpha * 0 (+ beta * C).
-//
-// float32_matmul_precision() (matmul_precision.hpp) is read once per call and applies to the
-// operands whose element type is float (each one separately; other types are used as they are):
-//   highest  a' = a.
-//   high     a' = a rounded to tf32 (10 mantissa bits), ties away from zero (the default, like
-//            cvt.rna.tf32.f32) or to even, per float32_matmul_high_mode(). NaN stays NaN; values
-//            beyond tf32's largest finite become infinite (overflow::ieee).
-//            bf16x3 mode: if A or B is float, both operands are split (a non-float operand is first
-//            converted to float): hi = bfloat16 nearest-even, SATURATING to +-max finite (so
-//            +-inf gives hi = +-max, lo = +-inf), lo = bfloat16 nearest-even of (x - hi) computed in
-//            float. Each k step is three fma, in this order:
-//              acc = fma(a_lo, b_hi, acc); acc = fma(a_hi, b_lo, acc); acc = fma(a_hi, b_hi, acc)
-//            (small terms first). Infinities and NaN propagate as in the plain product, except that
-//            inf times a nonzero |b| <= 2^-134 (both bfloat16 parts of b are 0) gives NaN.
-//   medium   a' = a rounded to bfloat16, nearest-even.
-// Accumulation stays in Acc in every mode.
-//
-// algorithm bf16_dot2 (A and B must both be bfloat16 and Acc float; else std::invalid_argument):
-// the semantics of AVX-512-BF16's vdpbf16ps, as Intel's pseudocode reads ("FP32 FMA with DAZ in,
-// FTZ out and RNE rounding", odd pair first) and as measured on the development machine (AMD Zen 5,
-// family 26; tests/test_gemm.cpp compares with the instruction wherever the CPU has it). One
-// instruction computes, per float lane,
-//   t = ftz(fma(daz(x1), daz(y1), daz(acc)));  acc = ftz(fma(daz(x0), daz(y0), t))
-// where x1/y1 are the HIGH bfloat16 halves of the dwords, rounding is nearest-even, daz() flushes a
-// subnormal input to a zero of the same sign, and ftz() flushes a result that is tiny AFTER
-// rounding (rounded to 24 bits with unbounded exponent, its magnitude is below 2^-126) to a zero of
-// the same sign — so an exact value in [2^-126 - 2^-150, 2^-126) gives 0, not 2^-126 as a plain fma
-// would. The fast path packs element p of each k pair into the high half, so the gemm is:
-//   acc = +0;  for p = 0 .. k-1: acc = ftz(fma(daz(a_ip), daz(b_pj), acc))
-// i.e. the exact algorithm's sequential order with inputs flushed and every step's tiny result
-// flushed. An odd k is padded with the pair (-0, +0), whose product -0 leaves acc unchanged. The
-// output stage (alpha, beta, rounding into TC) is the exact algorithm's, without flushing. Where
-// the instruction is not available (no __AVX512BF16__), a portable emulation computes the same bits
-// (detail::gemm_dot2_step is one step of it).
-//
-// Execution: exec::seq, exec::par(n) and, under nvcc, exec::cuda (one device thread per element of
-// C, the simple per-element loop above; pointers must be device or managed memory). Arguments are
-// checked on the host before anything runs: a leading dimension below the stored matrix's row
-// (row-major) or column (column-major) length, a null pointer for a matrix with elements, or
-// bf16_dot2 with other types throws std::invalid_argument and leaves C unchanged.
-//
-// Host implementation. Compiled with AVX-512F, or with AVX2 + FMA (not MIXPREC_NO_SIMD, not under
-// nvcc): the inputs are converted to Acc while being packed (the precision rounding, bf16x3 split
-// and bfloat16/half widening happen there, a vector at a time; operands stored k-contiguous, like
-// the forward pass's W^T, go through register transposes), then a register-blocked FMA
-// micro-kernel runs over the whole k range of each C tile, so every C element's accumulator stays
-// in one register from p = 0 to k-1 (no k blocking, no partial sums). Tiles: AVX-512 14 x 32
-// float / 14 x 16 double; AVX2 6 x 16 float / 6 x 8 double; n <= one vector (a 10-wide output
-// layer) takes a one-vector-wide tile. A blocks of MR-row slivers live in L2 (3/8 of the L2 size
-// read at run time, see gemm_blocking_for_cpu), B panels in L3; the blocking never changes the
-// result. C of type float, double, half (F16C / AVX-512) or bfloat16 is stored a vector at a time
-// (half and bfloat16 in nearest-even; other modes and types element by element), with the same
-// single rounding. With __AVX512BF16__, bf16_dot2 uses a 14 x 32 vdpbf16ps kernel on bfloat16
-// pairs (elsewhere it runs the portable emulation). Otherwise a portable host path packs the same
-// way and loops in C++. Column-major C is computed as the row-major product C^T = op(B)^T op(A)^T
-// (the same values: the products commute and the bf16x3 term order is kept). Each calling thread
-// keeps its packing buffers (at most ~16 MiB for B plus ~0.4 MiB per thread for A) for reuse by
-// its next call.
+//   std::vector<mixprec::bfloat16> A(m * k), B(k * n);  std::vector<float> C(m * n);
+//   mixprec::gemm(mixprec::exec::par, mixprec::transpose::none, mixprec::transpose::none,
+//                 m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, C.data(), n);   // C = A B
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 
@@ -143,7 +76,7 @@ namespace mixprec {
 enum class transpose : unsigned char { none, trans };
 /// Storage order of A, B and C.
 enum class layout : unsigned char { row_major, col_major };
-/// How the products are accumulated (see the top of this header).
+/// How the products are accumulated (docs/pages/kernels-reference.md, "GEMM").
 enum class gemm_algorithm : unsigned char {
   exact,     ///< acc = fma(a, b, acc) for p = 0..k-1 in Acc, inputs converted exactly
   bf16_dot2  ///< vdpbf16ps semantics: inputs flushed (DAZ), tiny steps flushed (FTZ); bfloat16 only
@@ -216,7 +149,7 @@ MIXPREC_HD inline float gemm_round_bf16(float x) noexcept {
   return gemm_float(u & 0xffff0000u);
 }
 
-/// The bf16x3 split: x = hi + lo (see the top of this header).
+/// The bf16x3 split: x = hi + lo (docs/pages/kernels-reference.md, "float32 matmul precision in GEMM").
 MIXPREC_HD inline void gemm_split_bf16(float x, float& hi, float& lo) noexcept {
   const std::uint32_t u = gemm_bits(x);
   const std::uint32_t sign = u & 0x80000000u;
@@ -233,7 +166,7 @@ MIXPREC_HD inline float gemm_flush(float x) noexcept {
 }
 
 /// One step of bf16_dot2 / vdpbf16ps: ftz(fma(daz(a), daz(b), daz(acc))), nearest-even, with the
-/// tininess of the result detected after rounding (see the top of this header).
+/// tininess of the result detected after rounding (docs/pages/kernels-reference.md, "bf16_dot2").
 MIXPREC_HD inline float gemm_dot2_step(float a, float b, float acc) noexcept {
   a = gemm_flush(a);
   b = gemm_flush(b);
@@ -1604,8 +1537,9 @@ unsigned gemm_threads(const P& policy) noexcept {
 
 }  // namespace detail
 
-/// C = alpha * op(A) * op(B) + beta * C, accumulated in Acc (float or double); see the top of this
-/// header for the exact semantics. Throws std::invalid_argument on bad arguments (C unchanged).
+/// C = alpha * op(A) * op(B) + beta * C, accumulated in Acc (float or double); see
+/// docs/pages/kernels-reference.md ("GEMM") for the exact semantics. Throws std::invalid_argument on bad
+/// arguments (C unchanged).
 template <class Acc = float, class Policy, class TA, class TB, class TC>
 void gemm(Policy policy, transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k,
           detail::type_identity_t<Acc> alpha, const TA* A, std::size_t lda, const TB* B, std::size_t ldb,

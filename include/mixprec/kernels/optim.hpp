@@ -6,95 +6,18 @@
 //   adam_step(policy, params, grads, exp_avg, exp_avg_sq, step, adam_options[, update_rounding[, model_copy]])
 //   adamw_step(...the same as adam_step...)
 //
-// Types: W (params), G (grads), S (optimizer state), M (model_copy) are float, double or any
-// mixprec type. Typical uses: float master weights with a half/bfloat16 model copy written in the
-// same pass (W = G = S = float, M = half), and "regular" low-precision training where W = G = S =
-// half or bfloat16. `step` is the 1-based step count (PyTorch's state['step'] after its
-// increment). Under exec::cuda every span is device memory. grads may be span<const G> or span<G>.
+// Contract: params W, grads G, state S, model_copy M are spans of float, double or mixprec types
+// (device memory under exec::cuda); step is 1-based. Each PyTorch op computes in float (double if
+// W, G or S is double) and rounds nearest-even to its tensor's dtype; only the final params write
+// uses update_rounding (stochastic: counter_rng(seed) at offset + i); model_copy (may be empty)
+// gets round_to<M>(params) in the same pass. Same bits under every policy, thread count and SIMD
+// path. Bad sizes, step < 1 or options PyTorch rejects throw std::invalid_argument before any write.
+// Formulas, PyTorch's kernels, known differences, fast path: docs/pages/kernels-reference.md#optimizer-steps.
 //
-// Semantics (torch/optim/adam.py and sgd.py, _single_tensor_*: non-capturable, non-amsgrad,
-// non-maximize, non-differentiable). Every PyTorch tensor operation below computes in C = float
-// (double when W, G or S is double) from its operands' exact values and rounds its result, nearest
-// even, to the dtype of the tensor it writes; the next operation reads that rounded value. This
-// is what PyTorch does for float tensors (everything in float) and for half/bfloat16 tensors
-// ("opmath": each op in float, result rounded to half/bfloat16). Python scalars are computed in
-// double from the float option values, as Python computes them, and then converted:
-//   to C (float) for: mul/div by a scalar, lerp's weight, addcmul/addcdiv's value;
-//   to the op's dtype D first, then to C, for: add's alpha and a scalar added with add_
-//   (PyTorch converts those to the tensor's dtype; D = float or double: no change).
-// The exact operation of each PyTorch CPU kernel (AVX2/AVX-512 builds; matched bit for bit, see
-// tests/golden/gen_optim.py) is:
-//   a.add(b, alpha=s)       fma(b, s, a)
-//   a.mul(s), a.div(s)      a * s, a / s
-//   a.lerp(b, w)            |w| < 0.5: fma(w, b - a, a); else fma(w - 1, b - a, b)
-//   a.addcmul(b, c, value)  fma(value * b, c, a)
-//   a.addcdiv(b, c, value)  a + (value * b) / c
-//   a.sqrt()                correctly rounded (see "Differences" below)
-// Adam, AdamW (g: the gradient; p: the parameter; m, v: exp_avg, exp_avg_sq; b1, b2, lr, eps, wd
-// from adam_options, as doubles):
-//   Adam with wd != 0:  g = g.add(p, alpha=wd)                 (dtype Gd = promote(G, W))
-//   AdamW with wd != 0: p = p.mul(1 - lr * wd)                 (dtype W, nearest even)
-//   m = m.lerp(g, 1 - b1)                                      (S)
-//   v = v.mul(b2); v = v.addcmul(g, g, value=1 - b2)           (S, S)
-//   bc1 = 1 - b1^step; bc2 = 1 - b2^step (std::pow, as Python's **); step_size = lr / bc1
-//   d = v.sqrt(); d = d.div(pow(bc2, 0.5)); d = d.add(eps)     (S, S, S; eps converted to S)
-//   p = p.addcdiv(m, d, value=-step_size)                      (W, rounded with update_rounding)
-// SGD (momentum mu, dampening tau, nesterov):
-//   wd != 0:            g = g.add(p, alpha=wd)                 (Gd)
-//   mu != 0, step == 1: buf = g (rounded to S; buf's old contents are not read: PyTorch creates
-//                       the buffer as a copy of the gradient)
-//   mu != 0, step > 1:  buf = buf.mul(mu); buf = buf.add(g, alpha=1 - tau)     (S, S; alpha in
-//                       promote(Gd, S))
-//   mu != 0:            g = nesterov ? g.add(buf, alpha=mu) (promote(Gd, S)) : buf
-//   p = p.add(g, alpha=-lr)                                    (W, rounded with update_rounding)
-//   (mu == 0: momentum_buffer is not touched and may be empty.)
-// promote(X, Y) is X when X == Y, else double if either is double, else float (PyTorch's type
-// promotion for these dtypes; for mixed G != W the weight-decayed gradient is given that type
-// even when wd == 0, which only changes which dtype add's alpha is rounded to).
-//
-// Rounding of the update: the final write of params (and only that one) rounds the value computed
-// in C to W with update_rounding.mode; rounding::stochastic takes its 32 random bits for element
-// i from counter_rng(seed) at counter offset + i, so the result is the same on host and device
-// and for any thread count (give each tensor and each step its own offset or seed). With W == C
-// (float master weights) the final value is already a float and the mode has no effect. Other
-// writes (state, the AdamW decay, intermediate tensors) round to nearest even, as PyTorch.
-// model_copy (optional: empty to skip): model_copy[i] = round_to<M>(params[i]) (nearest even)
-// after the update, in the same pass.
-//
-// Consequences reproduced on purpose: with half states, eps = 1e-8 converts to half 0, and
-// v = (1 - b2) g^2 underflows to 0 for |g| below about 2^-9 (v's smallest subnormal is 2^-24), so
-// d = 0 and m / d makes the parameter +-inf (NaN where m is 0 too): "regular" fp16 Adam fails.
-//
-// Differences from PyTorch (documented, found by tests/golden/gen_optim.py):
-//   * float32 sqrt: PyTorch's CPU kernel calls MKL's vsSqrt (VML_HA), which is not correctly
-//     rounded (1 ulp off for about 16% of random inputs on our Zen 4); PyTorch's CUDA kernel, its
-//     half/bfloat16 CPU path and mixprec round correctly. The float32 goldens are generated with
-//     the correctly rounded sqrt. PyTorch's CPU float64 sqrt is not correctly rounded either
-//     (also found by outside testing); mixprec's double sqrt is (IEEE sqrt).
-//   * half/bfloat16 add with alpha: PyTorch's vectorized loop computes fma(b, alpha, a) in float
-//     and rounds once (matched), but the scalar tail of each contiguous chunk (the last n % 64
-//     elements of a small tensor) computes in c10::Half arithmetic, rounding alpha * b to half
-//     first. That tail depends on tensor length and thread chunking; mixprec follows the
-//     vectorized loop everywhere. (Affects SGD and Adam's coupled weight decay on half/bfloat16.)
-//   * PyTorch keeps step in a float32 tensor: beyond 2^24 steps its count stops increasing.
-//   * CPU builds without AVX2 (ATen's DEFAULT capability) do not fuse the multiply-adds above.
-// NaN payloads are not specified.
-//
-// Errors (std::invalid_argument, thrown on the host before anything is written): spans of
-// different sizes (model_copy: empty or the same size; SGD's momentum_buffer: the same size when
-// momentum != 0), step < 1, and option values PyTorch's constructors reject (lr < 0, eps < 0,
-// betas outside [0, 1), weight_decay < 0, momentum < 0, nesterov without momentum or with
-// dampening), an invalid update_rounding.mode (see is_valid in rounding.hpp).
-//
-// Every operation is one IEEE operation written explicitly (detail/ieee_ops.hpp), so results are
-// the same bits under exec::seq, exec::par(n) and exec::cuda (without --use_fast_math).
-// Fast path (host, x86, chosen at compile time: AVX-512 F/BW/VL, else AVX2 + FMA + F16C; see
-// detail/simd_optim.hpp): W = G = S = float, half or bfloat16 with a nearest-even or stochastic
-// final write run vectorised, 16 or 8 parameters at a time, computing the same bits as the
-// scalar loop (tests/test_optim_simd.cpp); everything else, and the last few elements of each
-// block, takes the scalar loop. Built with -march=native on a Zen 4 core, per parameter: float
-// Adam 0.42 ns (scalar loop 3.2 ns), bfloat16 / half Adam 0.75 / 0.87 ns (scalar 13 / 35 ns);
-// see bench/README.md.
+//   std::vector<float> p(n), g(n), m(n), v(n);  std::vector<mixprec::half> p16(n);  // master + fp16 copy
+//   mixprec::adamw_step(mixprec::exec::par, mixprec::span<float>(p), mixprec::span<const float>(g),
+//                       mixprec::span<float>(m), mixprec::span<float>(v), step, mixprec::adam_options{},
+//                       {}, mixprec::span<mixprec::half>(p16));
 #ifndef MIXPREC_KERNELS_OPTIM_HPP
 #define MIXPREC_KERNELS_OPTIM_HPP
 
@@ -143,7 +66,7 @@ struct adam_options {
   float weight_decay = 0.0f;  ///< Adam: added to the gradient; AdamW: decoupled decay (>= 0)
 };
 
-/// How the final write of the parameters rounds (see the top of this header).
+/// How the final write of the parameters rounds (docs/pages/kernels-reference.md, "Rounding of the update").
 struct update_rounding {
   rounding mode = rounding::nearest_even;  ///< rounding of the final parameter write
   std::uint64_t seed = 0;    ///< rounding::stochastic: counter_rng seed

@@ -2,37 +2,19 @@
 // _amp_foreach_non_finite_check_and_unscale_, and the loss-scale update of _amp_update_scale_.
 //
 //   bool found = unscale_and_check(policy, grads..., inv_scale);
-//
-// grads: one or more gradients, each a mixprec::span or a contiguous container of float, double
-// or a mixprec type, updated in place; inv_scale: a float, last. Per element, in one pass:
-//   v = (float)x            (double for double gradients)
-//   found |= !isfinite(v)   the check is on the SCALED value, before the multiply
-//   x = round_T(inv_scale == 1 ? v : v * inv_scale)   (nearest even; exact when inv_scale is 1)
-// Every element is processed even after a non-finite one (as PyTorch). Returns whether any
-// element was inf or NaN. x86 (compile-time): float gradients take one AVX-512 or AVX2 pass, the
-// same bits as the scalar loop.
-//
-// Under exec::cuda (nvcc only) the flag stays on the device: the call returns a device_flag
-// whose data() is a device float (0 or 1) that update_scale() can read on the device; get() (or
-// conversion to bool) copies it to the host, synchronizing the stream. The inv_scale may also be
-// given as a device pointer (const float*), as PyTorch keeps it on the device.
-//
 //   update_scale(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval)
 //
-// PyTorch's _amp_update_scale_ on one (scale, tracker) pair, __host__ __device__: if found_inf
-// is nonzero, scale = (float)((double)scale * backoff_factor) and tracker = 0; else tracker + 1,
-// and when that reaches growth_interval, scale = (float)((double)scale * growth_factor) if the
-// result is finite (else unchanged) and tracker = 0. The policy overload
-// update_scale(policy, float* scale, std::int32_t* tracker, const float* found_inf, ...) runs it
-// where the data lives (one device thread under exec::cuda: no host synchronisation). It is the
-// state machine of dynamic_loss_scale with loss_scale_config::pytorch(), which
-// tests/test_unscale.cpp checks step by step.
-// Out-of-contract state: the policy overloads throw std::invalid_argument, touching nothing,
-// when growth_interval < 1 (the rule of loss_scale_config::validate; PyTorch checks nothing).
-// The scalar overload has no error channel and is total: a tracker at or past growth_interval
-// (or any tracker with growth_interval < 1) counts up without growing, as in PyTorch, and
-// saturates at INT32_MAX where PyTorch's int32 `tracker + 1` would overflow (undefined).
-//   std::int32_t t = INT32_MAX; float s = 8; update_scale(s, t, 0.0f, 2.0, 0.5, 2000);  // t, s unchanged
+// Contract: grads are spans or contiguous containers of float, double or mixprec types, updated in
+// place: x = round_T(x * inv_scale) computed in float (double for double), nearest even; found is
+// whether any element was inf or NaN BEFORE the multiply (every element is processed). Under exec::cuda the result is a
+// device_flag that stays on the device, and inv_scale may be a device pointer. update_scale is
+// PyTorch's rule, __host__ __device__; the policy overload runs it where the data lives and throws
+// std::invalid_argument when growth_interval < 1; the scalar one is total (the tracker saturates).
+// Exact rules and out-of-contract state: docs/pages/kernels-reference.md#unscale-and-the-loss-scale-update.
+//
+//   std::vector<mixprec::half> g = {1, 2};
+//   bool inf = mixprec::unscale_and_check(mixprec::exec::seq, g, 0.5f);   // false; g = {0.5, 1}
+//   float s = 8; std::int32_t t = 0; mixprec::update_scale(s, t, 1.0f, 2.0, 0.5, 2000);  // s = 4, t = 0
 #ifndef MIXPREC_KERNELS_UNSCALE_HPP
 #define MIXPREC_KERNELS_UNSCALE_HPP
 
