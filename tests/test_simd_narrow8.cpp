@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <cmath>
 #include <cstring>
+#include <ios>
 #include <limits>
 #include <random>
 #include <vector>
@@ -70,32 +71,36 @@ std::vector<float> probes() {
   return blocks;
 }
 
+/// Every compiled level against want (round_to of each input under ovf); returns want.
+template <class T, class S>
+std::vector<T> compare_levels(const std::vector<S>& in, overflow ovf) {
+  std::vector<T> want(in.size());
+  for (std::size_t i = 0; i < in.size(); ++i) want[i] = round_to<T>(in[i], rounding::nearest_even, ovf);
+  for (detail::simd_level level :
+       {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+    if (!detail::simd_level_compiled(level)) continue;
+    std::vector<T> got(in.size());
+    REQUIRE(detail::simd_narrow8_at(level, in.data(), got.data(), in.size(), ovf));
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+      if (got[i].bits() != want[i].bits() && bad++ < 3) {
+        MESSAGE(detail::simd_level_name(level) << " " << to_string(ovf) << ": input " << in[i] << " (" << std::hexfloat
+                                               << in[i] << std::defaultfloat << ") got " << std::hex << byte_of(got[i])
+                                               << " want " << byte_of(want[i]) << std::dec);
+      }
+    }
+    CHECK_MESSAGE(bad == 0, detail::simd_level_name(level) << ", " << to_string(ovf) << ", " << sizeof(S) << "-byte inputs");
+  }
+  return want;
+}
+
 template <class T>
 void check_format(std::vector<float> in) {
   using F = typename T::format_type;
   const std::vector<float> extra = probes<T>();
   in.insert(in.begin(), extra.begin(), extra.end());  // at the start: 16-aligned blocks
   static_assert(detail::narrow8_traits<F>::supported, "format expected to be supported");
-  for (overflow ovf : {overflow::ieee, overflow::saturate}) {
-    std::vector<T> want(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) want[i] = round_to<T>(in[i], rounding::nearest_even, ovf);
-    for (detail::simd_level level :
-         {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
-      if (!detail::simd_level_compiled(level)) continue;
-      std::vector<T> got(in.size());
-      REQUIRE(detail::simd_narrow8_at(level, in.data(), got.data(), in.size(), ovf));
-      std::size_t bad = 0;
-      for (std::size_t i = 0; i < in.size(); ++i) {
-        if (got[i].bits() != want[i].bits() && bad++ < 3) {
-          std::uint32_t u;
-          std::memcpy(&u, &in[i], 4);
-          MESSAGE(detail::simd_level_name(level) << " " << to_string(ovf) << ": float bits " << std::hex << u << " got "
-                                                 << byte_of(got[i]) << " want " << byte_of(want[i]));
-        }
-      }
-      CHECK_MESSAGE(bad == 0, detail::simd_level_name(level) << ", " << to_string(ovf));
-    }
-  }
+  for (overflow ovf : {overflow::ieee, overflow::saturate}) compare_levels<T>(in, ovf);
   // Through the bulk kernel, every length to 70 and an unaligned start, both policies.
   for (overflow ovf : {overflow::ieee, overflow::saturate}) {
     for (std::size_t n = 0; n <= 70; ++n) {
@@ -155,22 +160,7 @@ template <class T>
 void check_doubles() {
   const std::vector<double> in = double_inputs<T>();
   for (overflow ovf : {overflow::ieee, overflow::saturate}) {
-    std::vector<T> want(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) want[i] = round_to<T>(in[i], rounding::nearest_even, ovf);
-    for (detail::simd_level level :
-         {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
-      if (!detail::simd_level_compiled(level)) continue;
-      std::vector<T> got(in.size());
-      REQUIRE(detail::simd_narrow8_at(level, in.data(), got.data(), in.size(), ovf));
-      std::size_t bad = 0;
-      for (std::size_t i = 0; i < in.size(); ++i) {
-        if (got[i].bits() != want[i].bits() && bad++ < 3) {
-          MESSAGE(detail::simd_level_name(level) << " " << to_string(ovf) << ": double " << in[i] << " got "
-                                                 << byte_of(got[i]) << " want " << byte_of(want[i]));
-        }
-      }
-      CHECK_MESSAGE(bad == 0, detail::simd_level_name(level) << ", " << to_string(ovf) << ", doubles");
-    }
+    const std::vector<T> want = compare_levels<T>(in, ovf);
     for (std::size_t n = 0; n <= 40; ++n) {  // lengths and tails through the kernel
       std::vector<T> got(n);
       convert(exec::seq, span<const double>(in.data() + 16 * 40 + n, n), span<T>(got), rounding::nearest_even, ovf);
