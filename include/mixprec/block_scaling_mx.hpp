@@ -25,6 +25,9 @@
 //   even       s = E' - 127 - emax_elem, E' the exponent field of amax's bits plus half an ulp
 //              of the element's mantissa width (torchao EVEN); specials, elements as ocp_floor.
 // Dequantize: X * P rounded once to float; NaN where the scale is 0xFF.
+// Fast path: te_rceil with float8_e4m3fn, rowwise 1x32 and cols % 32 == 0 runs the AVX-512 /
+// AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the
+// level (simd_level::portable: the scalar loop).
 // mx.hpp's mx_quantize (1D) is this recipe with rows = 1 and rule ocp_floor or te_ceil, except
 // te_rceil's code-0/0xFE reciprocals above.
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
@@ -46,6 +49,7 @@
 #include <type_traits>
 
 #include "block_scaling.hpp"
+#include "detail/simd_block_scaling.hpp"
 #include "mx.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
@@ -151,6 +155,12 @@ struct mx_block_recipe {
     return recipe_info{std::string(family) + "/" + E::name() + (torchao_min_normal_divisor ? "/torchao_code0" : ""), E::format(), "float8_e8m0fnu", block, false, false, r};
   }
 
+  /// Whether detail/simd_block_scaling.hpp's kernels implement this recipe for cols columns.
+  bool fast_path_applies(std::size_t cols) const noexcept {
+    return std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil &&
+           block == block_rowwise(32) && cols % 32 == 0;
+  }
+
   /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
   std::uint8_t scale_code(float amax) const noexcept {
     using E = detail::mx_elem<Elem>;
@@ -180,9 +190,19 @@ struct mx_block_recipe {
 
   /// in (rows x cols, row-major) quantized: elements and one scale per block.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
     using E = detail::mx_elem<Elem>;
     tensor_type t = detail::make_block_tensor<Elem, float8_e8m0fnu>("mixprec::mx_block_recipe::quantize", in, rows,
                                                                      cols, block);
+    if (fast_path_applies(cols) &&
+        detail::mx_te_e4m3_quantize_at(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                       reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+      return t;
+    }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       float amax = 0.0f;
@@ -219,9 +239,18 @@ struct mx_block_recipe {
   }
 
   /// out receives rows * cols floats, row-major.
-  void dequantize(const tensor_type& t, float* out) const {
+  void dequantize(const tensor_type& t, float* out) const { dequantize_at(detail::simd_best_level, t, out); }
+
+  /// dequantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     using E = detail::mx_elem<Elem>;
     detail::check_block_tensor("mixprec::mx_block_recipe::dequantize", t, out);
+    if (t.block == block && fast_path_applies(t.cols) &&
+        detail::mx_te_e4m3_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
+                                         out)) {
+      return;
+    }
     for (std::size_t i = 0; i < t.rows; ++i)
       for (std::size_t j = 0; j < t.cols; ++j) {
         const std::uint8_t code = t.scale_of(i, j).bits();

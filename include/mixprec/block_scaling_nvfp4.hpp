@@ -29,6 +29,9 @@
 // it to the wgrad GEMM's operands with a fixed random sign vector: pass that as hadamard_signs.
 // Dequantize then gives the transformed values; hadamard16_inverse maps them back, and a GEMM of
 // two operands transformed along K with the same signs needs no inverse (H D is orthogonal).
+// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 and cols % 16 == 0 run the AVX-512 /
+// AVX2 kernels of detail/simd_block_scaling.hpp (same bits; dequantize: every te-order tensor of
+// 1x16 blocks); quantize_at / dequantize_at take the level (simd_level::portable: scalar loops).
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
 #ifndef MIXPREC_BLOCK_SCALING_NVFP4_HPP
@@ -49,6 +52,7 @@
 #include <vector>
 
 #include "block_scaling.hpp"
+#include "detail/simd_block_scaling.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
 
@@ -168,9 +172,27 @@ struct nvfp4_recipe {
     return s;
   }
 
+  /// in (rows x cols, row-major) quantized: elements, one UE4M3 scale per block, tensor_scale.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_ue4m3>("mixprec::nvfp4_recipe::quantize", in,
                                                                              rows, cols, block);
+    const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 && level != detail::simd_level::portable) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(detail::block_amax_fmax(in, cols, 0, rows, 0, cols));
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      if (detail::nvfp4_quantize_at(level, in, rows * cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                    reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        t.tensor_scale = p.s_enc;
+        return t;
+      }
+    }
     std::vector<float> transformed;
     if (hadamard) {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
@@ -219,9 +241,18 @@ struct nvfp4_recipe {
   }
 
   /// out receives rows * cols floats, row-major.
-  void dequantize(const tensor_type& t, float* out) const {
+  void dequantize(const tensor_type& t, float* out) const { dequantize_at(detail::simd_best_level, t, out); }
+
+  /// dequantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    if (te && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
+        detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                    reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
+                                    detail::f32_div(1.0f, t.tensor_scale), out)) {
+      return;
+    }
     if (te) {  // P * S * float(1 / S_enc), exact in double (P * (S * s_dec): <= 4 x 4 x 24 bits), rounded once
       const double s_dec = static_cast<double>(detail::f32_div(1.0f, t.tensor_scale));
       double lut[16];
