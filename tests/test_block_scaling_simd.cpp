@@ -224,3 +224,22 @@ TEST_CASE("block_scaling fast paths: cases they do not take give the scalar resu
     check_same(n.quantize_at(l, x.data(), 9, 32), n.quantize_at(simd_level::portable, x.data(), 9, 32));
   }
 }
+
+TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's result") {
+  const std::vector<float> x = make_data(12, 64, 16, 11, true);
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  auto t = r.quantize(x.data(), 3, 32);  // another shape first
+  r.quantize_into(x.data(), 12, 64, t);
+  check_same(t, r.quantize_at(simd_level::portable, x.data(), 12, 64));
+  mixprec::nvfp4_recipe n;
+  auto u = n.quantize(x.data(), 12, 64);
+  u.tensor_scale = 5.0f;
+  u.scales[0] = mixprec::float8_ue4m3::from_bits(0x33);
+  n.quantize_into(x.data(), 12, 64, u);
+  check_same(u, n.quantize_at(simd_level::portable, x.data(), 12, 64));
+  mixprec::nvfp4_recipe o;
+  o.order = mixprec::nvfp4_order::torchao_single;  // no per-tensor scale: tensor_scale back to 1
+  o.quantize_into(x.data(), 12, 64, u);
+  CHECK(u.tensor_scale == 1.0f);
+  check_same(u, o.quantize_at(simd_level::portable, x.data(), 12, 64));
+}

@@ -193,15 +193,27 @@ struct mx_block_recipe {
     return quantize_at(detail::simd_best_level, in, rows, cols);
   }
 
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
   /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
   tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
     using E = detail::mx_elem<Elem>;
-    tensor_type t = detail::make_block_tensor<Elem, float8_e8m0fnu>("mixprec::mx_block_recipe::quantize", in, rows,
-                                                                     cols, block);
+    detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
     if (fast_path_applies(cols) &&
         detail::mx_te_e4m3_quantize_at(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
                                        reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
-      return t;
+      return;
     }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
@@ -235,7 +247,7 @@ struct mx_block_recipe {
           }
         }
     });
-    return t;
+    return;
   }
 
   /// out receives rows * cols floats, row-major.

@@ -177,20 +177,34 @@ struct nvfp4_recipe {
     return quantize_at(detail::simd_best_level, in, rows, cols);
   }
 
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
   /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
   tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
-    tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_ue4m3>("mixprec::nvfp4_recipe::quantize", in,
-                                                                             rows, cols, block);
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
+    detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 && level != detail::simd_level::portable) {
+    float tensor_amax = 0.0f;
+    if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 &&
+        detail::amax_at(level, in, rows * cols, tensor_amax)) {
       detail::nvfp4_fast_params p;
-      p.s_enc = te_global_encode_scale(detail::block_amax_fmax(in, cols, 0, rows, 0, cols));
+      p.s_enc = te_global_encode_scale(tensor_amax);
       p.legacy = order == nvfp4_order::te_legacy;
       p.quotient = factor == nvfp4_encode_factor::quotient;
       if (detail::nvfp4_quantize_at(level, in, rows * cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
         t.tensor_scale = p.s_enc;
-        return t;
+        return;
       }
     }
     std::vector<float> transformed;
@@ -237,7 +251,7 @@ struct nvfp4_recipe {
           }
         }
     });
-    return t;
+    return;
   }
 
   /// out receives rows * cols floats, row-major.

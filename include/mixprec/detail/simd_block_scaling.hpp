@@ -25,6 +25,7 @@
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
 #define MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -182,6 +183,17 @@ inline __m256 e2m1_values(const std::uint8_t* p) noexcept {
   return _mm256_or_ps(v, _mm256_castsi256_ps(sign));
 }
 
+/// max |x| of n floats (n a multiple of 16), NaN ignored (the scalar fmax fold from 0).
+inline float amax(const float* in, std::size_t n) noexcept {
+  const __m256 z = _mm256_setzero_ps();
+  __m256 m0 = z, m1 = z;
+  for (std::size_t i = 0; i < n; i += 16) {
+    m0 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + i)), m0);  // a NaN lane keeps m0's
+    m1 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + i + 8)), m1);
+  }
+  return hmax8(_mm256_max_ps(m0, m1));
+}
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
     const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8), x2 = _mm256_loadu_ps(in + 16),
@@ -293,6 +305,19 @@ inline __m512 e2m1_values(const std::uint8_t* p) noexcept {
   return _mm512_permutexvar_ps(c, lut);  // uses the low 4 bits
 }
 
+/// max |x| of n floats (n a multiple of 16), NaN ignored (the scalar fmax fold from 0).
+inline float amax(const float* in, std::size_t n) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  __m512 m0 = z, m1 = z;
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i)), m0);  // a NaN lane keeps m0's
+    m1 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i + 16)), m1);
+  }
+  if (i < n) m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i)), m0);
+  return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const __m512 z = _mm512_setzero_ps();
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
@@ -385,6 +410,25 @@ inline bool mx_te_e4m3_dequantize_at(simd_level l, const std::uint8_t* elem, con
   }
 #endif
   (void)l, (void)elem, (void)scale, (void)out;
+  return false;
+}
+
+/// max |x| of n floats (n a multiple of 16) with NaN ignored, as block_amax_fmax, into out.
+inline bool amax_at(simd_level l, const float* in, std::size_t n, float& out) noexcept {
+  if (n % 16 != 0) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    out = simd512::amax(in, n);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    out = simd256::amax(in, n);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)out;
   return false;
 }
 
