@@ -154,6 +154,28 @@ TEST_CASE("block_scaling fast paths: TE MXFP8 E4M3 quantize/dequantize equal the
   }
 }
 
+TEST_CASE("block_scaling fast paths: MXFP8 scale codes at every power of two of amax / 448") {
+  // Block amax = 448 * 2^k and its float neighbours for every k that keeps it a float (the E8M0
+  // rounding-up boundary, subnormal products included); the other elements random below amax.
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  std::vector<float> x;
+  std::mt19937 g(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int k = -157; k <= 120; ++k) {
+    const float a = std::ldexp(448.0f, k);
+    if (a == 0.0f) continue;
+    for (float amax : {a, std::nextafter(a, 0.0f), std::nextafter(a, 1e38f)}) {
+      for (int j = 0; j < 32; ++j) x.push_back(j == 5 ? -amax : amax * u(g));
+    }
+  }
+  x.resize(x.size() / 64 * 64);
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    const auto ref = r.quantize_at(simd_level::portable, x.data(), x.size() / 64, 64);
+    check_same(r.quantize_at(l, x.data(), x.size() / 64, 64), ref);
+  }
+}
+
 TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize equal the scalar recipe") {
   for (simd_level l : fast_levels()) {
     CAPTURE(md::simd_level_name(l));

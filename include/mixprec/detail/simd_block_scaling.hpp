@@ -318,9 +318,62 @@ inline float amax(const float* in, std::size_t n) noexcept {
   return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
 }
 
+/// Lane i of the result = max over the 16 lanes of v[i] (v[i] without NaN): a transposing tree.
+inline __m512 hmax16x16(__m512* v) noexcept {
+  __m512 m[8], w[4];
+  for (int k = 0; k < 8; ++k)
+    m[k] = _mm512_max_ps(_mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]));
+  for (int k = 0; k < 4; ++k)
+    w[k] = _mm512_max_ps(_mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 u01 = _mm512_max_ps(_mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 u23 = _mm512_max_ps(_mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm512_max_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/// Lane i of v in every lane.
+inline __m512 lane(__m512 v, int i) noexcept { return _mm512_permutexvar_ps(_mm512_set1_epi32(i), v); }
+
+/// TE MXFP8 E8M0 codes of 16 block amaxes (te_float_to_e8m0 of amax * float(1/448)).
+inline __m512i mx_te_codes(__m512 amax) noexcept {
+  const __m512i u = _mm512_castps_si512(_mm512_mul_ps(amax, _mm512_set1_ps(static_cast<float>(1.0 / 448.0))));
+  const __m512i e = _mm512_srli_epi32(u, 23);  // the product is >= 0
+  const __m512i m = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFF));
+  const __mmask16 up = _mm512_test_epi32_mask(m, m) & _mm512_cmpneq_epi32_mask(e, _mm512_set1_epi32(0xFE)) &
+                       static_cast<__mmask16>(~(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()) &
+                                                _mm512_cmple_epi32_mask(m, _mm512_set1_epi32(0x400000))));
+  const __m512i c = _mm512_mask_add_epi32(e, up, e, _mm512_set1_epi32(1));
+  return _mm512_mask_mov_epi32(c, _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF)), _mm512_set1_epi32(0xFE));
+}
+/// The element factors 2^(127 - code) (1 for code 0, 2^-127 for 0xFE) of 16 codes.
+inline __m512 mx_te_factors(__m512i c) noexcept {
+  __m512i f = _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(254), c), 23);
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x3F800000));
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFE)), _mm512_set1_epi32(0x00400000));
+  return _mm512_castsi512_ps(f);
+}
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const __m512 z = _mm512_setzero_ps();
-  for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
+    __m512 a[16];
+    for (int k = 0; k < 16; ++k)
+      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)), _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
+    const __m512i codes = mx_te_codes(hmax16x16(a));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512 r = mx_te_factors(codes);
+    for (int k = 0; k < 16; ++k) {
+      const __m512 rk = lane(r, k);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k),
+                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k), rk))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k + 16),
+                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k + 16), rk))));
+    }
+  }
+  for (; b < nblocks; ++b, in += 32, elem += 32) {
     const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
     const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));
     const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
@@ -333,10 +386,28 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
 
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
                                   float* out) noexcept {
-  for (std::size_t b = 0; b < nblocks; ++b, elem += 32, out += 32) {
+  const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16) {
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scale + b)));
+    const __mmask16 nan = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF));
+    // 2^(code - 127) (code 0: 0, TE), the NaN scale 0xFF handled below: a NaN factor would keep
+    // the element's sign; the scalar recipe writes the positive quiet NaN.
+    const __m512 s = _mm512_castsi512_ps(_mm512_slli_epi32(c, 23));
+    for (int k = 0; k < 16; ++k, elem += 32, out += 32) {
+      if (((nan >> k) & 1u) != 0) {
+        _mm512_storeu_ps(out, qn);
+        _mm512_storeu_ps(out + 16, qn);
+        continue;
+      }
+      const __m512 sk = lane(s, k);
+      _mm512_storeu_ps(out, _mm512_mul_ps(e4m3_values(elem), sk));
+      _mm512_storeu_ps(out + 16, _mm512_mul_ps(e4m3_values(elem + 16), sk));
+    }
+  }
+  for (; b < nblocks; ++b, elem += 32, out += 32) {
     const std::uint8_t code = scale[b];
     if (code == 0xFF) {
-      const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
       _mm512_storeu_ps(out, qn);
       _mm512_storeu_ps(out + 16, qn);
       continue;
@@ -347,12 +418,34 @@ inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* 
   }
 }
 
+/// UE4M3 values of 16 codes (32-bit lanes, < 0x7F).
+inline __m512 e4m3_values_of(__m512i c) noexcept {
+  return _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(c, 20)), _mm512_set1_ps(1.329227995784916e36f));
+}
+
 inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fast_params& p, std::uint8_t* elem,
                            std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
   const __m512 z = _mm512_setzero_ps();
-  for (std::size_t b = 0; b < nblocks; ++b, in += 16, elem += 16) {
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {  // 16 blocks: the scales as one vector
+    __m512 a[16];
+    for (int k = 0; k < 16; ++k) a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * k)), z);
+    const __m512 bmax = hmax16x16(a);
+    const __m512 pre = p.legacy ? _mm512_mul_ps(_mm512_mul_ps(bmax, _mm512_set1_ps(rcp6)), _mm512_set1_ps(p.s_enc))
+                                : _mm512_mul_ps(bmax, _mm512_set1_ps(k_te));
+    const __m512i codes = e4m3_codes(pre);  // pre >= 0, not NaN
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512 sf = e4m3_values_of(codes);
+    const __m512 r = _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
+                                              : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
+                                   _mm512_set1_ps(3.4028234663852886e38f));
+    for (int k = 0; k < 16; ++k)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16 * k),
+                       _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), lane(r, k)))));
+  }
+  for (; b < nblocks; ++b, in += 16, elem += 16) {
     const __m512 x = _mm512_loadu_ps(in);
     float sf, r;
     simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
@@ -363,7 +456,14 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
 inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks, float s_dec,
                              float* out) noexcept {
   const __m512 d = _mm512_set1_ps(s_dec);
-  for (std::size_t b = 0; b < nblocks; ++b, elem += 16, out += 16) {
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16) {
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scale + b)));
+    const __m512 s = e4m3_values_of(_mm512_and_si512(c, _mm512_set1_epi32(0x7F)));
+    for (int k = 0; k < 16; ++k, elem += 16, out += 16)
+      _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem), lane(s, k)), d));
+  }
+  for (; b < nblocks; ++b, elem += 16, out += 16) {
     const __m512 s = _mm512_set1_ps(simd_blk::e4m3_value(scale[b]));
     _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem), s), d));
   }
