@@ -265,3 +265,4 @@ TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's resu
   CHECK(u.tensor_scale == 1.0f);
   check_same(u, o.quantize_at(simd_level::portable, x.data(), 12, 64));
 }
+

@@ -20,6 +20,23 @@
 //              float(P * float(pts * float(S))).
 //   torchao_single  torchao without a per-tensor scale: S = E4M3(clamp(b / 6, 2^-6, 448)),
 //              R = 1 / float(S), P = E2M1(clamp(x * R, -6, 6)); dequantize float(P * float(S)).
+//   four_over_six  "Four Over Six" (Cook et al., arXiv 2512.02010), as its PyTorch reference
+//              computes it (github.com/mit-han-lab/fouroversix, commit 00e70335,
+//              src/fouroversix/quantize/pytorch/reference.py: compute_nv_scale_factors and
+//              select_fouroversix, round_style nearest, adaptive rule with E4M3 max 256):
+//              enc = 1536 / amax; s = (b / 6) * enc; two candidates S6 = E4M3(s) and
+//              S4 = E4M3(s * 1.5); for each, dec = 1 / enc, P = E2M1(x * (1 / (dec * S))) (0 where
+//              S is 0), d = ((P * S) * amax) / 1536 and the block error over its values in row-major
+//              order: mse = sum (d - x)^2, mae = sum |d - x|, abs_max = max |d - x| (metric;
+//              float sums in index order: torch's reduction order is unspecified, so a near-tie
+//              may go the other way there); S4 is taken only if its error is strictly smaller.
+//              amax == 0: every scale and element 0. t.tensor_scale = amax; dequantize:
+//              ((P * S) * amax) / 1536. Differences from the reference: E2M1 saturates at 6
+//              (the reference has no clamp; |x * R| >= 7 needs a subnormal E4M3 scale); zeros
+//              keep the sign of x * R; finite inputs only (NaN / Inf are outside its domain);
+//              RNE only (stochastic is ignored). For block_scaled_gemm pass
+//              a_global = float(amax / 1536). TE (PR #2972) and FlashInfer implement variants
+//              with E4M3 max 448 and MAE by default, which are not this one.
 // Blocks: block_rowwise(16) (1D, default), block_columnwise(16), or {16, 16} (TE's 2D weights).
 // Random Hadamard transform (hadamard = true; 1D blocks of 16 only, the length along them a
 // multiple of 16, else std::invalid_argument): before quantizing, each block
@@ -59,7 +76,9 @@
 namespace mixprec {
 
 /// How NVFP4's block scale is computed (see the header comment).
-enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
+enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single, four_over_six };
+/// The error four_over_six compares per block (see the header comment).
+enum class nvfp4_46_metric : unsigned char { mse, mae, abs_max };
 /// How TE's element encode factor R is computed (see the header comment).
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
 
@@ -146,18 +165,24 @@ struct nvfp4_recipe {
   std::uint64_t seed = 0;
   bool hadamard = false;
   std::uint16_t hadamard_signs = 0;
+  nvfp4_46_metric metric = nvfp4_46_metric::mse;  ///< four_over_six's error metric
 
   recipe_info info() const {
-    const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single"};
+    const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single",
+                           "nvfp4/four_over_six"};
     const char* rules[] = {"S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3(b * (S_enc * (1/6)))",
                            "S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3((b * (1/6)) * S_enc)",
                            "pts = amax / 2688; S = E4M3(clamp((b / 6) / pts, 2^-6, 448))",
-                           "S = E4M3(clamp(b / 6, 2^-6, 448))"};
+                           "S = E4M3(clamp(b / 6, 2^-6, 448))",
+                           "s = (b / 6) * (1536 / amax); S = E4M3(s) or E4M3(s * 1.5), the lower block error"};
     const auto o = static_cast<std::size_t>(order);
     std::string name = names[o];
     if (order == nvfp4_order::te || order == nvfp4_order::te_legacy) {
       if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
       if (stochastic) name += "/sr";
+    }
+    if (order == nvfp4_order::four_over_six) {
+      name += metric == nvfp4_46_metric::mse ? "/mse" : metric == nvfp4_46_metric::mae ? "/mae" : "/abs_max";
     }
     if (hadamard) name += "/rht";
     return recipe_info{name,  "float4_e2m1fn", "ue4m3", block, order != nvfp4_order::torchao_single,
@@ -213,6 +238,10 @@ struct nvfp4_recipe {
       in = transformed.data();
     }
     const float amax = detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    if (order == nvfp4_order::four_over_six) {
+      quantize_four_over_six(in, rows, cols, amax, t);
+      return;
+    }
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
     const float rcp6 = round_to<float>(1.0 / 6.0);
     const float s_enc = te ? te_global_encode_scale(amax) : 1.0f;
@@ -288,12 +317,56 @@ struct nvfp4_recipe {
         const double p = static_cast<double>(t.elements[i * t.cols + j]);
         const float s = static_cast<float>(t.scale_of(i, j));
         float& o = out[i * t.cols + j];
-        if (order == nvfp4_order::torchao) {
+        if (order == nvfp4_order::four_over_six) {
+          o = detail::f32_div(detail::f32_mul(detail::f32_mul(static_cast<float>(p), s), t.tensor_scale), 1536.0f);
+        } else if (order == nvfp4_order::torchao) {
           o = round_to<float>(p * static_cast<double>(detail::f32_mul(t.tensor_scale, s)));
         } else {
           o = round_to<float>(p * static_cast<double>(s));
         }
       }
+  }
+
+  /// four_over_six on in (rows x cols) with tensor amax (see the header comment).
+  void quantize_four_over_six(const float* in, std::size_t rows, std::size_t cols, float amax, tensor_type& t) const {
+    using detail::f32_div;
+    using detail::f32_mul;
+    t.tensor_scale = amax;
+    const bool zero = detail::exact_eq(amax, 0.0f);
+    const float enc = f32_div(1536.0f, amax);
+    const float dec = f32_div(1.0f, enc);
+    detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
+                                                  std::size_t c1) {
+      const float s = zero ? 0.0f : f32_mul(f32_div(detail::block_amax_fmax(in, cols, r0, r1, c0, c1), 6.0f), enc);
+      const float cand[2] = {detail::e4m3_satfinite(s), detail::e4m3_satfinite(f32_mul(s, 1.5f))};  // S6, S4
+      float err[2] = {0.0f, 0.0f};
+      for (int c = 0; c < 2; ++c) {
+        const float sc = cand[c];
+        const float r = f32_div(1.0f, f32_mul(dec, sc));
+        for (std::size_t i = r0; i < r1; ++i)
+          for (std::size_t j = c0; j < c1; ++j) {
+            const float x = in[i * cols + j];
+            const float y = detail::exact_eq(sc, 0.0f) ? 0.0f : f32_mul(x, r);
+            const float p = static_cast<float>(round_to<float4_e2m1fn>(y, rounding::nearest_even, overflow::saturate));
+            const float e = f32_div(f32_mul(f32_mul(p, sc), amax), 1536.0f) - x;
+            if (metric == nvfp4_46_metric::mse) {
+              err[c] = err[c] + f32_mul(e, e);
+            } else if (metric == nvfp4_46_metric::mae) {
+              err[c] = err[c] + std::fabs(e);
+            } else {
+              err[c] = std::fmax(err[c], std::fabs(e));
+            }
+          }
+      }
+      const float sc = err[1] < err[0] ? cand[1] : cand[0];
+      t.scales[bi] = round_to<float8_ue4m3>(sc);
+      const float r = f32_div(1.0f, f32_mul(dec, sc));
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j = c0; j < c1; ++j) {
+          const float y = detail::exact_eq(sc, 0.0f) ? 0.0f : f32_mul(in[i * cols + j], r);
+          t.elements[i * cols + j] = round_to<float4_e2m1fn>(y, rounding::nearest_even, overflow::saturate);
+        }
+    });
   }
 };
 
