@@ -179,3 +179,48 @@ TEST_CASE("NVFP4 four_over_six equals the brute-force re-implementation (mse, ma
     CHECK(picked4 < blocks);
   }
 }
+
+TEST_CASE("NVFP4 four_over_six at the rounding edges of its scale and element steps") {
+  // Tensor amax A (one block holds A). Block amax b = m * A / 256 and its float neighbours (two
+  // each way) for every E4M3 midpoint m up to 256: s = (b / 6) * (1536 / A) lands next to m, on
+  // the side the published order of operations decides; the other elements are E2M1 midpoints
+  // times b / 6 and their float neighbours, so x * R lands next to element midpoints.
+  const float e2m1_mid[] = {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f};
+  for (float amax : {1.0f, 0.7f, 3.3f, 1e-3f}) {
+    std::vector<float> x(16, 0.0f);
+    x[0] = amax;
+    for (unsigned c = 0; c + 1 < 0x7F; ++c) {
+      const double lo = static_cast<double>(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(c)));
+      const double hi = static_cast<double>(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(c + 1)));
+      const double mid = (lo + hi) / 2;
+      if (mid > 256.0) break;
+      const float b0 = f32(mid * amax / 256.0);
+      for (int k = -2; k <= 2; ++k) {
+        float b = b0;
+        for (int s = 0; s < (k < 0 ? -k : k); ++s) b = std::nextafter(b, k < 0 ? 0.0f : 1e30f);
+        std::vector<float> blk = {b};
+        for (float e : e2m1_mid)
+          for (float v : {e, std::nextafter(e, 0.0f)}) blk.push_back(f32(static_cast<double>(v) * b / 6.0));
+        blk.push_back(-b / 3.0f);
+        x.insert(x.end(), blk.begin(), blk.begin() + 16);
+      }
+    }
+    while (x.size() % 64 != 0) x.push_back(0.0f);
+    for (auto m : {mixprec::nvfp4_46_metric::mse, mixprec::nvfp4_46_metric::mae, mixprec::nvfp4_46_metric::abs_max}) {
+      CAPTURE(amax);
+      mixprec::nvfp4_recipe r;
+      r.order = mixprec::nvfp4_order::four_over_six;
+      r.metric = m;
+      const auto t = r.quantize(x.data(), x.size() / 64, 64);
+      const ref46 ref = four_over_six_ref(x, x.size() / 64, 64, m);
+      std::size_t bad = 0;
+      for (std::size_t b = 0; b < ref.scale.size(); ++b)
+        if (static_cast<float>(t.scales[b]) != ref.scale[b] && bad++ < 5)
+          FAIL_CHECK("block " << b << ": scale " << static_cast<float>(t.scales[b]) << " reference " << ref.scale[b]);
+      for (std::size_t k = 0; k < x.size(); ++k)
+        if (static_cast<float>(t.elements[k]) != ref.q[k] && bad++ < 10)
+          FAIL_CHECK("element " << k << ": " << static_cast<float>(t.elements[k]) << " reference " << ref.q[k]);
+      CHECK(bad == 0);
+    }
+  }
+}
