@@ -10,6 +10,7 @@
 //     impl    mixprec  recipe.quantize_into / dequantize (storage reused; x86 fast path where
 //                      compiled in, -march=native)
 //             scalar   quantize_into_at / dequantize_at(simd_level::portable): the scalar loops
+//             avx2     the same at simd_level::avx2 (what an -mavx2 build runs), in an AVX-512 build
 //             copy     a narrowing copy uint32 -> uint8 (quant) or widening uint8 -> uint32
 //                      (dequant) of n elements: the same bytes (less the scales, 1/32 or 1/16 of
 //                      the elements), the data-movement limit the targets are stated against
@@ -73,7 +74,7 @@ void widen_copy(const std::uint8_t* __restrict in, std::uint32_t* __restrict out
   for (; i < n; ++i) out[i] = in[i];
 }
 
-enum class impl { mixprec, scalar, copy };
+enum class impl { mixprec, scalar, copy, avx2 };
 
 template <class Recipe>
 void quant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
@@ -87,6 +88,9 @@ void quant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
       benchmark::DoNotOptimize(out.data());
     } else if (im == impl::mixprec) {
       r.quantize_into(x.data(), n / kCols, kCols, t);
+      benchmark::DoNotOptimize(t.elements.data());
+    } else if (im == impl::avx2) {
+      r.quantize_into_at(detail::simd_level::avx2, x.data(), n / kCols, kCols, t);
       benchmark::DoNotOptimize(t.elements.data());
     } else {
       r.quantize_into_at(detail::simd_level::portable, x.data(), n / kCols, kCols, t);
@@ -110,6 +114,8 @@ void dequant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
                  n);
     } else if (im == impl::mixprec) {
       r.dequantize(t, out.data());
+    } else if (im == impl::avx2) {
+      r.dequantize_at(detail::simd_level::avx2, t, out.data());
     } else {
       r.dequantize_at(detail::simd_level::portable, t, out.data());
     }
@@ -123,8 +129,9 @@ void dequant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
 const mx_block_recipe<float8_e4m3fn> kMx{mx_block_rule::te_rceil, block_rowwise(32)};
 
 void register_quant() {
-  const char* names[] = {"mixprec", "scalar", "copy"};
-  for (impl im : {impl::mixprec, impl::scalar, impl::copy}) {
+  const char* names[] = {"mixprec", "scalar", "copy", "avx2"};
+  for (impl im : {impl::mixprec, impl::scalar, impl::copy, impl::avx2}) {
+    if (im == impl::avx2 && !detail::simd_level_compiled(detail::simd_level::avx2)) continue;
     const std::string nm = names[static_cast<int>(im)];
     for (const char* what : {"quant", "dequant"}) {
       const bool q = what[0] == 'q';

@@ -30,16 +30,17 @@ def main(path):
             rows[(parts[0], recipe, int(n))][impl] = bps
         elif parts[0] == "gemm":
             gemm[parts[1] + "/" + parts[2]] = (t, unit)
-    print("| operation | recipe | n (floats) | mixprec GB/s | copy GB/s | mixprec / copy | scalar loop / copy |")
-    print("|---|---|---:|---:|---:|---:|---:|")
+    print("| operation | recipe | n (floats) | mixprec GB/s | copy GB/s | mixprec / copy | avx2 level / copy | scalar loop / copy |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|")
     for key in sorted(rows, key=lambda k: (k[0] != "quant", k[1], k[2])):
         r = rows[key]
         if "copy" not in r or "mixprec" not in r:
             continue
         c = r["copy"]
         sc = ("%.3f" % (r["scalar"] / c)) if "scalar" in r else "–"
-        print("| %s | %s | %d | %.1f | %.1f | %.2f | %s |" % (key[0], key[1], key[2], r["mixprec"] / 1e9, c / 1e9,
-                                                              r["mixprec"] / c, sc))
+        a2 = ("%.2f" % (r["avx2"] / c)) if "avx2" in r else "–"
+        print("| %s | %s | %d | %.1f | %.1f | %.2f | %s | %s |" % (key[0], key[1], key[2], r["mixprec"] / 1e9,
+                                                                   c / 1e9, r["mixprec"] / c, a2, sc))
     if gemm:
         print()
         print("| GEMM (m = n = k) | time | / float GEMM |")
