@@ -57,8 +57,7 @@ std::vector<float> interesting() {
 }
 
 /// rows x cols floats: random magnitudes with specials and rounding-edge values.
-std::vector<float> make_data(std::size_t rows, std::size_t cols, std::size_t block, std::uint32_t seed,
-                             bool specials) {
+std::vector<float> make_data(std::size_t rows, std::size_t cols, std::size_t block, std::uint32_t seed, bool specials) {
   std::mt19937 g(seed);
   std::normal_distribution<float> nd(0.0f, 1.0f);
   std::uniform_int_distribution<int> pick(0, 99);
@@ -66,9 +65,17 @@ std::vector<float> make_data(std::size_t rows, std::size_t cols, std::size_t blo
   const std::vector<float> edge = interesting();
   std::uniform_int_distribution<std::size_t> pe(0, edge.size() - 1);
   const float inf = std::numeric_limits<float>::infinity(), qnan = std::numeric_limits<float>::quiet_NaN();
-  const float specs[] = {0.0f, -0.0f, inf, -inf, qnan, -qnan, std::numeric_limits<float>::max(),
-                         -std::numeric_limits<float>::max(), std::numeric_limits<float>::denorm_min(),
-                         -from_bits(0x007FFFFFu), std::numeric_limits<float>::min()};
+  const float specs[] = {0.0f,
+                         -0.0f,
+                         inf,
+                         -inf,
+                         qnan,
+                         -qnan,
+                         std::numeric_limits<float>::max(),
+                         -std::numeric_limits<float>::max(),
+                         std::numeric_limits<float>::denorm_min(),
+                         -from_bits(0x007FFFFFu),
+                         std::numeric_limits<float>::min()};
   std::vector<float> x(rows * cols);
   for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
     const int kind = pick(g);
@@ -104,7 +111,8 @@ void check_same(const Tensor& fast, const Tensor& ref) {
   std::size_t bad = 0;
   for (std::size_t k = 0; k < ref.elements.size(); ++k)
     if (!same_bits(fast.elements[k], ref.elements[k]) && bad++ < 5)
-      FAIL_CHECK("element " << k << ": fast " << int(fast.elements[k].bits()) << " scalar " << int(ref.elements[k].bits()));
+      FAIL_CHECK("element " << k << ": fast " << int(fast.elements[k].bits()) << " scalar "
+                            << int(ref.elements[k].bits()));
   for (std::size_t k = 0; k < ref.scales.size(); ++k)
     if (!same_bits(fast.scales[k], ref.scales[k]) && bad++ < 10)
       FAIL_CHECK("scale " << k << ": fast " << int(fast.scales[k].bits()) << " scalar " << int(ref.scales[k].bits()));
@@ -123,7 +131,8 @@ void check_same_floats(const std::vector<float>& fast, const std::vector<float>&
 }  // namespace
 
 TEST_CASE("block_scaling fast paths: TE MXFP8 E4M3 quantize/dequantize equal the scalar recipe") {
-  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
   MESSAGE("fast levels compiled in: " << fast_levels().size());
   for (simd_level l : fast_levels()) {
     CAPTURE(md::simd_level_name(l));
@@ -157,7 +166,8 @@ TEST_CASE("block_scaling fast paths: TE MXFP8 E4M3 quantize/dequantize equal the
 TEST_CASE("block_scaling fast paths: MXFP8 scale codes at every power of two of amax / 448") {
   // Block amax = 448 * 2^k and its float neighbours for every k that keeps it a float (the E8M0
   // rounding-up boundary, subnormal products included); the other elements random below amax.
-  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
   std::vector<float> x;
   std::mt19937 g(3);
   std::uniform_real_distribution<float> u(-1.0f, 1.0f);
@@ -223,7 +233,8 @@ TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize eq
       t.tensor_scale = s_enc;
       for (std::size_t i = 0; i < 127 * 16; ++i)
         t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(i % 16)));
-      for (std::size_t i = 0; i < 127; ++i) t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i)));
+      for (std::size_t i = 0; i < 127; ++i)
+        t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i)));
       std::vector<float> a(t.elements.size()), b(t.elements.size());
       r.dequantize_at(simd_level::portable, t, a.data());
       r.dequantize_at(l, t, b.data());
@@ -236,9 +247,11 @@ TEST_CASE("block_scaling fast paths: cases they do not take give the scalar resu
   // cols not a multiple of the block, columnwise blocks, other rules: quantize_at falls back.
   const std::vector<float> x = make_data(9, 40, 8, 7, true);
   for (simd_level l : fast_levels()) {
-    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                             mixprec::block_rowwise(32)};
     check_same(r.quantize_at(l, x.data(), 9, 40), r.quantize_at(simd_level::portable, x.data(), 9, 40));
-    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> c{mixprec::mx_block_rule::te_rceil, mixprec::block_columnwise(32)};
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> c{mixprec::mx_block_rule::te_rceil,
+                                                             mixprec::block_columnwise(32)};
     check_same(c.quantize_at(l, x.data(), 8, 40), c.quantize_at(simd_level::portable, x.data(), 8, 40));
     mixprec::nvfp4_recipe n;
     n.stochastic = true;
@@ -249,7 +262,8 @@ TEST_CASE("block_scaling fast paths: cases they do not take give the scalar resu
 
 TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's result") {
   const std::vector<float> x = make_data(12, 64, 16, 11, true);
-  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
   auto t = r.quantize(x.data(), 3, 32);  // another shape first
   r.quantize_into(x.data(), 12, 64, t);
   check_same(t, r.quantize_at(simd_level::portable, x.data(), 12, 64));
@@ -265,4 +279,3 @@ TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's resu
   CHECK(u.tensor_scale == 1.0f);
   check_same(u, o.quantize_at(simd_level::portable, x.data(), 12, 64));
 }
-

@@ -80,10 +80,13 @@ ref46 four_over_six_ref(const std::vector<float>& x, std::size_t rows, std::size
         for (std::size_t j = 0; j < 16; ++j) {
           const float xv = x[i * cols + b0 + j];
           q[j] = sc == 0.0f ? 0.0f : e2m1_brute(f32(static_cast<double>(xv) * r));
-          const float d = f32(static_cast<double>(f32(static_cast<double>(f32(static_cast<double>(q[j]) * sc)) * out.amax)) / 1536.0);
+          const float d = f32(
+              static_cast<double>(f32(static_cast<double>(f32(static_cast<double>(q[j]) * sc)) * out.amax)) / 1536.0);
           const float e = f32(static_cast<double>(d) - xv);
-          if (m == mixprec::nvfp4_46_metric::mse) err = f32(static_cast<double>(err) + static_cast<double>(f32(static_cast<double>(e) * e)));
-          if (m == mixprec::nvfp4_46_metric::mae) err = f32(static_cast<double>(err) + std::fabs(static_cast<double>(e)));
+          if (m == mixprec::nvfp4_46_metric::mse)
+            err = f32(static_cast<double>(err) + static_cast<double>(f32(static_cast<double>(e) * e)));
+          if (m == mixprec::nvfp4_46_metric::mae)
+            err = f32(static_cast<double>(err) + std::fabs(static_cast<double>(e)));
           if (m == mixprec::nvfp4_46_metric::abs_max) err = std::max(err, std::fabs(e));
         }
         if (c == 0 || err < best_err) {
@@ -159,7 +162,11 @@ TEST_CASE("NVFP4 four_over_six equals the brute-force re-implementation (mse, ma
       // dequantize: ((P * S) * amax) / 1536
       const auto back = mixprec::block_dequantize(r, t);
       for (std::size_t k = 0; k < x.size(); ++k) {
-        const float want = f32(static_cast<double>(f32(static_cast<double>(f32(static_cast<double>(ref.q[k]) * ref.scale[k % cols / 16 + (k / cols) * (cols / 16)])) * ref.amax)) / 1536.0);
+        const float want =
+            f32(static_cast<double>(f32(static_cast<double>(f32(static_cast<double>(ref.q[k]) *
+                                                                ref.scale[k % cols / 16 + (k / cols) * (cols / 16)])) *
+                                        ref.amax)) /
+                1536.0);
         if (fbits(back[k]) != fbits(want) && !(back[k] == 0.0f && want == 0.0f) && bad++ < 15)
           FAIL_CHECK("dequantized " << k << ": " << back[k] << " want " << want);
       }

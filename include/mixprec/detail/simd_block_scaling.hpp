@@ -38,8 +38,8 @@ namespace detail {
 
 /// The NVFP4 per-tensor parameters of the fast path (te or te_legacy order).
 struct nvfp4_fast_params {
-  float s_enc = 1.0f;   ///< TE's S_enc
-  bool legacy = false;  ///< te_legacy order: (b * (1/6)) * S_enc
+  float s_enc = 1.0f;     ///< TE's S_enc
+  bool legacy = false;    ///< te_legacy order: (b * (1/6)) * S_enc
   bool quotient = false;  ///< encode factor S_enc / S instead of 1 / (S * (1 / S_enc))
 };
 
@@ -71,7 +71,9 @@ inline std::uint8_t mx_te_code(float amax) noexcept {
   return te_float_to_e8m0(amax * rcp);
 }
 inline float mx_te_factor(std::uint8_t code) noexcept {
-  return code == 0 ? 1.0f : code == 0xFE ? bits_float(0x00400000u) : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
+  return code == 0      ? 1.0f
+         : code == 0xFE ? bits_float(0x00400000u)
+                        : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
 }
 /// The float a dequantized element is multiplied by: 2^(code - 127), 0 for code 0 (TE; 0xFF apart).
 inline float mx_te_scale(std::uint8_t code) noexcept {
@@ -86,7 +88,9 @@ inline std::uint32_t e4m3_code_nonneg(float v) noexcept {
   return c > 0x7Eu ? 0x7Eu : c;
 }
 /// The float value of a UE4M3 code.
-inline float e4m3_value(std::uint32_t c) noexcept { return bits_float((c & 0x7Fu) << 20) * 1.329227995784916e36f; }  // 2^120
+inline float e4m3_value(std::uint32_t c) noexcept {
+  return bits_float((c & 0x7Fu) << 20) * 1.329227995784916e36f;
+}  // 2^120
 
 /// NVFP4 block scale (float value, code) and encode factor for a block amax b (the scalar rule).
 inline void nvfp4_block(float b, const nvfp4_fast_params& p, float k_te, float rcp6, float s_dec, float& sf,
@@ -117,9 +121,9 @@ inline __m256i e4m3_codes(__m256 v) noexcept {
   const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
   const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
   const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
-  __m256i cn = _mm256_sub_epi32(
-      _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7FFFF)), lsb), 20),
-      _mm256_set1_epi32(960));
+  __m256i cn =
+      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7FFFF)), lsb), 20),
+                       _mm256_set1_epi32(960));
   cn = _mm256_min_epi32(cn, _mm256_set1_epi32(0x7E));
   const __m256 sub = _mm256_round_ps(_mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(512.0f)),
                                      _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -194,7 +198,8 @@ inline float amax(const float* in, std::size_t n) noexcept {
   return hmax8(_mm256_max_ps(m0, m1));
 }
 
-inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
+                                std::uint8_t* scale) noexcept {
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
     const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8), x2 = _mm256_loadu_ps(in + 16),
                  x3 = _mm256_loadu_ps(in + 24);
@@ -204,8 +209,8 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
     const std::uint8_t code = simd_blk::mx_te_code(hmax8(m));
     scale[b] = code;
     const __m256 r = _mm256_set1_ps(simd_blk::mx_te_factor(code));
-    store32(elem, e4m3_codes(_mm256_mul_ps(x0, r)), e4m3_codes(_mm256_mul_ps(x1, r)),
-            e4m3_codes(_mm256_mul_ps(x2, r)), e4m3_codes(_mm256_mul_ps(x3, r)));
+    store32(elem, e4m3_codes(_mm256_mul_ps(x0, r)), e4m3_codes(_mm256_mul_ps(x1, r)), e4m3_codes(_mm256_mul_ps(x2, r)),
+            e4m3_codes(_mm256_mul_ps(x3, r)));
   }
 }
 
@@ -262,9 +267,9 @@ inline __m512i e4m3_codes(__m512 v) noexcept {
   const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
   const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
-  __m512i c = _mm512_sub_epi32(
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7FFFF)), lsb), 20),
-      _mm512_set1_epi32(960));
+  __m512i c =
+      _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7FFFF)), lsb), 20),
+                       _mm512_set1_epi32(960));
   c = _mm512_min_epi32(c, _mm512_set1_epi32(0x7E));
   const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(512.0f)),
                                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
@@ -300,8 +305,8 @@ inline __m512 e4m3_values(const std::uint8_t* p) noexcept {
 /// 16 E2M1 codes (bytes, low nibble) -> floats.
 inline __m512 e2m1_values(const std::uint8_t* p) noexcept {
   const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-  const __m512 lut = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f,
-                                    -2.0f, -3.0f, -4.0f, -6.0f);
+  const __m512 lut = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f,
+                                    -3.0f, -4.0f, -6.0f);
   return _mm512_permutexvar_ps(c, lut);  // uses the low 4 bits
 }
 
@@ -355,13 +360,15 @@ inline __m512 mx_te_factors(__m512i c) noexcept {
   return _mm512_castsi512_ps(f);
 }
 
-inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
+                                std::uint8_t* scale) noexcept {
   const __m512 z = _mm512_setzero_ps();
   std::size_t b = 0;
   for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
     __m512 a[16];
     for (int k = 0; k < 16; ++k)
-      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)), _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
+      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)),
+                           _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
     const __m512i codes = mx_te_codes(hmax16x16(a));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
     const __m512 r = mx_te_factors(codes);
@@ -438,9 +445,10 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
     const __m512i codes = e4m3_codes(pre);  // pre >= 0, not NaN
     _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
     const __m512 sf = e4m3_values_of(codes);
-    const __m512 r = _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
-                                              : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
-                                   _mm512_set1_ps(3.4028234663852886e38f));
+    const __m512 r =
+        _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
+                                 : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
+                      _mm512_set1_ps(3.4028234663852886e38f));
     for (int k = 0; k < 16; ++k)
       _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16 * k),
                        _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), lane(r, k)))));
@@ -449,7 +457,8 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
     const __m512 x = _mm512_loadu_ps(in);
     float sf, r;
     simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem),
+                     _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
   }
 }
 
@@ -494,8 +503,8 @@ inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n,
 }
 
 /// TE MXFP8 E4M3 dequantize of n elements (n a multiple of 32), as mx_te_e4m3_quantize_at.
-inline bool mx_te_e4m3_dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale,
-                                     std::size_t n, float* out) noexcept {
+inline bool mx_te_e4m3_dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n,
+                                     float* out) noexcept {
   if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
