@@ -11,6 +11,7 @@
 //                      compiled in, -march=native)
 //             scalar   quantize_into_at / dequantize_at(simd_level::portable): the scalar loops
 //             avx2     the same at simd_level::avx2 (what an -mavx2 build runs), in an AVX-512 build
+//             given_amax  (NVFP4 quantize) quantize_into with the tensor amax given: one pass
 //             copy     a narrowing copy uint32 -> uint8 (quant) or widening uint8 -> uint32
 //                      (dequant) of n elements: the same bytes (less the scales, 1/32 or 1/16 of
 //                      the elements), the data-movement limit the targets are stated against
@@ -74,7 +75,15 @@ void widen_copy(const std::uint8_t* __restrict in, std::uint32_t* __restrict out
   for (; i < n; ++i) out[i] = in[i];
 }
 
-enum class impl { mixprec, scalar, copy, avx2 };
+/// NVFP4's one-pass quantize_into with the tensor amax given (a no-op for the other recipes).
+template <class Recipe>
+void quantize_given_amax(const Recipe&, const float*, std::size_t, std::size_t, typename Recipe::tensor_type&, float) {}
+void quantize_given_amax(const nvfp4_recipe& r, const float* x, std::size_t rows, std::size_t cols,
+                         nvfp4_recipe::tensor_type& t, float amax) {
+  r.quantize_into(x, rows, cols, t, amax);
+}
+
+enum class impl { mixprec, scalar, copy, avx2, given_amax };
 
 template <class Recipe>
 void quant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
@@ -82,12 +91,16 @@ void quant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
   const std::vector<float> x = normal_floats(n);
   typename Recipe::tensor_type t = r.quantize(x.data(), n / kCols, kCols);
   std::vector<std::uint8_t> out(n);
+  const float amax = detail::block_amax_fmax(x.data(), kCols, 0, n / kCols, 0, kCols);  // given_amax
   for (auto _ : st) {
     if (im == impl::copy) {
       narrow_copy(reinterpret_cast<const std::uint32_t*>(x.data()), out.data(), n);
       benchmark::DoNotOptimize(out.data());
     } else if (im == impl::mixprec) {
       r.quantize_into(x.data(), n / kCols, kCols, t);
+      benchmark::DoNotOptimize(t.elements.data());
+    } else if (im == impl::given_amax) {
+      quantize_given_amax(r, x.data(), n / kCols, kCols, t, amax);
       benchmark::DoNotOptimize(t.elements.data());
     } else if (im == impl::avx2) {
       r.quantize_into_at(detail::simd_level::avx2, x.data(), n / kCols, kCols, t);
@@ -129,22 +142,22 @@ void dequant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
 const mx_block_recipe<float8_e4m3fn> kMx{mx_block_rule::te_rceil, block_rowwise(32)};
 
 void register_quant() {
-  const char* names[] = {"mixprec", "scalar", "copy", "avx2"};
-  for (impl im : {impl::mixprec, impl::scalar, impl::copy, impl::avx2}) {
+  const char* names[] = {"mixprec", "scalar", "copy", "avx2", "given_amax"};
+  for (impl im : {impl::mixprec, impl::scalar, impl::copy, impl::avx2, impl::given_amax}) {
     if (im == impl::avx2 && !detail::simd_level_compiled(detail::simd_level::avx2)) continue;
     const std::string nm = names[static_cast<int>(im)];
-    for (const char* what : {"quant", "dequant"}) {
-      const bool q = what[0] == 'q';
-      auto* b1 = q ? benchmark::RegisterBenchmark((std::string(what) + "/mxfp8/" + nm).c_str(),
-                                                  [im](benchmark::State& s) { quant(s, kMx, 32, im); })
-                   : benchmark::RegisterBenchmark((std::string(what) + "/mxfp8/" + nm).c_str(),
-                                                  [im](benchmark::State& s) { dequant(s, kMx, 32, im); });
-      auto* b2 = q ? benchmark::RegisterBenchmark((std::string(what) + "/nvfp4/" + nm).c_str(),
-                                                  [im](benchmark::State& s) { quant(s, nvfp4_recipe{}, 16, im); })
-                   : benchmark::RegisterBenchmark((std::string(what) + "/nvfp4/" + nm).c_str(),
-                                                  [im](benchmark::State& s) { dequant(s, nvfp4_recipe{}, 16, im); });
-      for (auto* b : {b1, b2}) b->Arg(65536)->Arg(16777216)->Unit(benchmark::kMicrosecond);
+    std::vector<benchmark::internal::Benchmark*> bs;
+    if (im != impl::given_amax) {
+      bs.push_back(benchmark::RegisterBenchmark(("quant/mxfp8/" + nm).c_str(),
+                                                [im](benchmark::State& s) { quant(s, kMx, 32, im); }));
+      bs.push_back(benchmark::RegisterBenchmark(("dequant/mxfp8/" + nm).c_str(),
+                                                [im](benchmark::State& s) { dequant(s, kMx, 32, im); }));
+      bs.push_back(benchmark::RegisterBenchmark(("dequant/nvfp4/" + nm).c_str(),
+                                                [im](benchmark::State& s) { dequant(s, nvfp4_recipe{}, 16, im); }));
     }
+    bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4/" + nm).c_str(),
+                                              [im](benchmark::State& s) { quant(s, nvfp4_recipe{}, 16, im); }));
+    for (auto* b : bs) b->Arg(65536)->Arg(16777216)->Unit(benchmark::kMicrosecond);
   }
 }
 

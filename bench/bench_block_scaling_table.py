@@ -39,6 +39,8 @@ def main(path):
         c = r["copy"]
         sc = ("%.3f" % (r["scalar"] / c)) if "scalar" in r else "–"
         a2 = ("%.2f" % (r["avx2"] / c)) if "avx2" in r else "–"
+        if "given_amax" in r:
+            a2 += " (amax given: %.2f)" % (r["given_amax"] / c)
         print("| %s | %s | %d | %.1f | %.1f | %.2f | %s | %s |" % (key[0], key[1], key[2], r["mixprec"] / 1e9,
                                                                    c / 1e9, r["mixprec"] / c, a2, sc))
     if gemm:

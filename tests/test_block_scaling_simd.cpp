@@ -279,3 +279,28 @@ TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's resu
   CHECK(u.tensor_scale == 1.0f);
   check_same(u, o.quantize_at(simd_level::portable, x.data(), 12, 64));
 }
+
+TEST_CASE("NVFP4 quantize_into with the tensor amax given: quantize's result, and fast = scalar for any amax") {
+  const std::size_t rows = 11, cols = 64;
+  const std::vector<float> x = make_data(rows, cols, 16, 21, false);
+  float amax = 0.0f;
+  for (float v : x) amax = std::fmax(amax, std::fabs(v));
+  for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy, mixprec::nvfp4_order::torchao,
+                     mixprec::nvfp4_order::four_over_six}) {
+    mixprec::nvfp4_recipe r;
+    r.order = order;
+    mixprec::nvfp4_recipe::tensor_type t;
+    r.quantize_into(x.data(), rows, cols, t, amax);
+    check_same(t, r.quantize_at(simd_level::portable, x.data(), rows, cols));
+    for (float other : {amax * 0.25f, amax * 3.0f}) {  // another amax: saturated or coarser scales
+      mixprec::nvfp4_recipe::tensor_type ref;
+      r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &other);
+      if (order == mixprec::nvfp4_order::te) CHECK(fbits(ref.tensor_scale) != fbits(t.tensor_scale));
+      for (simd_level l : fast_levels()) {
+        mixprec::nvfp4_recipe::tensor_type fast;
+        r.quantize_into_at(l, x.data(), rows, cols, fast, &other);
+        check_same(fast, ref);
+      }
+    }
+  }
+}

@@ -207,6 +207,13 @@ struct nvfp4_recipe {
     quantize_into_at(detail::simd_best_level, in, rows, cols, t);
   }
 
+  /// quantize_into with the tensor amax given, one pass over in (TE computes the amax in its own
+  /// or an earlier fused kernel): amax of the tensor as quantized (after the Hadamard transform
+  /// when hadamard is set); the fmax-fold max |x| gives quantize's result.
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t, float tensor_amax) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t, &tensor_amax);
+  }
+
   /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
   tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t;
@@ -214,14 +221,16 @@ struct nvfp4_recipe {
     return t;
   }
 
-  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  /// quantize_into with the fast path of a given level (portable: the scalar loop); given_amax:
+  /// the tensor amax, or null to compute it.
   void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
-                        tensor_type& t) const {
+                        tensor_type& t, const float* given_amax = nullptr) const {
     detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    float tensor_amax = 0.0f;
+    float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
     if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 &&
-        detail::amax_at(level, in, rows * cols, tensor_amax)) {
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
       detail::nvfp4_fast_params p;
       p.s_enc = te_global_encode_scale(tensor_amax);
       p.legacy = order == nvfp4_order::te_legacy;
@@ -237,7 +246,7 @@ struct nvfp4_recipe {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
       in = transformed.data();
     }
-    const float amax = detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    const float amax = given_amax != nullptr ? *given_amax : detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
     if (order == nvfp4_order::four_over_six) {
       quantize_four_over_six(in, rows, cols, amax, t);
       return;

@@ -13,9 +13,10 @@
 //   E4M3 satfinite RNE of v = x * 2^k (exact: a power of two, as the scalar x * R in double):
 //     |v| >= 2^-6: code = ((u + 0x7FFFF + bit 20 of u) >> 20) - 960, min 0x7E; below: RNE(|v| * 512);
 //     NaN 0x7F; sign OR 0x80.
-//   E2M1 satfinite RNE of v = x * R (the scalar float product): code = number of RNE midpoints
-//     0.25 < , 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| (ties to the even code); NaN gives 7
-//     (round_to's satfinite NaN, sign dropped); sign OR 8.
+//   E2M1 satfinite RNE of v = x * R (the scalar float product): AVX2 counts the RNE midpoints
+//     0.25 < , 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| (ties to the even code); AVX-512
+//     rounds |v| >= 1 on its bits as for E4M3 (one mantissa bit, min 7) and RNE(|v| * 2) below;
+//     NaN gives 7 (round_to's satfinite NaN, sign dropped); sign OR 8.
 //   dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
 //     times the E8M0 scale (one IEEE product = the scalar's single rounding); E2M1 by a 16-entry
 //     table, (P * S) exact in float, times float(1 / S_enc) rounded once.
@@ -277,20 +278,22 @@ inline __m512i e4m3_codes(__m512 v) noexcept {
   c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(0x7F));
   return _mm512_or_si512(c, sign);
 }
-/// E2M1 satfinite RNE codes (32-bit lanes) of 16 floats.
+/// E2M1 satfinite RNE codes (32-bit lanes) of 16 floats: |v| >= 1 by integer rounding to one
+/// mantissa bit (code = ((u + 0x1FFFFF + bit 22) >> 22) - 252, at most 7: Inf and NaN too), below
+/// 1 RNE(|v| * 2); the sign ORed in except for NaN (round_to's satfinite NaN is +6).
 inline __m512i e2m1_codes(__m512 v) noexcept {
-  const __m512 a = abs16(v);
-  const __m512i one = _mm512_set1_epi32(1);
-  __m512i c = _mm512_setzero_si512();
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.25f), _CMP_GT_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(0.75f), _CMP_GE_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.25f), _CMP_GT_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(1.75f), _CMP_GE_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(2.5f), _CMP_GT_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(3.5f), _CMP_GE_OQ), c, one);
-  c = _mm512_mask_add_epi32(c, _mm512_cmp_ps_mask(a, _mm512_set1_ps(5.0f), _CMP_GT_OQ), c, one);
-  c = _mm512_or_si512(c, _mm512_and_si512(_mm512_srli_epi32(_mm512_castps_si512(v), 28), _mm512_set1_epi32(8)));
-  return _mm512_mask_mov_epi32(c, _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q), _mm512_set1_epi32(7));
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 22), _mm512_set1_epi32(1));
+  __m512i c = _mm512_sub_epi32(
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x1FFFFF)), lsb), 22),
+      _mm512_set1_epi32(252));
+  c = _mm512_min_epi32(c, _mm512_set1_epi32(7));
+  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)), cs);
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8));
+  return _mm512_mask_or_epi32(c, _mm512_cmple_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), c, sign);
 }
 /// 16 E4M3 codes (bytes) -> floats (exact).
 inline __m512 e4m3_values(const std::uint8_t* p) noexcept {
