@@ -30,8 +30,9 @@ def main(path):
             rows[(parts[0], recipe, int(n))][impl] = bps
         elif parts[0] == "gemm":
             gemm[parts[1] + "/" + parts[2]] = (t, unit)
-    print("| operation | recipe | n (floats) | mixprec GB/s | copy GB/s | mixprec / copy | avx2 level / copy | scalar loop / copy |")
-    print("|---|---|---:|---:|---:|---:|---:|---:|")
+    print("| operation | recipe | n (floats) | mixprec GB/s | copy GB/s | mixprec / copy | amax given / copy "
+          "| avx2 level / copy | scalar loop / copy |")
+    print("|---|---|---:|---:|---:|---:|---:|---:|---:|")
     for key in sorted(rows, key=lambda k: (k[0] != "quant", k[1], k[2])):
         r = rows[key]
         if "copy" not in r or "mixprec" not in r:
@@ -39,10 +40,9 @@ def main(path):
         c = r["copy"]
         sc = ("%.3f" % (r["scalar"] / c)) if "scalar" in r else "–"
         a2 = ("%.2f" % (r["avx2"] / c)) if "avx2" in r else "–"
-        if "given_amax" in r:
-            a2 += " (amax given: %.2f)" % (r["given_amax"] / c)
-        print("| %s | %s | %d | %.1f | %.1f | %.2f | %s | %s |" % (key[0], key[1], key[2], r["mixprec"] / 1e9,
-                                                                   c / 1e9, r["mixprec"] / c, a2, sc))
+        ga = ("%.2f" % (r["given_amax"] / c)) if "given_amax" in r else "–"
+        print("| %s | %s | %d | %.1f | %.1f | %.2f | %s | %s | %s |" % (key[0], key[1], key[2], r["mixprec"] / 1e9,
+                                                                        c / 1e9, r["mixprec"] / c, ga, a2, sc))
     if gemm:
         print()
         print("| GEMM (m = n = k) | time | / float GEMM |")
