@@ -34,6 +34,8 @@
 #include "mixprec: compilation stopped (see the error above)"
 #endif
 
+#include <algorithm>
+#include <cfenv>
 #include <cmath>
 #include <cstddef>
 #include <stdexcept>
@@ -138,6 +140,36 @@ std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const
   const float g = round_to<float>(static_cast<double>(ga) * static_cast<double>(gb));
   const std::size_t m = a.rows, n = b.cols, k = a.cols;
   std::vector<float> c(m * n, 0.0f);
+  if (opt.acc.model == block_accumulator::kind::fp32 && std::fegetround() == FE_TONEAREST &&
+      detail::simd_blk::fp_env_ok()) {
+    // The same operations, a row of C at a time over contiguous j (vectorisable), in the default
+    // FP environment (nearest, no FTZ/DAZ; else the loop below): the products of two elements are
+    // exact in float, so float(s + p) is the same with or without contraction; the scale steps
+    // are exact double products rounded once to float.
+    auto mulf = [](float x, float y) { return static_cast<float>(static_cast<double>(x) * static_cast<double>(y)); };
+    std::vector<float> bf(k * n), af(k), s(n), acc(n), sb(n);
+    for (std::size_t q = 0; q < k * n; ++q) bf[q] = static_cast<float>(detail::element_value(b.elements[q]));
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t kk = 0; kk < k; ++kk) af[kk] = static_cast<float>(detail::element_value(a.elements[i * k + kk]));
+      std::fill(acc.begin(), acc.end(), 0.0f);
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+        std::fill(s.begin(), s.end(), 0.0f);
+        for (std::size_t kk = k0; kk < k1; ++kk) {
+          const float av = af[kk];
+          const float* brow = bf.data() + kk * n;
+          for (std::size_t j = 0; j < n; ++j) s[j] = s[j] + av * brow[j];
+        }
+        const float sa = static_cast<float>(a.scale_of(i, k0));
+        for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
+        // f32_mul (round_to) for the product that feeds the add: a plain float product there may
+        // be fused into an FMA (GCC narrows the exact double product back to a float multiply).
+        for (std::size_t j = 0; j < n; ++j) acc[j] = acc[j] + detail::f32_mul(s[j], mulf(sa, sb[j]));
+      }
+      for (std::size_t j = 0; j < n; ++j) c[i * n + j] = mulf(acc[j], g);
+    }
+    return c;
+  }
   std::vector<double> pa(k);
   double p[64];
   for (std::size_t i = 0; i < m; ++i) {

@@ -17,7 +17,8 @@
 //
 // Every recipe type R (block_scaling_mx.hpp, block_scaling_nvfp4.hpp, block_scaling_fp8.hpp)
 // has element_type, scale_type, R::info(), R::quantize(in, rows, cols) and
-// R::dequantize(t, out); the free functions below call them.
+// R::dequantize(t, out); the free functions below call them. The MX and NVFP4 recipes also have
+// R::quantize_into(in, rows, cols, t), which reuses t's storage (no allocation in a loop).
 //   mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r;          // OCP MXFP8, rowwise 1x32
 //   auto t = mixprec::block_quantize(r, x.data(), rows, cols);
 //   std::vector<float> back = mixprec::block_dequantize(r, t);
@@ -90,10 +91,11 @@ struct block_scaled_tensor {
 
 namespace detail {
 
-/// Validates arguments and shapes a tensor for quantization.
+/// Validates arguments and shapes t for quantization (its vectors resized: no allocation and no
+/// fill when they already have the size).
 template <class Elem, class Scale>
-block_scaled_tensor<Elem, Scale> make_block_tensor(const char* who, const float* in, std::size_t rows, std::size_t cols,
-                                                   block_shape block) {
+void shape_block_tensor(const char* who, const float* in, std::size_t rows, std::size_t cols, block_shape block,
+                        block_scaled_tensor<Elem, Scale>& t) {
   if (block.rows == 0 || block.cols == 0) {
     throw std::invalid_argument(std::string(who) + ": block dimensions must be positive");
   }
@@ -103,12 +105,20 @@ block_scaled_tensor<Elem, Scale> make_block_tensor(const char* who, const float*
   if (cols != 0 && rows > static_cast<std::size_t>(-1) / cols) {
     throw std::invalid_argument(std::string(who) + ": rows * cols overflows");
   }
-  block_scaled_tensor<Elem, Scale> t;
   t.rows = rows;
   t.cols = cols;
   t.block = block;
+  t.tensor_scale = 1.0f;
   t.elements.resize(rows * cols);
   t.scales.resize(t.scale_rows() * t.scale_cols());
+}
+
+/// Validates arguments and shapes a new tensor for quantization.
+template <class Elem, class Scale>
+block_scaled_tensor<Elem, Scale> make_block_tensor(const char* who, const float* in, std::size_t rows, std::size_t cols,
+                                                   block_shape block) {
+  block_scaled_tensor<Elem, Scale> t;
+  shape_block_tensor(who, in, rows, cols, block, t);
   return t;
 }
 

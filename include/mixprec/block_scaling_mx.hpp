@@ -14,6 +14,9 @@
 // this recipe with rows = 1.
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
+// Fast path: te_rceil with float8_e4m3fn, rowwise 1x32, cols % 32 == 0 runs the AVX-512 / AVX2
+// kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the level.
+//
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
 #ifndef MIXPREC_BLOCK_SCALING_MX_HPP
@@ -33,6 +36,7 @@
 #include <type_traits>
 
 #include "block_scaling.hpp"
+#include "detail/simd_block_scaling.hpp"
 #include "mx.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
@@ -138,6 +142,12 @@ struct mx_block_recipe {
     return recipe_info{std::string(family) + "/" + E::name() + (torchao_min_normal_divisor ? "/torchao_code0" : ""), E::format(), "float8_e8m0fnu", block, false, false, r};
   }
 
+  /// Whether detail/simd_block_scaling.hpp's kernels implement this recipe for cols columns.
+  bool fast_path_applies(std::size_t cols) const noexcept {
+    return std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil &&
+           block == block_rowwise(32) && cols % 32 == 0;
+  }
+
   /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
   std::uint8_t scale_code(float amax) const noexcept {
     using E = detail::mx_elem<Elem>;
@@ -167,9 +177,31 @@ struct mx_block_recipe {
 
   /// in (rows x cols, row-major) quantized: elements and one scale per block.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
     using E = detail::mx_elem<Elem>;
-    tensor_type t = detail::make_block_tensor<Elem, float8_e8m0fnu>("mixprec::mx_block_recipe::quantize", in, rows,
-                                                                     cols, block);
+    detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
+    if (fast_path_applies(cols) &&
+        detail::mx_te_e4m3_quantize_at(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                       reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+      return;
+    }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       float amax = 0.0f;
@@ -202,13 +234,22 @@ struct mx_block_recipe {
           }
         }
     });
-    return t;
+    return;
   }
 
   /// out receives rows * cols floats, row-major.
-  void dequantize(const tensor_type& t, float* out) const {
+  void dequantize(const tensor_type& t, float* out) const { dequantize_at(detail::simd_best_level, t, out); }
+
+  /// dequantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     using E = detail::mx_elem<Elem>;
     detail::check_block_tensor("mixprec::mx_block_recipe::dequantize", t, out);
+    if (t.block == block && fast_path_applies(t.cols) &&
+        detail::mx_te_e4m3_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
+                                         out)) {
+      return;
+    }
     for (std::size_t i = 0; i < t.rows; ++i)
       for (std::size_t j = 0; j < t.cols; ++j) {
         const std::uint8_t code = t.scale_of(i, j).bits();

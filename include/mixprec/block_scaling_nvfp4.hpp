@@ -15,6 +15,11 @@
 // and 16-point random Hadamard transform (1D blocks; lengths a multiple of 16, else
 // std::invalid_argument). Each order's formulas, the transform: docs/pages/recipe-nvfp4.md.
 //
+// four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
+// block error metric mse, mae or abs_max).
+// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 and cols % 16 == 0 run the AVX-512 /
+// AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the level.
+//
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
 #ifndef MIXPREC_BLOCK_SCALING_NVFP4_HPP
@@ -35,13 +40,16 @@
 #include <vector>
 
 #include "block_scaling.hpp"
+#include "detail/simd_block_scaling.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
 
 namespace mixprec {
 
 /// How NVFP4's block scale is computed (docs/pages/recipe-nvfp4.md, "Orders").
-enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single };
+enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single, four_over_six };
+/// The error four_over_six compares per block (docs/pages/recipe-nvfp4.md, "Orders").
+enum class nvfp4_46_metric : unsigned char { mse, mae, abs_max };
 /// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
 
@@ -128,19 +136,25 @@ struct nvfp4_recipe {
   std::uint64_t seed = 0;   ///< stochastic: the counter-based generator's seed
   bool hadamard = false;    ///< apply the 16-point random Hadamard transform first (1D blocks only)
   std::uint16_t hadamard_signs = 0;  ///< hadamard: bit j set negates input j of each block (D)
+  nvfp4_46_metric metric = nvfp4_46_metric::mse;  ///< four_over_six's error metric
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
-    const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single"};
+    const char* names[] = {"nvfp4/te", "nvfp4/te_legacy", "nvfp4/torchao", "nvfp4/torchao_single",
+                           "nvfp4/four_over_six"};
     const char* rules[] = {"S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3(b * (S_enc * (1/6)))",
                            "S_enc = fminf(2688 / amax, FLT_MAX) (1 if amax or S_enc is 0); S = E4M3((b * (1/6)) * S_enc)",
                            "pts = amax / 2688; S = E4M3(clamp((b / 6) / pts, 2^-6, 448))",
-                           "S = E4M3(clamp(b / 6, 2^-6, 448))"};
+                           "S = E4M3(clamp(b / 6, 2^-6, 448))",
+                           "s = (b / 6) * (1536 / amax); S = E4M3(s) or E4M3(s * 1.5), the lower block error"};
     const auto o = static_cast<std::size_t>(order);
     std::string name = names[o];
     if (order == nvfp4_order::te || order == nvfp4_order::te_legacy) {
       if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
       if (stochastic) name += "/sr";
+    }
+    if (order == nvfp4_order::four_over_six) {
+      name += metric == nvfp4_46_metric::mse ? "/mse" : metric == nvfp4_46_metric::mae ? "/mae" : "/abs_max";
     }
     if (hadamard) name += "/rht";
     return recipe_info{name,  "float4_e2m1fn", "ue4m3", block, order != nvfp4_order::torchao_single,
@@ -159,14 +173,58 @@ struct nvfp4_recipe {
   /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, rows *
   /// cols overflowing, or hadamard with blocks other than 1D 16 or a length not a multiple of 16.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
-    tensor_type t = detail::make_block_tensor<float4_e2m1fn, float8_ue4m3>("mixprec::nvfp4_recipe::quantize", in,
-                                                                             rows, cols, block);
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
+  /// quantize_into with the tensor amax given, one pass over in (TE computes the amax in its own
+  /// or an earlier fused kernel): amax of the tensor as quantized (after the Hadamard transform
+  /// when hadamard is set); the fmax-fold max |x| gives quantize's result.
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t, float tensor_amax) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t, &tensor_amax);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop); given_amax:
+  /// the tensor amax, or null to compute it.
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t, const float* given_amax = nullptr) const {
+    detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
+    const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
+    if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 &&
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(tensor_amax);
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      if (detail::nvfp4_quantize_at(level, in, rows * cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                    reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        t.tensor_scale = p.s_enc;
+        return;
+      }
+    }
     std::vector<float> transformed;
     if (hadamard) {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
       in = transformed.data();
     }
-    const float amax = detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    const float amax = given_amax != nullptr ? *given_amax : detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    if (order == nvfp4_order::four_over_six) {
+      quantize_four_over_six(in, rows, cols, amax, t);
+      return;
+    }
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
     const float rcp6 = round_to<float>(1.0 / 6.0);
     const float s_enc = te ? te_global_encode_scale(amax) : 1.0f;
@@ -205,13 +263,22 @@ struct nvfp4_recipe {
           }
         }
     });
-    return t;
+    return;
   }
 
   /// out receives rows * cols floats, row-major.
-  void dequantize(const tensor_type& t, float* out) const {
+  void dequantize(const tensor_type& t, float* out) const { dequantize_at(detail::simd_best_level, t, out); }
+
+  /// dequantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    if (te && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
+        detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                    reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
+                                    detail::f32_div(1.0f, t.tensor_scale), out)) {
+      return;
+    }
     if (te) {  // P * S * float(1 / S_enc), exact in double (P * (S * s_dec): <= 4 x 4 x 24 bits), rounded once
       const double s_dec = static_cast<double>(detail::f32_div(1.0f, t.tensor_scale));
       double lut[16];
@@ -233,12 +300,56 @@ struct nvfp4_recipe {
         const double p = static_cast<double>(t.elements[i * t.cols + j]);
         const float s = static_cast<float>(t.scale_of(i, j));
         float& o = out[i * t.cols + j];
-        if (order == nvfp4_order::torchao) {
+        if (order == nvfp4_order::four_over_six) {
+          o = detail::f32_div(detail::f32_mul(detail::f32_mul(static_cast<float>(p), s), t.tensor_scale), 1536.0f);
+        } else if (order == nvfp4_order::torchao) {
           o = round_to<float>(p * static_cast<double>(detail::f32_mul(t.tensor_scale, s)));
         } else {
           o = round_to<float>(p * static_cast<double>(s));
         }
       }
+  }
+
+  /// four_over_six on in (rows x cols) with tensor amax (docs/pages/recipe-nvfp4.md, "Orders").
+  void quantize_four_over_six(const float* in, std::size_t rows, std::size_t cols, float amax, tensor_type& t) const {
+    using detail::f32_div;
+    using detail::f32_mul;
+    t.tensor_scale = amax;
+    const bool zero = detail::exact_eq(amax, 0.0f);
+    const float enc = f32_div(1536.0f, amax);
+    const float dec = f32_div(1.0f, enc);
+    detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
+                                                  std::size_t c1) {
+      const float s = zero ? 0.0f : f32_mul(f32_div(detail::block_amax_fmax(in, cols, r0, r1, c0, c1), 6.0f), enc);
+      const float cand[2] = {detail::e4m3_satfinite(s), detail::e4m3_satfinite(f32_mul(s, 1.5f))};  // S6, S4
+      float err[2] = {0.0f, 0.0f};
+      for (int c = 0; c < 2; ++c) {
+        const float sc = cand[c];
+        const float r = f32_div(1.0f, f32_mul(dec, sc));
+        for (std::size_t i = r0; i < r1; ++i)
+          for (std::size_t j = c0; j < c1; ++j) {
+            const float x = in[i * cols + j];
+            const float y = detail::exact_eq(sc, 0.0f) ? 0.0f : f32_mul(x, r);
+            const float p = static_cast<float>(round_to<float4_e2m1fn>(y, rounding::nearest_even, overflow::saturate));
+            const float e = f32_div(f32_mul(f32_mul(p, sc), amax), 1536.0f) - x;
+            if (metric == nvfp4_46_metric::mse) {
+              err[c] = err[c] + f32_mul(e, e);
+            } else if (metric == nvfp4_46_metric::mae) {
+              err[c] = err[c] + std::fabs(e);
+            } else {
+              err[c] = std::fmax(err[c], std::fabs(e));
+            }
+          }
+      }
+      const float sc = err[1] < err[0] ? cand[1] : cand[0];
+      t.scales[bi] = round_to<float8_ue4m3>(sc);
+      const float r = f32_div(1.0f, f32_mul(dec, sc));
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j = c0; j < c1; ++j) {
+          const float y = detail::exact_eq(sc, 0.0f) ? 0.0f : f32_mul(in[i * cols + j], r);
+          t.elements[i * cols + j] = round_to<float4_e2m1fn>(y, rounding::nearest_even, overflow::saturate);
+        }
+    });
   }
 };
 

@@ -1,0 +1,590 @@
+// mixprec/detail/simd_block_scaling.hpp — x86 fast paths of two block-scaling recipes (host only):
+// Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
+// NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16), quantize and
+// dequantize, when cols is a multiple of the block (so the blocks tile the flat array).
+//
+// Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
+// block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
+// (levels as in simd_convert.hpp: avx512 and avx512_bf16 run the 512-bit kernels, avx2 the
+// 256-bit ones, which need AVX2) or when MXCSR is not round-to-nearest with FTZ and DAZ clear
+// (the kernels use IEEE float products and subnormal operands). Method, per block: amax by
+// vmaxps of |x| from 0 (a NaN lane loses, as the scalar fmax fold), the scale from amax with the
+// scalar recipe's own float operations, then the elements:
+//   E4M3 satfinite RNE of v = x * 2^k (exact: a power of two, as the scalar x * R in double):
+//     |v| >= 2^-6: code = ((u + 0x7FFFF + bit 20 of u) >> 20) - 960, min 0x7E; below: RNE(|v| * 512);
+//     NaN 0x7F; sign OR 0x80.
+//   E2M1 satfinite RNE of v = x * R (the scalar float product): AVX2 counts the RNE midpoints
+//     0.25 < , 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| (ties to the even code); AVX-512
+//     rounds |v| >= 1 on its bits as for E4M3 (one mantissa bit, min 7) and RNE(|v| * 2) below;
+//     NaN gives 7 (round_to's satfinite NaN, sign dropped); sign OR 8.
+//   dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
+//     times the E8M0 scale (one IEEE product = the scalar's single rounding); E2M1 by a 16-entry
+//     table, (P * S) exact in float, times float(1 / S_enc) rounded once.
+// tests/test_block_scaling_simd.cpp compares every level with the scalar recipe on random data and
+// every special; CMake builds it once per instruction set.
+//   detail::mx_te_e4m3_quantize_at(detail::simd_level::avx2, in, n, elem_bits, scale_bits);
+#ifndef MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
+#define MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../mx.hpp"
+#include "simd_convert.hpp"
+
+namespace mixprec {
+namespace detail {
+
+/// The NVFP4 per-tensor parameters of the fast path (te or te_legacy order).
+struct nvfp4_fast_params {
+  float s_enc = 1.0f;     ///< TE's S_enc
+  bool legacy = false;    ///< te_legacy order: (b * (1/6)) * S_enc
+  bool quotient = false;  ///< encode factor S_enc / S instead of 1 / (S * (1 / S_enc))
+};
+
+namespace simd_blk {
+
+/// MXCSR is round-to-nearest with FTZ and DAZ clear (what the kernels' float products assume).
+inline bool fp_env_ok() noexcept {
+#if defined(MIXPREC_SIMD_X86)
+  return (_mm_getcsr() & 0xE040u) == 0;
+#else
+  return true;
+#endif
+}
+
+inline float bits_float(std::uint32_t u) noexcept {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+inline std::uint32_t float_bits(float f) noexcept {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+
+/// TE MXFP8's E8M0 code of a block amax (the scalar rule) and the element factor 2^k as a float.
+inline std::uint8_t mx_te_code(float amax) noexcept {
+  const float rcp = static_cast<float>(1.0 / 448.0);  // as the scalar recipe: round_to<float>(1.0 / 448)
+  return te_float_to_e8m0(amax * rcp);
+}
+inline float mx_te_factor(std::uint8_t code) noexcept {
+  return code == 0      ? 1.0f
+         : code == 0xFE ? bits_float(0x00400000u)
+                        : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
+}
+/// The float a dequantized element is multiplied by: 2^(code - 127), 0 for code 0 (TE; 0xFF apart).
+inline float mx_te_scale(std::uint8_t code) noexcept {
+  return code == 0 ? 0.0f : bits_float(static_cast<std::uint32_t>(code) << 23);
+}
+
+/// E4M3 satfinite RNE code of a non-negative float (no NaN): the UE4M3 block scale of NVFP4.
+inline std::uint32_t e4m3_code_nonneg(float v) noexcept {
+  const std::uint32_t a = float_bits(v);
+  if (a < 0x3C800000u) return static_cast<std::uint32_t>(static_cast<int>(std::nearbyint(v * 512.0f)));
+  const std::uint32_t c = ((a + 0x7FFFFu + ((a >> 20) & 1u)) >> 20) - 960u;
+  return c > 0x7Eu ? 0x7Eu : c;
+}
+/// The float value of a UE4M3 code.
+inline float e4m3_value(std::uint32_t c) noexcept {
+  return bits_float((c & 0x7Fu) << 20) * 1.329227995784916e36f;
+}  // 2^120
+
+/// NVFP4 block scale (float value, code) and encode factor for a block amax b (the scalar rule).
+inline void nvfp4_block(float b, const nvfp4_fast_params& p, float k_te, float rcp6, float s_dec, float& sf,
+                        std::uint8_t& code, float& r) noexcept {
+  const float pre = p.legacy ? (b * rcp6) * p.s_enc : b * k_te;
+  const std::uint32_t c = e4m3_code_nonneg(pre);
+  code = static_cast<std::uint8_t>(c);
+  sf = e4m3_value(c);
+  const float flt_max = 3.4028234663852886e38f;
+  r = p.quotient ? std::fmin(p.s_enc / sf, flt_max) : std::fmin(1.0f / (sf * s_dec), flt_max);
+}
+
+}  // namespace simd_blk
+
+#if defined(MIXPREC_SIMD_AVX2)
+namespace simd256 {
+
+inline __m256 abs8(__m256 x) noexcept { return _mm256_and_ps(x, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF))); }
+inline float hmax8(__m256 m) noexcept {
+  __m128 v = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+  v = _mm_max_ps(v, _mm_movehl_ps(v, v));
+  v = _mm_max_ss(v, _mm_shuffle_ps(v, v, 1));
+  return _mm_cvtss_f32(v);
+}
+/// E4M3 satfinite RNE codes (32-bit lanes) of 8 floats.
+inline __m256i e4m3_codes(__m256 v) noexcept {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
+  __m256i cn =
+      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7FFFF)), lsb), 20),
+                       _mm256_set1_epi32(960));
+  cn = _mm256_min_epi32(cn, _mm256_set1_epi32(0x7E));
+  const __m256 sub = _mm256_round_ps(_mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(512.0f)),
+                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m256i cs = _mm256_cvttps_epi32(sub);
+  const __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), a);
+  const __m256i is_nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000));
+  __m256i c = _mm256_blendv_epi8(cn, cs, is_sub);
+  c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F), is_nan);
+  return _mm256_or_si256(c, sign);
+}
+/// E2M1 satfinite RNE codes (32-bit lanes) of 8 floats.
+inline __m256i e2m1_codes(__m256 v) noexcept {
+  const __m256 a = abs8(v);
+  // Each compare gives -1 where passed; subtracting adds 1.
+  __m256i c = _mm256_setzero_si256();
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(0.25f), _CMP_GT_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(0.75f), _CMP_GE_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(1.25f), _CMP_GT_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(1.75f), _CMP_GE_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(2.5f), _CMP_GT_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(3.5f), _CMP_GE_OQ)));
+  c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(5.0f), _CMP_GT_OQ)));
+  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
+  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 28), _mm256_set1_epi32(8));
+  return _mm256_blendv_epi8(_mm256_or_si256(c, sign), _mm256_set1_epi32(7), nan);
+}
+/// 4 x 8 codes (< 256) -> 32 bytes in order.
+inline void store32(std::uint8_t* o, __m256i a, __m256i b, __m256i c, __m256i d) noexcept {
+  const __m256i ab = _mm256_packs_epi32(a, b), cd = _mm256_packs_epi32(c, d);
+  const __m256i x = _mm256_packus_epi16(ab, cd);
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o),
+                      _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7)));
+}
+/// 2 x 8 codes (< 256) -> 16 bytes in order.
+inline void store16(std::uint8_t* o, __m256i a, __m256i b) noexcept {
+  const __m256i ab = _mm256_packs_epi32(a, b);  // a0-3 b0-3 | a4-7 b4-7 (16-bit)
+  const __m256i x = _mm256_packus_epi16(ab, ab);
+  const __m256i y = _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_castsi256_si128(y));
+}
+/// 8 E4M3 codes (bytes) -> floats (exact).
+inline __m256 e4m3_values(const std::uint8_t* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
+  const __m256i mag = _mm256_and_si256(c, _mm256_set1_epi32(0x7F));
+  const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(c, _mm256_set1_epi32(0x80)), 24);
+  __m256 v = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(mag, 20)), _mm256_set1_ps(1.329227995784916e36f));
+  const __m256i nan = _mm256_cmpeq_epi32(mag, _mm256_set1_epi32(0x7F));
+  v = _mm256_blendv_ps(v, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)), _mm256_castsi256_ps(nan));
+  return _mm256_or_ps(v, _mm256_castsi256_ps(sign));
+}
+/// 8 E2M1 codes (bytes, low nibble) -> floats.
+inline __m256 e2m1_values(const std::uint8_t* p) noexcept {
+  std::uint64_t w;
+  std::memcpy(&w, p, 8);
+  const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
+  const __m256 lut = _mm256_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f);
+  const __m256 v = _mm256_permutevar8x32_ps(lut, c);  // uses the low 3 bits
+  const __m256i sign = _mm256_slli_epi32(_mm256_and_si256(c, _mm256_set1_epi32(8)), 28);
+  return _mm256_or_ps(v, _mm256_castsi256_ps(sign));
+}
+
+/// max |x| of n floats (n a multiple of 16), NaN ignored (the scalar fmax fold from 0).
+inline float amax(const float* in, std::size_t n) noexcept {
+  const __m256 z = _mm256_setzero_ps();
+  __m256 m0 = z, m1 = z;
+  for (std::size_t i = 0; i < n; i += 16) {
+    m0 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + i)), m0);  // a NaN lane keeps m0's
+    m1 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + i + 8)), m1);
+  }
+  return hmax8(_mm256_max_ps(m0, m1));
+}
+
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
+                                std::uint8_t* scale) noexcept {
+  for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
+    const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8), x2 = _mm256_loadu_ps(in + 16),
+                 x3 = _mm256_loadu_ps(in + 24);
+    const __m256 z = _mm256_setzero_ps();
+    const __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)),
+                                   _mm256_max_ps(_mm256_max_ps(abs8(x2), z), _mm256_max_ps(abs8(x3), z)));
+    const std::uint8_t code = simd_blk::mx_te_code(hmax8(m));
+    scale[b] = code;
+    const __m256 r = _mm256_set1_ps(simd_blk::mx_te_factor(code));
+    store32(elem, e4m3_codes(_mm256_mul_ps(x0, r)), e4m3_codes(_mm256_mul_ps(x1, r)), e4m3_codes(_mm256_mul_ps(x2, r)),
+            e4m3_codes(_mm256_mul_ps(x3, r)));
+  }
+}
+
+inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
+                                  float* out) noexcept {
+  for (std::size_t b = 0; b < nblocks; ++b, elem += 32, out += 32) {
+    const std::uint8_t code = scale[b];
+    if (code == 0xFF) {
+      for (int i = 0; i < 32; i += 8) _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)));
+      continue;
+    }
+    const __m256 s = _mm256_set1_ps(simd_blk::mx_te_scale(code));
+    for (int i = 0; i < 32; i += 8) _mm256_storeu_ps(out + i, _mm256_mul_ps(e4m3_values(elem + i), s));
+  }
+}
+
+inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fast_params& p, std::uint8_t* elem,
+                           std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  for (std::size_t b = 0; b < nblocks; ++b, in += 16, elem += 16) {
+    const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8);
+    const __m256 z = _mm256_setzero_ps();
+    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));
+    float sf, r;
+    simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[b], r);
+    const __m256 rv = _mm256_set1_ps(r);
+    store16(elem, e2m1_codes(_mm256_mul_ps(x0, rv)), e2m1_codes(_mm256_mul_ps(x1, rv)));
+  }
+}
+
+inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks, float s_dec,
+                             float* out) noexcept {
+  const __m256 d = _mm256_set1_ps(s_dec);
+  for (std::size_t b = 0; b < nblocks; ++b, elem += 16, out += 16) {
+    const __m256 s = _mm256_set1_ps(simd_blk::e4m3_value(scale[b]));
+    _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem), s), d));
+    _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem + 8), s), d));
+  }
+}
+
+}  // namespace simd256
+#endif  // MIXPREC_SIMD_AVX2
+
+#if defined(MIXPREC_SIMD_AVX512)
+namespace simd512 {
+
+inline __m512 abs16(__m512 x) noexcept {
+  return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)));
+}
+/// E4M3 satfinite RNE codes (32-bit lanes) of 16 floats.
+inline __m512i e4m3_codes(__m512 v) noexcept {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  __m512i c =
+      _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7FFFF)), lsb), 20),
+                       _mm512_set1_epi32(960));
+  c = _mm512_min_epi32(c, _mm512_set1_epi32(0x7E));
+  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(512.0f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3C800000)), cs);
+  c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(0x7F));
+  return _mm512_or_si512(c, sign);
+}
+/// E2M1 satfinite RNE codes (32-bit lanes) of 16 floats: |v| >= 1 by integer rounding to one
+/// mantissa bit (code = ((u + 0x1FFFFF + bit 22) >> 22) - 252, at most 7: Inf and NaN too), below
+/// 1 RNE(|v| * 2); the sign ORed in except for NaN (round_to's satfinite NaN is +6).
+inline __m512i e2m1_codes(__m512 v) noexcept {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 22), _mm512_set1_epi32(1));
+  __m512i c = _mm512_sub_epi32(
+      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x1FFFFF)), lsb), 22),
+      _mm512_set1_epi32(252));
+  c = _mm512_min_epi32(c, _mm512_set1_epi32(7));
+  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
+                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)), cs);
+  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8));
+  return _mm512_mask_or_epi32(c, _mm512_cmple_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), c, sign);
+}
+/// 16 E4M3 codes (bytes) -> floats (exact).
+inline __m512 e4m3_values(const std::uint8_t* p) noexcept {
+  const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m512i mag = _mm512_and_si512(c, _mm512_set1_epi32(0x7F));
+  const __m512i sign = _mm512_slli_epi32(_mm512_and_si512(c, _mm512_set1_epi32(0x80)), 24);
+  __m512i v = _mm512_castps_si512(
+      _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(mag, 20)), _mm512_set1_ps(1.329227995784916e36f)));
+  v = _mm512_mask_mov_epi32(v, _mm512_cmpeq_epi32_mask(mag, _mm512_set1_epi32(0x7F)), _mm512_set1_epi32(0x7FC00000));
+  return _mm512_castsi512_ps(_mm512_or_si512(v, sign));
+}
+/// 16 E2M1 codes (bytes, low nibble) -> floats.
+inline __m512 e2m1_values(const std::uint8_t* p) noexcept {
+  const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m512 lut = _mm512_setr_ps(0.0f, 0.5f, 1.0f, 1.5f, 2.0f, 3.0f, 4.0f, 6.0f, -0.0f, -0.5f, -1.0f, -1.5f, -2.0f,
+                                    -3.0f, -4.0f, -6.0f);
+  return _mm512_permutexvar_ps(c, lut);  // uses the low 4 bits
+}
+
+/// max |x| of n floats (n a multiple of 16), NaN ignored (the scalar fmax fold from 0).
+inline float amax(const float* in, std::size_t n) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  __m512 m0 = z, m1 = z;
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i)), m0);  // a NaN lane keeps m0's
+    m1 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i + 16)), m1);
+  }
+  if (i < n) m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + i)), m0);
+  return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
+}
+
+/// Lane i of the result = max over the 16 lanes of v[i] (v[i] without NaN): a transposing tree.
+inline __m512 hmax16x16(__m512* v) noexcept {
+  __m512 m[8], w[4];
+  for (int k = 0; k < 8; ++k)
+    m[k] = _mm512_max_ps(_mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]));
+  for (int k = 0; k < 4; ++k)
+    w[k] = _mm512_max_ps(_mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
+                         _mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 u01 = _mm512_max_ps(_mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512 u23 = _mm512_max_ps(_mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                   _mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm512_max_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
+                       _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
+}
+/// Lane i of v in every lane.
+inline __m512 lane(__m512 v, int i) noexcept { return _mm512_permutexvar_ps(_mm512_set1_epi32(i), v); }
+
+/// TE MXFP8 E8M0 codes of 16 block amaxes (te_float_to_e8m0 of amax * float(1/448)).
+inline __m512i mx_te_codes(__m512 amax) noexcept {
+  const __m512i u = _mm512_castps_si512(_mm512_mul_ps(amax, _mm512_set1_ps(static_cast<float>(1.0 / 448.0))));
+  const __m512i e = _mm512_srli_epi32(u, 23);  // the product is >= 0
+  const __m512i m = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFF));
+  const __mmask16 up = _mm512_test_epi32_mask(m, m) & _mm512_cmpneq_epi32_mask(e, _mm512_set1_epi32(0xFE)) &
+                       static_cast<__mmask16>(~(_mm512_cmpeq_epi32_mask(e, _mm512_setzero_si512()) &
+                                                _mm512_cmple_epi32_mask(m, _mm512_set1_epi32(0x400000))));
+  const __m512i c = _mm512_mask_add_epi32(e, up, e, _mm512_set1_epi32(1));
+  return _mm512_mask_mov_epi32(c, _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF)), _mm512_set1_epi32(0xFE));
+}
+/// The element factors 2^(127 - code) (1 for code 0, 2^-127 for 0xFE) of 16 codes.
+inline __m512 mx_te_factors(__m512i c) noexcept {
+  __m512i f = _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(254), c), 23);
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x3F800000));
+  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFE)), _mm512_set1_epi32(0x00400000));
+  return _mm512_castsi512_ps(f);
+}
+
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
+                                std::uint8_t* scale) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
+    __m512 a[16];
+    for (int k = 0; k < 16; ++k)
+      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)),
+                           _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
+    const __m512i codes = mx_te_codes(hmax16x16(a));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512 r = mx_te_factors(codes);
+    for (int k = 0; k < 16; ++k) {
+      const __m512 rk = lane(r, k);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k),
+                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k), rk))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k + 16),
+                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k + 16), rk))));
+    }
+  }
+  for (; b < nblocks; ++b, in += 32, elem += 32) {
+    const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
+    const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));
+    const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
+    scale[b] = code;
+    const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
+  }
+}
+
+inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
+                                  float* out) noexcept {
+  const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16) {
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scale + b)));
+    const __mmask16 nan = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF));
+    // 2^(code - 127) (code 0: 0, TE), the NaN scale 0xFF handled below: a NaN factor would keep
+    // the element's sign; the scalar recipe writes the positive quiet NaN.
+    const __m512 s = _mm512_castsi512_ps(_mm512_slli_epi32(c, 23));
+    for (int k = 0; k < 16; ++k, elem += 32, out += 32) {
+      if (((nan >> k) & 1u) != 0) {
+        _mm512_storeu_ps(out, qn);
+        _mm512_storeu_ps(out + 16, qn);
+        continue;
+      }
+      const __m512 sk = lane(s, k);
+      _mm512_storeu_ps(out, _mm512_mul_ps(e4m3_values(elem), sk));
+      _mm512_storeu_ps(out + 16, _mm512_mul_ps(e4m3_values(elem + 16), sk));
+    }
+  }
+  for (; b < nblocks; ++b, elem += 32, out += 32) {
+    const std::uint8_t code = scale[b];
+    if (code == 0xFF) {
+      _mm512_storeu_ps(out, qn);
+      _mm512_storeu_ps(out + 16, qn);
+      continue;
+    }
+    const __m512 s = _mm512_set1_ps(simd_blk::mx_te_scale(code));
+    _mm512_storeu_ps(out, _mm512_mul_ps(e4m3_values(elem), s));
+    _mm512_storeu_ps(out + 16, _mm512_mul_ps(e4m3_values(elem + 16), s));
+  }
+}
+
+/// UE4M3 values of 16 codes (32-bit lanes, < 0x7F).
+inline __m512 e4m3_values_of(__m512i c) noexcept {
+  return _mm512_mul_ps(_mm512_castsi512_ps(_mm512_slli_epi32(c, 20)), _mm512_set1_ps(1.329227995784916e36f));
+}
+
+inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fast_params& p, std::uint8_t* elem,
+                           std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const __m512 z = _mm512_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {  // 16 blocks: the scales as one vector
+    __m512 a[16];
+    for (int k = 0; k < 16; ++k) a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * k)), z);
+    const __m512 bmax = hmax16x16(a);
+    const __m512 pre = p.legacy ? _mm512_mul_ps(_mm512_mul_ps(bmax, _mm512_set1_ps(rcp6)), _mm512_set1_ps(p.s_enc))
+                                : _mm512_mul_ps(bmax, _mm512_set1_ps(k_te));
+    const __m512i codes = e4m3_codes(pre);  // pre >= 0, not NaN
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512 sf = e4m3_values_of(codes);
+    const __m512 r =
+        _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
+                                 : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
+                      _mm512_set1_ps(3.4028234663852886e38f));
+    for (int k = 0; k < 16; ++k)
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16 * k),
+                       _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), lane(r, k)))));
+  }
+  for (; b < nblocks; ++b, in += 16, elem += 16) {
+    const __m512 x = _mm512_loadu_ps(in);
+    float sf, r;
+    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem),
+                     _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
+  }
+}
+
+inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks, float s_dec,
+                             float* out) noexcept {
+  const __m512 d = _mm512_set1_ps(s_dec);
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16) {
+    const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scale + b)));
+    const __m512 s = e4m3_values_of(_mm512_and_si512(c, _mm512_set1_epi32(0x7F)));
+    for (int k = 0; k < 16; ++k, elem += 16, out += 16)
+      _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem), lane(s, k)), d));
+  }
+  for (; b < nblocks; ++b, elem += 16, out += 16) {
+    const __m512 s = _mm512_set1_ps(simd_blk::e4m3_value(scale[b]));
+    _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem), s), d));
+  }
+}
+
+}  // namespace simd512
+#endif  // MIXPREC_SIMD_AVX512
+
+/// TE MXFP8 E4M3 quantize of n floats (n a multiple of 32) at a level: n element codes, n / 32
+/// E8M0 codes. False (nothing written) where the level or the FP environment does not allow it.
+inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
+                                   std::uint8_t* scale) noexcept {
+  if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_quantize(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_quantize(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)elem, (void)scale;
+  return false;
+}
+
+/// TE MXFP8 E4M3 dequantize of n elements (n a multiple of 32), as mx_te_e4m3_quantize_at.
+inline bool mx_te_e4m3_dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n,
+                                     float* out) noexcept {
+  if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_dequantize(elem, scale, n / 32, out);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_dequantize(elem, scale, n / 32, out);
+    return true;
+  }
+#endif
+  (void)l, (void)elem, (void)scale, (void)out;
+  return false;
+}
+
+/// max |x| of n floats (n a multiple of 16) with NaN ignored, as block_amax_fmax, into out.
+inline bool amax_at(simd_level l, const float* in, std::size_t n, float& out) noexcept {
+  if (n % 16 != 0) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    out = simd512::amax(in, n);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    out = simd256::amax(in, n);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)out;
+  return false;
+}
+
+/// NVFP4 (te / te_legacy, RNE) quantize of n floats (n a multiple of 16) with S_enc p.s_enc.
+inline bool nvfp4_quantize_at(simd_level l, const float* in, std::size_t n, const nvfp4_fast_params& p,
+                              std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (n % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_quantize(in, n / 16, p, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_quantize(in, n / 16, p, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)p, (void)elem, (void)scale;
+  return false;
+}
+
+/// NVFP4 (te order) dequantize of n elements (n a multiple of 16) with s_dec = float(1 / S_enc).
+inline bool nvfp4_dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n,
+                                float s_dec, float* out) noexcept {
+  if (n % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_dequantize(elem, scale, n / 16, s_dec, out);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_dequantize(elem, scale, n / 16, s_dec, out);
+    return true;
+  }
+#endif
+  (void)l, (void)elem, (void)scale, (void)s_dec, (void)out;
+  return false;
+}
+
+}  // namespace detail
+}  // namespace mixprec
+
+#endif  // MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP

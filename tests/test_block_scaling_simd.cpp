@@ -1,0 +1,306 @@
+// SPDX-License-Identifier: MIT
+// The block-scaling fast paths (detail/simd_block_scaling.hpp: TE MXFP8 E4M3 1x32 and NVFP4
+// te / te_legacy 1x16, quantize and dequantize) against the scalar recipes (quantize_at /
+// dequantize_at with simd_level::portable, which tests/test_block_scaling.cpp checks against
+// torchao and re-implementations), bit for bit: random data of every magnitude mixed with 0, -0,
+// +-Inf, NaN, float subnormals, FLT_MAX blocks, E4M3 / E2M1 values and their rounding midpoints
+// (each scaled by powers of two), blocks whose element factor is exactly 1 (every E2M1 midpoint
+// hit), and every (element code, scale code) pair through dequantize. Every level compiled in is
+// run; tests/CMakeLists.txt builds this file for AVX2 and AVX-512 as well (exhaustive label).
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <vector>
+
+#include <mixprec/amp.hpp>
+
+namespace {
+
+namespace md = mixprec::detail;
+using md::simd_level;
+
+std::uint32_t fbits(float f) {
+  std::uint32_t u;
+  std::memcpy(&u, &f, 4);
+  return u;
+}
+float from_bits(std::uint32_t u) {
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+
+std::vector<simd_level> fast_levels() {
+  std::vector<simd_level> v;
+  for (simd_level l : {simd_level::avx2, simd_level::avx512, simd_level::avx512_bf16})
+    if (md::simd_level_compiled(l)) v.push_back(l);
+  return v;
+}
+
+/// Values on both sides of every rounding decision of E4M3 and E2M1 (representable values,
+/// midpoints, and the floats next to the midpoints), and the specials.
+std::vector<float> interesting() {
+  std::vector<float> v;
+  for (unsigned c = 0; c < 0x7F; ++c) {
+    const float a = static_cast<float>(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(c)));
+    const float b = static_cast<float>(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(c + 1)));
+    const float mid = c + 1 < 0x7F ? (a + b) / 2 : 464.0f;
+    for (float x : {a, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) v.push_back(x);
+  }
+  for (float x : {0.25f, 0.75f, 1.25f, 1.75f, 2.5f, 3.5f, 5.0f, 6.0f, 7.0f})
+    for (float y : {x, std::nextafter(x, 0.0f), std::nextafter(x, 1e30f)}) v.push_back(y);
+  return v;
+}
+
+/// rows x cols floats: random magnitudes with specials and rounding-edge values.
+std::vector<float> make_data(std::size_t rows, std::size_t cols, std::size_t block, std::uint32_t seed, bool specials) {
+  std::mt19937 g(seed);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 99);
+  std::uniform_int_distribution<int> ex(-140, 120);
+  const std::vector<float> edge = interesting();
+  std::uniform_int_distribution<std::size_t> pe(0, edge.size() - 1);
+  const float inf = std::numeric_limits<float>::infinity(), qnan = std::numeric_limits<float>::quiet_NaN();
+  const float specs[] = {0.0f,
+                         -0.0f,
+                         inf,
+                         -inf,
+                         qnan,
+                         -qnan,
+                         std::numeric_limits<float>::max(),
+                         -std::numeric_limits<float>::max(),
+                         std::numeric_limits<float>::denorm_min(),
+                         -from_bits(0x007FFFFFu),
+                         std::numeric_limits<float>::min()};
+  std::vector<float> x(rows * cols);
+  for (std::size_t b0 = 0; b0 < x.size(); b0 += block) {
+    const int kind = pick(g);
+    const int e = ex(g);  // the block's magnitude
+    for (std::size_t i = b0; i < b0 + block && i < x.size(); ++i) {
+      float v;
+      if (kind < 5) {
+        v = 0.0f;  // all-zero block
+      } else if (kind < 40) {
+        v = std::ldexp(nd(g), e);
+      } else if (kind < 75) {
+        v = std::ldexp(edge[pe(g)], e / 4) * (pick(g) < 50 ? -1.0f : 1.0f);
+      } else {
+        v = std::ldexp(nd(g), e / 8);
+      }
+      if (specials && pick(g) < 3) v = specs[static_cast<std::size_t>(pick(g)) % (sizeof specs / sizeof specs[0])];
+      x[i] = v;
+    }
+  }
+  return x;
+}
+
+template <class T>
+bool same_bits(const T& a, const T& b) {
+  return a.bits() == b.bits();
+}
+
+template <class Tensor>
+void check_same(const Tensor& fast, const Tensor& ref) {
+  REQUIRE(fast.elements.size() == ref.elements.size());
+  REQUIRE(fast.scales.size() == ref.scales.size());
+  CHECK(fbits(fast.tensor_scale) == fbits(ref.tensor_scale));
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < ref.elements.size(); ++k)
+    if (!same_bits(fast.elements[k], ref.elements[k]) && bad++ < 5)
+      FAIL_CHECK("element " << k << ": fast " << int(fast.elements[k].bits()) << " scalar "
+                            << int(ref.elements[k].bits()));
+  for (std::size_t k = 0; k < ref.scales.size(); ++k)
+    if (!same_bits(fast.scales[k], ref.scales[k]) && bad++ < 10)
+      FAIL_CHECK("scale " << k << ": fast " << int(fast.scales[k].bits()) << " scalar " << int(ref.scales[k].bits()));
+  CHECK(bad == 0);
+}
+
+void check_same_floats(const std::vector<float>& fast, const std::vector<float>& ref) {
+  REQUIRE(fast.size() == ref.size());
+  std::size_t bad = 0;
+  for (std::size_t k = 0; k < ref.size(); ++k)
+    if (fbits(fast[k]) != fbits(ref[k]) && bad++ < 5)
+      FAIL_CHECK("value " << k << ": fast " << fast[k] << " scalar " << ref[k]);
+  CHECK(bad == 0);
+}
+
+}  // namespace
+
+TEST_CASE("block_scaling fast paths: TE MXFP8 E4M3 quantize/dequantize equal the scalar recipe") {
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
+  MESSAGE("fast levels compiled in: " << fast_levels().size());
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+      const std::size_t rows = 7 + seed, cols = 32 * seed;
+      const std::vector<float> x = make_data(rows, cols, 32, seed, seed % 2 == 0);
+      const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+      const auto fast = r.quantize_at(l, x.data(), rows, cols);
+      check_same(fast, ref);
+      std::vector<float> a(x.size()), b(x.size());
+      r.dequantize_at(simd_level::portable, ref, a.data());
+      r.dequantize_at(l, ref, b.data());
+      check_same_floats(b, a);
+    }
+    // Every element code under every scale code through dequantize.
+    mixprec::block_scaled_tensor<mixprec::float8_e4m3fn, mixprec::float8_e8m0fnu> t;
+    t.rows = 256;
+    t.cols = 256;
+    t.block = mixprec::block_rowwise(32);
+    for (std::size_t i = 0; i < 256 * 256; ++i)
+      t.elements.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(i)));
+    for (std::size_t i = 0; i < 256 * 8; ++i)
+      t.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(i / 8)));
+    std::vector<float> a(t.elements.size()), b(t.elements.size());
+    r.dequantize_at(simd_level::portable, t, a.data());
+    r.dequantize_at(l, t, b.data());
+    check_same_floats(b, a);
+  }
+}
+
+TEST_CASE("block_scaling fast paths: MXFP8 scale codes at every power of two of amax / 448") {
+  // Block amax = 448 * 2^k and its float neighbours for every k that keeps it a float (the E8M0
+  // rounding-up boundary, subnormal products included); the other elements random below amax.
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
+  std::vector<float> x;
+  std::mt19937 g(3);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  for (int k = -157; k <= 120; ++k) {
+    const float a = std::ldexp(448.0f, k);
+    if (a == 0.0f) continue;
+    for (float amax : {a, std::nextafter(a, 0.0f), std::nextafter(a, 1e38f)}) {
+      for (int j = 0; j < 32; ++j) x.push_back(j == 5 ? -amax : amax * u(g));
+    }
+  }
+  x.resize(x.size() / 64 * 64);
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    const auto ref = r.quantize_at(simd_level::portable, x.data(), x.size() / 64, 64);
+    check_same(r.quantize_at(l, x.data(), x.size() / 64, 64), ref);
+  }
+}
+
+TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize equal the scalar recipe") {
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+      for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient})
+        for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+          mixprec::nvfp4_recipe r;
+          r.order = order;
+          r.factor = factor;
+          const std::size_t rows = 5 + seed, cols = 16 * (seed + 1);
+          std::vector<float> x = make_data(rows, cols, 16, 100 + seed, seed % 2 == 0);
+          if (seed == 3) {
+            // Tensor amax 2688 gives S_enc = 1; a block of amax 6 then has S = 1 and R = 1, so
+            // its elements are quantized as they are: every E2M1 midpoint and its neighbours.
+            for (float& v : x) v = std::fmod(v, 6.0f);
+            x[0] = 2688.0f;
+            const std::vector<float> edge = interesting();
+            for (std::size_t k = 16; k < 32; ++k) x[k] = 0.0f;
+            x[16] = 6.0f;
+            std::size_t k = 17;
+            for (std::size_t e = 4 * 0x7F; e < edge.size(); ++e) {
+              if (edge[e] > 6.0f) continue;  // the blocks' amax stays 6
+              x[k] = edge[e] * (e % 2 == 0 ? 1.0f : -1.0f);
+              if (++k % 16 == 0) {
+                x[k++] = 6.0f;
+              }
+            }
+          }
+          CAPTURE(seed);
+          const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+          const auto fast = r.quantize_at(l, x.data(), rows, cols);
+          check_same(fast, ref);
+          std::vector<float> a(x.size()), b(x.size());
+          r.dequantize_at(simd_level::portable, ref, a.data());
+          r.dequantize_at(l, ref, b.data());
+          check_same_floats(b, a);
+        }
+    // Every element code under every finite scale code, for a few tensor scales.
+    for (float s_enc : {1.0f, 2688.0f / 3.0f, 1e-30f, 3.0e38f}) {
+      mixprec::nvfp4_recipe r;
+      mixprec::nvfp4_recipe::tensor_type t;
+      t.rows = 127;
+      t.cols = 16;
+      t.block = mixprec::block_rowwise(16);
+      t.tensor_scale = s_enc;
+      for (std::size_t i = 0; i < 127 * 16; ++i)
+        t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(i % 16)));
+      for (std::size_t i = 0; i < 127; ++i)
+        t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i)));
+      std::vector<float> a(t.elements.size()), b(t.elements.size());
+      r.dequantize_at(simd_level::portable, t, a.data());
+      r.dequantize_at(l, t, b.data());
+      check_same_floats(b, a);
+    }
+  }
+}
+
+TEST_CASE("block_scaling fast paths: cases they do not take give the scalar result") {
+  // cols not a multiple of the block, columnwise blocks, other rules: quantize_at falls back.
+  const std::vector<float> x = make_data(9, 40, 8, 7, true);
+  for (simd_level l : fast_levels()) {
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                             mixprec::block_rowwise(32)};
+    check_same(r.quantize_at(l, x.data(), 9, 40), r.quantize_at(simd_level::portable, x.data(), 9, 40));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> c{mixprec::mx_block_rule::te_rceil,
+                                                             mixprec::block_columnwise(32)};
+    check_same(c.quantize_at(l, x.data(), 8, 40), c.quantize_at(simd_level::portable, x.data(), 8, 40));
+    mixprec::nvfp4_recipe n;
+    n.stochastic = true;
+    n.seed = 5;
+    check_same(n.quantize_at(l, x.data(), 9, 32), n.quantize_at(simd_level::portable, x.data(), 9, 32));
+  }
+}
+
+TEST_CASE("block_scaling quantize_into reuses a tensor and gives quantize's result") {
+  const std::vector<float> x = make_data(12, 64, 16, 11, true);
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{mixprec::mx_block_rule::te_rceil,
+                                                           mixprec::block_rowwise(32)};
+  auto t = r.quantize(x.data(), 3, 32);  // another shape first
+  r.quantize_into(x.data(), 12, 64, t);
+  check_same(t, r.quantize_at(simd_level::portable, x.data(), 12, 64));
+  mixprec::nvfp4_recipe n;
+  auto u = n.quantize(x.data(), 12, 64);
+  u.tensor_scale = 5.0f;
+  u.scales[0] = mixprec::float8_ue4m3::from_bits(0x33);
+  n.quantize_into(x.data(), 12, 64, u);
+  check_same(u, n.quantize_at(simd_level::portable, x.data(), 12, 64));
+  mixprec::nvfp4_recipe o;
+  o.order = mixprec::nvfp4_order::torchao_single;  // no per-tensor scale: tensor_scale back to 1
+  o.quantize_into(x.data(), 12, 64, u);
+  CHECK(u.tensor_scale == 1.0f);
+  check_same(u, o.quantize_at(simd_level::portable, x.data(), 12, 64));
+}
+
+TEST_CASE("NVFP4 quantize_into with the tensor amax given: quantize's result, and fast = scalar for any amax") {
+  const std::size_t rows = 11, cols = 64;
+  const std::vector<float> x = make_data(rows, cols, 16, 21, false);
+  float amax = 0.0f;
+  for (float v : x) amax = std::fmax(amax, std::fabs(v));
+  for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy, mixprec::nvfp4_order::torchao,
+                     mixprec::nvfp4_order::four_over_six}) {
+    mixprec::nvfp4_recipe r;
+    r.order = order;
+    mixprec::nvfp4_recipe::tensor_type t;
+    r.quantize_into(x.data(), rows, cols, t, amax);
+    check_same(t, r.quantize_at(simd_level::portable, x.data(), rows, cols));
+    for (float other : {amax * 0.25f, amax * 3.0f}) {  // another amax: saturated or coarser scales
+      mixprec::nvfp4_recipe::tensor_type ref;
+      r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &other);
+      if (order == mixprec::nvfp4_order::te) CHECK(fbits(ref.tensor_scale) != fbits(t.tensor_scale));
+      for (simd_level l : fast_levels()) {
+        mixprec::nvfp4_recipe::tensor_type fast;
+        r.quantize_into_at(l, x.data(), rows, cols, fast, &other);
+        check_same(fast, ref);
+      }
+    }
+  }
+}
