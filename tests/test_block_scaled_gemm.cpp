@@ -47,7 +47,7 @@ std::vector<float> ref_fp32(const TA& a, const TB& b, std::size_t chunk, float g
           s += static_cast<float>(a.elements[i * k + kk]) * static_cast<float>(b.elements[kk * n + j]);
         }
         const float sab = static_cast<float>(a.scale_of(i, k0)) * static_cast<float>(b.scale_of(k0, j));
-        const float v = s * sab;  // its own statement: no contraction into an FMA
+        const volatile float v = s * sab;  // through memory: never contracted into an FMA (GCC contracts across statements)
         acc += v;
       }
       c[i * n + j] = acc * g;
