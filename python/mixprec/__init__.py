@@ -19,12 +19,14 @@ array is ``mixprec.to_bits(x, "float8_e4m3fn").view(ml_dtypes.float8_e4m3fn)`` w
 """
 from __future__ import annotations
 
+import math as _math
+
 import numpy as _np
 
 from . import _core
 
-__all__ = ["LossScale", "autocast_ops", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
-           "ROUNDING_MODES", "OVERFLOW_POLICIES", "__version__"]
+__all__ = ["LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+           "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
 
 #: Rounding modes, in the order of C++'s mixprec::rounding.
@@ -43,9 +45,89 @@ def formats() -> list[str]:
     return list(_core.formats())
 
 
-def _check_format(format: str) -> str:
+#: Encodings of user formats, in the order of C++'s mixprec::encoding: "ieee" (infinities and NaNs
+#: in the all-ones exponent), "fn" (no inf; NaN = all ones, as float8_e4m3fn), "fnuz" (no inf, no -0;
+#: NaN = the -0 pattern, bias one higher), "finite" (every code a number, as the MX FP4/FP6 types),
+#: "exponent_only" (unsigned powers of two with all-ones NaN, as float8_e8m0fnu).
+ENCODINGS = ("ieee", "fn", "fnuz", "finite", "exponent_only")
+
+
+class format:
+    """A floating-point format given by its fields, usable wherever a format name is accepted.
+
+    ``format(exp_bits, man_bits, encoding="ieee", bias=None, signed=None)``: exp_bits in [1, 11],
+    man_bits in [0, 52], encoding one of ENCODINGS, bias the exponent bias (default: IEEE's
+    2**(exp_bits-1) - 1, one more for "fnuz"), signed whether there is a sign bit (default: True
+    except for "exponent_only"). Codes are the low ``bits`` bits of uint8/16/32/64 (no padding:
+    tf32's layout is ``format(8, 10)`` with codes ``tf32 codes >> 13``). Every value must be a
+    float64 value (emax <= 1023, qmin >= -1074) and 1 must be a value; otherwise ValueError.
+    Rounding is exact, in every mode and overflow policy, with the same bits as the C++
+    ``mixprec::format<E, M, Enc, 0, Bias, Signed>``; a format equal to a built-in one (for example
+    ``format(4, 3, "fn")`` and "float8_e4m3fn") uses the built-in's code path.
+
+    >>> e3m1 = mixprec.format(3, 1)            # 5-bit IEEE-style: 0.25 .. 12, inf, NaN
+    >>> mixprec.round([0.3, 100.0], e3m1)
+    array([0.25,  inf])
+    """
+
+    __slots__ = ("exp_bits", "man_bits", "encoding", "bias", "signed", "bits", "storage_bits", "name", "builtin",
+                 "_args", "_info")
+
+    def __init__(self, exp_bits: int, man_bits: int, encoding: str = "ieee", bias: int | None = None,
+                 signed: bool | None = None):
+        if encoding not in ENCODINGS:
+            raise ValueError("unknown encoding %r; one of %s" % (encoding, ", ".join(ENCODINGS)))
+        for what, v in (("exp_bits", exp_bits), ("man_bits", man_bits)):
+            if not isinstance(v, int) or isinstance(v, bool):
+                raise TypeError("%s must be an int" % what)
+        if bias is None:
+            bias = (1 << (exp_bits - 1)) - 1 + (encoding == "fnuz") if 1 <= exp_bits <= 11 else 0
+        elif not isinstance(bias, int) or isinstance(bias, bool):
+            raise TypeError("bias must be an int or None")
+        if signed is None:
+            signed = encoding != "exponent_only"
+        enc = ENCODINGS.index(encoding)
+        info = _core.rt_describe(exp_bits, man_bits, enc, bias, bool(signed))  # ValueError if invalid
+        self.exp_bits, self.man_bits, self.encoding, self.bias, self.signed = exp_bits, man_bits, encoding, bias, bool(signed)
+        self.bits = info["bits"]
+        self.storage_bits = info["storage_bits"]
+        self._args = (exp_bits, man_bits, enc, bias, bool(signed))
+        self._info = dict(info)
+        default_bias = (1 << (exp_bits - 1)) - 1 + (encoding == "fnuz")
+        self.name = "float%d_%se%dm%d%s%s" % (
+            self.bits, "u" if not signed and encoding != "exponent_only" else "", exp_bits, man_bits,
+            "" if bias == default_bias else "b%d" % bias,
+            {"ieee": "", "fn": "fn", "finite": "fn", "fnuz": "fnuz", "exponent_only": "fnu"}[encoding])
+        self.builtin = _BUILTIN_LAYOUTS.get(self._args + (0,))
+        if self.builtin is not None:
+            self.name = self.builtin
+
+    def _runtime(self) -> "format":
+        """The same format with its built-in shortcut removed (tests compare the two paths)."""
+        f = format(self.exp_bits, self.man_bits, self.encoding, self.bias, self.signed)
+        f.builtin = None
+        return f
+
+    def __eq__(self, other):
+        return isinstance(other, format) and self._args == other._args
+
+    def __hash__(self):
+        return hash(self._args)
+
+    def __repr__(self):
+        return "mixprec.format(%d, %d, %r, bias=%d, signed=%r)" % (self.exp_bits, self.man_bits, self.encoding,
+                                                                   self.bias, self.signed)
+
+
+_BUILTIN_LAYOUTS = {tuple(_core.layout(n)): n for n in _core.formats()}
+
+
+def _check_format(format):
+    """A built-in name (str) for names and built-in-equivalent user formats, else the format object."""
+    if isinstance(format, globals()["format"]):
+        return format.builtin if format.builtin is not None else format
     if not isinstance(format, str) or format not in _core.formats():
-        raise ValueError("unknown format %r; formats(): %s" % (format, ", ".join(_core.formats())))
+        raise ValueError("unknown format %r; formats(): %s, or a mixprec.format(...)" % (format, ", ".join(_core.formats())))
     return format
 
 
@@ -97,7 +179,7 @@ def to_bits(x, format: str, rounding: str = "nearest_even", overflow: str = "iee
     equals the C++ ``mixprec::convert`` with the same seed and offset.
     overflow: "ieee" or "saturate". Raises ValueError for an unknown format, mode or policy.
     """
-    _check_format(format)
+    format = _check_format(format)
     mode, policy = _mode(rounding), _policy(overflow)
     if rounding == "stochastic" and seed is None:
         raise ValueError("rounding='stochastic' needs a seed")
@@ -107,21 +189,27 @@ def to_bits(x, format: str, rounding: str = "nearest_even", overflow: str = "iee
         raise ValueError("offset must be an integer in [0, 2**64)")
     a, shape = _as_float_array(x)
     flat = a.reshape(-1)
+    if not isinstance(format, str):
+        fn = _core.rt_to_bits_f32 if flat.dtype == _np.float32 else _core.rt_to_bits_f64
+        return fn(flat, *format._args, mode, policy, seed or 0, offset).reshape(shape)
     fn = _core.to_bits_f32 if flat.dtype == _np.float32 else _core.to_bits_f64
     return fn(flat, format, mode, policy, seed or 0, offset).reshape(shape)
 
 
 def from_bits(codes, format: str) -> _np.ndarray:
     """The exact values (float64) of codes of format (unsigned integers of its storage width)."""
-    _check_format(format)
+    format = _check_format(format)
     c = _np.asarray(codes)
-    width = _core.finfo(format)["storage_bits"]
+    width = format.storage_bits if not isinstance(format, str) else _core.finfo(format)["storage_bits"]
     want = _np.dtype("uint%d" % width)
     if c.dtype != want:
         if c.dtype.kind not in "iu" or (c.size and (c.min() < 0 or c.max() >= 2**width)):
             raise TypeError("codes of %s must be unsigned integers below 2**%d (got %s)" % (format, width, c.dtype))
         c = c.astype(want)
-    return _core.from_bits(_np.ascontiguousarray(c).reshape(-1), format).reshape(c.shape)
+    flat = _np.ascontiguousarray(c).reshape(-1)
+    if not isinstance(format, str):
+        return _core.rt_from_bits(flat, *format._args).reshape(c.shape)
+    return _core.from_bits(flat, format).reshape(c.shape)
 
 
 def round(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
@@ -132,7 +220,39 @@ def round(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee"
 
 def finfo(format: str) -> dict:
     """Machine limits of format, as numpy/ml_dtypes finfo (a dict of exact values)."""
-    return dict(_core.finfo(_check_format(format)))
+    format = _check_format(format)
+    if not isinstance(format, str):
+        return _user_finfo(format)
+    return dict(_core.finfo(format))
+
+
+def _user_finfo(f: format) -> dict:
+    """finfo of a user format, by the definitions of the C++ mixprec::finfo (finfo.hpp)."""
+    info = f._info
+    value = lambda code: float(from_bits(_np.array([code], "uint%d" % f.storage_bits), f)[0])
+    code = lambda v: int(to_bits(_np.array([v], _np.float64), f)[0])
+    exponent = lambda v: _math.frexp(v)[1] - 1
+    one = code(1.0)
+    machep = exponent(value(code(value(one + 1) - 1.0)))
+    negep = exponent(value(code(1.0 - value(one - 1))))
+    raw = int(-machep * 30103 / 100000) if machep <= 0 else -((machep * 30103) // 100000)  # C++ truncation
+    precision = 1 if f.bits == 8 and raw < 1 else raw
+    d = 1.0
+    for _ in range(precision):
+        d *= 10.0
+    mx = value(info["max_code"])
+    tiny = 2.0 ** info["emin"]
+    if f.signed:
+        mn = -mx
+    else:
+        mn = tiny if f.encoding == "exponent_only" else 0.0
+    return {"name": f.name, "bits": f.bits, "nmant": f.man_bits, "nexp": f.exp_bits, "machep": machep,
+            "negep": negep, "minexp": info["emin"], "maxexp": info["emax"] + 1, "precision": precision,
+            "eps": 2.0 ** machep, "epsneg": 2.0 ** negep, "max": mx, "min": mn, "tiny": tiny,
+            "smallest_normal": tiny,
+            "smallest_subnormal": tiny if f.encoding == "exponent_only" else 2.0 ** info["qmin"],
+            "resolution": value(code(1.0 / d)), "storage_bits": f.storage_bits,
+            "has_infinity": info["has_infinity"], "has_nan": info["has_nan"]}
 
 
 def explain(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> str:
@@ -141,24 +261,49 @@ def explain(x, format: str, rounding: str = "nearest_even", overflow: str = "iee
     x: text (read as strtod reads it, rounded once from its exact value: "0.1", "1e-400",
     "0x1.8p1", "inf") or a Python float/int (its exact value).
     """
-    _check_format(format)
+    format = _check_format(format)
     text = x if isinstance(x, str) else float(x).hex() if not isinstance(x, int) else str(x)
+    if not isinstance(format, str):
+        return _user_explain(text, format, rounding, overflow)
     try:
         return _core.explain_text(text, format, _mode(rounding), _policy(overflow))
     except ValueError as e:
         raise ValueError(str(e)) from None
 
 
+def _user_explain(text: str, f: format, rounding: str, overflow: str) -> str:
+    """explain() for a user format: the stored code, its fields and value (shorter than the C++ text)."""
+    if rounding == "stochastic":
+        raise ValueError("explain: rounding='stochastic' needs random bits; use to_bits with a seed")
+    code = from_string(text, f, rounding, overflow)
+    value = float(from_bits(_np.array([code], "uint%d" % f.storage_bits), f)[0])
+    m, e = f.man_bits, f.exp_bits
+    sign = (code >> (e + m)) & 1 if f.signed else 0
+    field, mant = (code >> m) & ((1 << e) - 1), code & ((1 << m) - 1)
+    kind = ("nan" if value != value else "infinity" if value in (float("inf"), float("-inf")) else
+            "zero" if value == 0 else "subnormal" if field == 0 and f.encoding != "exponent_only" else "normal")
+    return ("%s read into %s (%r), rounding %s, overflow %s\n"
+            "  stored: code 0x%x = sign %d, exponent field %d, mantissa field %d (%s)\n"
+            "  value:  %s (exactly %s)\n" % (text, f.name, f, rounding, overflow, code, sign, field, mant, kind,
+                                            to_string(code, f), value.hex() if value == value else "nan"))
+
+
 def to_string(code: int, format: str) -> str:
     """The shortest text that reads back as the value of code (as C++ to_chars)."""
-    return _core.code_to_string(int(code), _check_format(format))
+    format = _check_format(format)
+    if not isinstance(format, str):
+        return _core.rt_code_to_string(int(code), *format._args)
+    return _core.code_to_string(int(code), format)
 
 
 def from_string(text: str, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> int:
     """The code of text read ONCE into format (strtod's grammar, any number of digits)."""
     if not isinstance(text, str):
         raise TypeError("text must be a str")
-    return _core.code_from_string(text, _check_format(format), _mode(rounding), _policy(overflow))
+    format = _check_format(format)
+    if not isinstance(format, str):
+        return _core.rt_from_string(text, *format._args, _mode(rounding), _policy(overflow))
+    return _core.code_from_string(text, format, _mode(rounding), _policy(overflow))
 
 
 def autocast_ops(device: str = "cuda", effective: bool = False) -> dict:

@@ -14,14 +14,19 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <mixprec/autocast_ops.hpp>
+#include <mixprec/charconv.hpp>
 #include <mixprec/explain.hpp>
 #include <mixprec/format_names.hpp>
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
 #include <mixprec/mixprec.hpp>
+
+#include "runtime_format.hpp"
 
 namespace nb = nanobind;
 
@@ -137,6 +142,17 @@ nb::dict finfo(const std::string& format) {
   return d;
 }
 
+/// A built-in format's layout: (exponent bits, mantissa bits, encoding, bias, signed, padding bits).
+nb::tuple layout(const std::string& format) {
+  nb::tuple t;
+  with_format(format, [&](auto tag) {
+    using F = typename decltype(tag)::format_type;
+    t = nb::make_tuple(F::exponent_bits, F::mantissa_bits, static_cast<int>(F::enc), F::bias, F::is_signed,
+                       F::padding_bits);
+  });
+  return t;
+}
+
 std::string explain_text(const std::string& text, const std::string& format, int mode, int policy) {
   std::string s;
   with_format(format, [&](auto tag) {
@@ -189,6 +205,139 @@ std::uint64_t code_from_string(const std::string& text, const std::string& forma
   return code;
 }
 
+// --- user-defined formats (runtime_format.hpp) ---
+
+mixprec_py::rt_format make_rt(int e, int m, int enc, int bias, bool is_signed) {
+  if (enc < 0 || enc > static_cast<int>(mixprec::encoding::exponent_only)) {
+    throw std::invalid_argument("invalid encoding");
+  }
+  return mixprec_py::rt_format::make(e, m, static_cast<mixprec::encoding>(enc), bias, is_signed);
+}
+
+/// Calls f(U{}) with U the unsigned integer of f's width (8, 16, 32 or 64 bits).
+template <class Fn>
+void with_width(const mixprec_py::rt_format& f, Fn&& fn) {
+  if (f.bits <= 8) {
+    fn(std::uint8_t{});
+  } else if (f.bits <= 16) {
+    fn(std::uint16_t{});
+  } else if (f.bits <= 32) {
+    fn(std::uint32_t{});
+  } else {
+    fn(std::uint64_t{});
+  }
+}
+
+/// The derived constants of a user format (raises ValueError for one mixprec::format would reject).
+nb::dict rt_describe(int e, int m, int enc, int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  nb::dict d;
+  d["bits"] = f.bits;
+  d["emin"] = f.emin;
+  d["emax"] = f.emax;
+  d["qmin"] = f.qmin;
+  d["max_code"] = f.max_code;
+  d["sign_mask"] = f.sign_mask;
+  d["magnitude_mask"] = f.magnitude_mask;
+  d["has_nan"] = f.has_nan;
+  d["has_infinity"] = f.enc == mixprec::encoding::ieee;
+  d["has_signed_zero"] = f.has_signed_zero;
+  d["storage_bits"] = f.bits <= 8 ? 8 : f.bits <= 16 ? 16 : f.bits <= 32 ? 32 : 64;
+  return d;
+}
+
+/// src rounded into a user format: the codes (unsigned integers of the format's width).
+template <class S>
+nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, int e, int m, int enc,
+                      int bias, bool is_signed, int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  const auto md = parse_mode(mode);
+  const auto p = parse_overflow(policy);
+  using SF = std::conditional_t<std::is_same<S, float>::value, mixprec::float32_format, mixprec::float64_format>;
+  using SU = typename SF::storage_type;
+  nb::object result;
+  with_width(f, [&](auto tag) {
+    using U = decltype(tag);
+    const std::size_t n = src.shape(0);
+    U* out = new U[n];
+    const S* in = src.data();
+    {
+      nb::gil_scoped_release release;
+      const mixprec::counter_rng rng(seed);
+      mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
+        SU bits;
+        std::memcpy(&bits, in + i, sizeof bits);
+        const auto u = mixprec::detail::unpack<SF>(bits);
+        const std::uint32_t r = md == mixprec::rounding::stochastic ? rng(offset + i) : 0u;
+        out[i] = static_cast<U>(mixprec_py::rt_pack(f, u, md, p, r));
+      });
+    }
+    result = nb::cast(owned_array<U>(out, n));
+  });
+  return result;
+}
+
+/// Codes of a user format to float64 (exact: make_rt admits only formats whose values are doubles).
+nb::object rt_from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> codes, int e, int m, int enc,
+                        int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  nb::object result;
+  with_width(f, [&](auto tag) {
+    using U = decltype(tag);
+    if (codes.dtype() != nb::dtype<U>()) {
+      throw std::invalid_argument("codes of this format must be uint" + std::to_string(8 * sizeof(U)));
+    }
+    const std::size_t n = codes.shape(0);
+    const U* in = static_cast<const U*>(codes.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (f.bits < 64 && (static_cast<std::uint64_t>(in[i]) >> f.bits) != 0) {
+        throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                    " does not fit the format's " + std::to_string(f.bits) + " bits");
+      }
+    }
+    double* out = new double[n];
+    {
+      nb::gil_scoped_release release;
+      using D = mixprec::float64_format;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto bits = mixprec::detail::pack<D>(mixprec_py::rt_unpack(f, in[i]), mixprec::rounding::nearest_even,
+                                                   mixprec::overflow::ieee, 0);
+        std::memcpy(out + i, &bits, sizeof(double));
+      }
+    }
+    result = nb::cast(owned_array<double>(out, n));
+  });
+  return result;
+}
+
+/// Text read once into a user format (explain's grammar: strtod's, the whole text): the code.
+std::uint64_t rt_from_string(const std::string& text, int e, int m, int enc, int bias, bool is_signed, int mode,
+                             int policy) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  const auto md = parse_mode(mode);
+  const auto p = parse_overflow(policy);
+  if (md == mixprec::rounding::stochastic) throw std::invalid_argument("rounding='stochastic' is not for text");
+  bool neg = false;
+  std::string_view body;
+  std::chars_format fmt{};
+  mixprec::detail::unpacked u{};
+  const char* end = nullptr;
+  if (!mixprec::detail::split_number_text(text, neg, body, fmt) ||
+      !mixprec::detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) ||
+      end != body.data() + body.size()) {
+    throw std::invalid_argument("not a number: " + mixprec::detail::quote_input(text));
+  }
+  u.sign = neg;
+  return mixprec_py::rt_pack(f, u, md, p, 0);
+}
+
+/// Shortest round-trip text of a code of a user format.
+std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  if (f.bits < 64 && (code >> f.bits) != 0) throw std::invalid_argument("code does not fit the format");
+  return mixprec_py::rt_to_string(f, code);
+}
+
 /// An autocast op table as {op name: policy name}.
 nb::dict autocast_table(const std::string& which) {
   const mixprec::autocast_op_table* t = which == "cpu"              ? &mixprec::autocast_ops_cpu
@@ -235,11 +384,18 @@ NB_MODULE(_core, m) {
         nb::arg("seed"), nb::arg("offset"));
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
   m.def("finfo", &finfo, nb::arg("format"));
+  m.def("layout", &layout, nb::arg("format"));
   m.def("explain_text", &explain_text);
   m.def("explain_code", &explain_code);
   m.def("code_to_string", &code_to_string);
   m.def("code_from_string", &code_from_string);
   m.def("autocast_table", &autocast_table);
+  m.def("rt_describe", &rt_describe);
+  m.def("rt_to_bits_f32", &rt_to_bits<float>);
+  m.def("rt_to_bits_f64", &rt_to_bits<double>);
+  m.def("rt_from_bits", &rt_from_bits);
+  m.def("rt_from_string", &rt_from_string);
+  m.def("rt_code_to_string", &rt_code_to_string);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
       .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
         new (self) mixprec::dynamic_loss_scale(preset(name));
