@@ -25,7 +25,8 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+__all__ = ["BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
+           "LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
 
@@ -349,3 +350,162 @@ class LossScale:
 
     def __repr__(self) -> str:
         return "LossScale(%r, scale=%r, growth_tracker=%d)" % (self.preset, self.scale, self.growth_tracker)
+
+
+# --- block-scaling recipes (include/mixprec/block_scaling*.hpp) ---
+
+_MX_RULES = ("ocp_floor", "te_rceil", "ceil_pow2", "even")
+_NVFP4_ORDERS = ("te", "te_legacy", "torchao", "torchao_single")
+_NVFP4_FACTORS = ("reciprocal", "quotient")
+#: Recipe families and their parameters with defaults (see block_quantize).
+BLOCK_RECIPES = {
+    "mx": {"element": "float8_e4m3fn", "rule": "ocp_floor", "block": (1, 32), "torchao_min_normal_divisor": False},
+    "te_mxfp8": {"element": "float8_e4m3fn", "block": (1, 32)},
+    "nvfp4": {"order": "te", "factor": "reciprocal", "block": (1, 16), "stochastic": False, "seed": 0,
+              "hadamard": False, "hadamard_signs": 0},
+    "deepseek_fp8": {"block": (1, 128), "ue8m0": False, "amax_floor": 1e-4},
+    "te_fp8_block": {"block": (1, 128), "epsilon": 0.0},
+}
+
+
+def _recipe_params(recipe: str, params: dict):
+    """(C++ family, C++ parameter dict, the full Python parameters) for a recipe and its keywords."""
+    if recipe not in BLOCK_RECIPES:
+        raise ValueError("unknown recipe %r; one of %s" % (recipe, ", ".join(BLOCK_RECIPES)))
+    full = dict(BLOCK_RECIPES[recipe])
+    unknown = set(params) - set(full)
+    if unknown:
+        raise TypeError("recipe %r has no parameter(s) %s; its parameters: %s"
+                        % (recipe, ", ".join(sorted(unknown)), ", ".join(full)))
+    full.update(params)
+    block = full.pop("block")
+    if (not isinstance(block, (tuple, list)) or len(block) != 2 or
+            not all(isinstance(b, int) and b > 0 for b in block)):
+        raise ValueError("block must be (rows, cols) of positive ints, got %r" % (block,))
+    cpp = {"block_rows": int(block[0]), "block_cols": int(block[1])}
+    family = recipe
+    if recipe in ("mx", "te_mxfp8"):
+        family = "mx"
+        rule = full.get("rule", "te_rceil")
+        if rule not in _MX_RULES:
+            raise ValueError("unknown MX rule %r; one of %s" % (rule, ", ".join(_MX_RULES)))
+        if recipe == "te_mxfp8" and full["element"] not in ("float8_e4m3fn", "float8_e5m2"):
+            raise ValueError("te_mxfp8 elements are float8_e4m3fn or float8_e5m2")
+        cpp.update(element=str(full["element"]), rule=_MX_RULES.index(rule),
+                   torchao_min_normal_divisor=bool(full.get("torchao_min_normal_divisor", False)))
+    elif recipe == "nvfp4":
+        if full["order"] not in _NVFP4_ORDERS:
+            raise ValueError("unknown NVFP4 order %r; one of %s" % (full["order"], ", ".join(_NVFP4_ORDERS)))
+        if full["factor"] not in _NVFP4_FACTORS:
+            raise ValueError("unknown NVFP4 factor %r; one of %s" % (full["factor"], ", ".join(_NVFP4_FACTORS)))
+        if not isinstance(full["seed"], int) or not 0 <= full["seed"] < 2**64:
+            raise ValueError("seed must be an integer in [0, 2**64)")
+        if not isinstance(full["hadamard_signs"], int) or not 0 <= full["hadamard_signs"] < 2**16:
+            raise ValueError("hadamard_signs must be an integer in [0, 2**16)")
+        cpp.update(order=_NVFP4_ORDERS.index(full["order"]), factor=_NVFP4_FACTORS.index(full["factor"]),
+                   stochastic=bool(full["stochastic"]), seed=int(full["seed"]), hadamard=bool(full["hadamard"]),
+                   hadamard_signs=int(full["hadamard_signs"]))
+    elif recipe == "deepseek_fp8":
+        cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=float(full["amax_floor"]))
+    else:
+        cpp.update(epsilon=float(full["epsilon"]))
+    full["block"] = (int(block[0]), int(block[1]))
+    return family, cpp, full
+
+
+class BlockScaled:
+    """A block-scaled tensor: what block_quantize returns and block_dequantize takes.
+
+    elements: (rows, cols) element codes, one per value, unpacked (uint8; int8 for MXINT8), in
+    the input's row-major order. scales: (ceil(rows / block rows), ceil(cols / block cols)) scale
+    codes (uint8 E8M0 for MX, uint8 UE4M3 for NVFP4) or float32 decode factors (FP8 recipes); the
+    scale of x[i, j] is scales[i // block rows, j // block cols]; edge blocks are shorter.
+    tensor_scale: the per-tensor float32 factor (NVFP4's S_enc or torchao's per-tensor scale; 1.0
+    otherwise). recipe / params: how it was made; info: the C++ recipe_info (name, element,
+    scale, block, tensor_scale, stochastic, scale_rule).
+    """
+
+    __slots__ = ("elements", "scales", "tensor_scale", "recipe", "params", "info")
+
+    def __init__(self, elements, scales, tensor_scale: float, recipe: str, params: dict, info: dict):
+        self.elements, self.scales, self.tensor_scale = elements, scales, float(tensor_scale)
+        self.recipe, self.params, self.info = recipe, dict(params), dict(info)
+
+    def __repr__(self):
+        return "BlockScaled(%s, elements %s %s, scales %s %s, tensor_scale=%r)" % (
+            self.info.get("name"), self.elements.shape, self.elements.dtype, self.scales.shape, self.scales.dtype,
+            self.tensor_scale)
+
+
+def _as_float32_matrix(x):
+    if hasattr(x, "__dlpack__") and not isinstance(x, _np.ndarray):
+        try:
+            x = _np.from_dlpack(x)
+        except (TypeError, RuntimeError, BufferError):
+            x = _np.asarray(x)
+    a = _np.asarray(x)
+    if a.dtype.name in _ML_DTYPES_NAMES or a.dtype == _np.float16:
+        a = _as_float_array(a)[0].astype(_np.float32)  # exact: every such value is a float32
+    if a.dtype != _np.float32:
+        raise TypeError("block_quantize takes float32 (or float16/bfloat16/FP8) arrays, as the frameworks' "
+                        "recipes do; got %s (convert with .astype(np.float32) if that rounding is intended)" % a.dtype)
+    if a.ndim == 1:
+        a = a.reshape(1, -1)
+    if a.ndim != 2:
+        raise ValueError("block_quantize takes a 1-D or 2-D array (rows, cols), got %d dimensions" % a.ndim)
+    return _np.ascontiguousarray(a)
+
+
+def block_quantize(x, recipe: str = "mx", **params) -> BlockScaled:
+    """Quantizes x (rows x cols float32; 1-D is one row) with a block-scaling recipe.
+
+    Recipes and their keyword parameters (defaults in BLOCK_RECIPES), bit for bit the C++ recipes:
+
+    - "mx": OCP MX. element: float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn,
+      float4_e2m1fn or mxint8; rule: "ocp_floor" (OCP v1.0), "te_rceil" (Transformer Engine
+      MXFP8BlockScaling / torchao RCEIL), "ceil_pow2" (torchao CEIL), "even" (torchao EVEN);
+      block (1, 32); torchao_min_normal_divisor (torchao's 2^-126 for all-zero blocks).
+    - "te_mxfp8": Transformer Engine MXFP8 (rule te_rceil); element float8_e4m3fn/e5m2;
+      block (1, 32) rowwise or (32, 1) columnwise.
+    - "nvfp4": NVFP4 (E2M1 elements, UE4M3 scales over 16 values, FP32 tensor scale). order: "te",
+      "te_legacy", "torchao" (two-level) or "torchao_single"; factor "reciprocal"/"quotient";
+      stochastic and seed (TE's stochastic rounding); hadamard and hadamard_signs (TE's RHT).
+    - "deepseek_fp8": DeepSeek-V3 fine-grained FP8 (E4M3 elements, FP32 scales); block (1, 128)
+      activations or (128, 128) weights; ue8m0 (power-of-two scales, DeepSeek V3.1/DeepGEMM);
+      amax_floor (default 1e-4; 0 as in the V3 release).
+    - "te_fp8_block": Transformer Engine Float8BlockScaling (power-of-two scales); block (1, 128)
+      or (128, 128); epsilon.
+
+    Returns a BlockScaled (element codes, scales in the documented layout, tensor scale, the
+    recipe's parameters and its C++ recipe_info).
+
+    >>> q = mixprec.block_quantize(np.ones((2, 64), np.float32), "mx", element="float4_e2m1fn")
+    >>> q.scales.shape, q.info["name"]
+    ((2, 2), 'ocp_mx/mxfp4_e2m1')
+    """
+    family, cpp, full = _recipe_params(recipe, params)
+    a = _as_float32_matrix(x)
+    d = _core.block_quantize(a, family, cpp)
+    return BlockScaled(d["elements"], d["scales"], d["tensor_scale"], recipe, full, dict(d["info"]))
+
+
+def block_dequantize(q: BlockScaled) -> _np.ndarray:
+    """The float32 values of a BlockScaled (the C++ recipe's dequantize: bit for bit)."""
+    if not isinstance(q, BlockScaled):
+        raise TypeError("block_dequantize takes what block_quantize returns (a BlockScaled)")
+    family, cpp, _ = _recipe_params(q.recipe, {k: v for k, v in q.params.items()})
+    e_dtype, s_dtype, _ = _core.block_storage(family, cpp)
+    e = _np.ascontiguousarray(q.elements)
+    s = _np.ascontiguousarray(q.scales)
+    if e.ndim != 2 or s.ndim != 2 or e.dtype != _np.dtype(e_dtype) or s.dtype != _np.dtype(s_dtype):
+        raise TypeError("elements must be 2-D %s and scales 2-D %s for recipe %r" % (e_dtype, s_dtype, q.recipe))
+    return _core.block_dequantize(e, s, q.tensor_scale, family, cpp)
+
+
+def block_recipe_info(recipe: str = "mx", **params) -> dict:
+    """A recipe's name and parameters as data: the C++ recipe_info plus its Python parameters."""
+    family, cpp, full = _recipe_params(recipe, params)
+    info = dict(_core.block_storage(family, cpp)[2])
+    info["params"] = full
+    info["recipe"] = recipe
+    return info

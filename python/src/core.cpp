@@ -26,6 +26,7 @@
 #include <mixprec/kernels/convert.hpp>
 #include <mixprec/mixprec.hpp>
 
+#include "block_scaling.hpp"
 #include "runtime_format.hpp"
 
 namespace nb = nanobind;
@@ -396,6 +397,9 @@ NB_MODULE(_core, m) {
   m.def("rt_from_bits", &rt_from_bits);
   m.def("rt_from_string", &rt_from_string);
   m.def("rt_code_to_string", &rt_code_to_string);
+  m.def("block_quantize", &mixprec_py::block_quantize);
+  m.def("block_dequantize", &mixprec_py::block_dequantize);
+  m.def("block_storage", &mixprec_py::storage_dtypes);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
       .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
         new (self) mixprec::dynamic_loss_scale(preset(name));
