@@ -25,7 +25,7 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
+__all__ = ["gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
            "LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
@@ -509,3 +509,105 @@ def block_recipe_info(recipe: str = "mx", **params) -> dict:
     info["params"] = full
     info["recipe"] = recipe
     return info
+
+
+# --- GEMM (kernels/gemm.hpp, block_scaled_gemm.hpp) ---
+
+def _threads(threads):
+    if threads is None:
+        return 0
+    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
+        raise ValueError("threads must be None (all) or a positive int (1: this thread only)")
+    return threads
+
+
+def gemm(a, b, format=None, accumulate: str = "float32", algorithm: str = "exact", out=None,
+         rounding: str = "nearest_even", seed: int | None = None, offset: int = 0, threads: int | None = None):
+    """C = a @ b with mixprec::gemm's exact semantics: for each C element, acc = +0 then
+    acc = fma(a[i, p], b[p, j], acc) for p = 0 .. k-1 in ``accumulate`` ("float32" or "float64"),
+    one rounding per step, in k order, whatever the thread count.
+
+    a: (m, k), b: (k, n) arrays (float32/float64, float16, ml_dtypes types; lists). format: a
+    format name or mixprec.format; a and b are first rounded to it (nearest-even) — the product of
+    format elements, as the C++ gemm on that element type. Inputs are otherwise taken as
+    ``accumulate`` values (float64 inputs with accumulate="float32" round to nearest-even first, as
+    C++ does). algorithm="bf16_dot2": AVX-512-BF16 vdpbf16ps semantics (DAZ inputs, FTZ steps;
+    needs format="bfloat16" and accumulate="float32"). out: a format for C: the accumulator
+    rounded ONCE into it (rounding, seed, offset as to_bits over C in row-major order; returned as
+    float64 values, as round()); None returns the accumulator (float32 or float64 array).
+    threads: None uses mixprec's pool, 1 the calling thread only (the bits are the same).
+
+    >>> mixprec.gemm(np.ones((2, 3)), np.ones((3, 2)), format="bfloat16")
+    array([[3., 3.],
+           [3., 3.]], dtype=float32)
+    """
+    if accumulate not in ("float32", "float64"):
+        raise ValueError("accumulate must be 'float32' or 'float64'")
+    if algorithm not in ("exact", "bf16_dot2"):
+        raise ValueError("algorithm must be 'exact' or 'bf16_dot2'")
+    n_threads = _threads(threads)
+    acc = _np.float32 if accumulate == "float32" else _np.float64
+    mats = []
+    for name, x in (("a", a), ("b", b)):
+        v, shape = _as_float_array(x)
+        if v.ndim != 2:
+            raise ValueError("gemm: %s must be 2-D, got shape %s" % (name, shape))
+        if algorithm == "bf16_dot2":
+            if format != "bfloat16" or accumulate != "float32":
+                raise ValueError("algorithm='bf16_dot2' needs format='bfloat16' and accumulate='float32'")
+            mats.append(_np.ascontiguousarray(to_bits(v, "bfloat16")))
+            continue
+        if format is not None:
+            v = round(v, format)
+            w = v.astype(acc)
+            same = (w == v) | (_np.isnan(w) & _np.isnan(v))
+            if not same.all():
+                raise ValueError("gemm: values of %s are not all %s values (use accumulate='float64')"
+                                 % (getattr(format, "name", format), accumulate))
+            v = w
+        mats.append(_np.ascontiguousarray(v.astype(acc)))
+    if mats[0].shape[1] != mats[1].shape[0]:
+        raise ValueError("gemm: a is %d x %d, b is %d x %d (inner sizes differ)" % (mats[0].shape + mats[1].shape))
+    if algorithm == "bf16_dot2":
+        c = _core.gemm_bf16_dot2(mats[0], mats[1], n_threads)
+    elif acc is _np.float32:
+        c = _core.gemm_f32(mats[0], mats[1], n_threads)
+    else:
+        c = _core.gemm_f64(mats[0], mats[1], n_threads)
+    if out is None:
+        return c
+    return round(c, out, rounding, "ieee", seed, offset)
+
+
+_ACCUMULATORS = ("fp32", "truncated")
+
+
+def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator="fp32", promotion: int = 0,
+                      a_global: float = 0.0, b_global: float = 0.0) -> _np.ndarray:
+    """C = A B (float32, m x n) for block-scaled A (m x k, blocks along k: e.g. (1, 32)) and B
+    (k x n, blocks along k: (32, 1), or 2-D tiles), as mixprec::block_scaled_gemm: each C element
+    runs over k in chunks of ``promotion`` (0: the k block size), a chunk's element products summed
+    in the accumulator model then promoted to float32 with the two block scales.
+
+    accumulator: "fp32" (round to nearest-even after each product) or ("truncated", bits, group):
+    groups of products aligned to their largest exponent and truncated to ``bits`` bits (a MODEL of
+    published Hopper/Blackwell FP8 tensor-core measurements, e.g. ("truncated", 13, 4)).
+    a_global/b_global: per-tensor decode factors (0: the recipe's; pass torchao NVFP4's
+    per-tensor scale yourself).
+    """
+    if not isinstance(a, BlockScaled) or not isinstance(b, BlockScaled):
+        raise TypeError("block_scaled_gemm takes two BlockScaled (from block_quantize)")
+    if accumulator == "fp32":
+        model, bits, group = 0, 23, 1
+    elif (isinstance(accumulator, tuple) and len(accumulator) == 3 and accumulator[0] == "truncated"
+          and all(isinstance(v, int) for v in accumulator[1:])):
+        model, bits, group = 1, accumulator[1], accumulator[2]
+    else:
+        raise ValueError("accumulator must be 'fp32' or ('truncated', bits, group)")
+    if not isinstance(promotion, int) or promotion < 0:
+        raise ValueError("promotion must be a non-negative int")
+    args = []
+    for q in (a, b):
+        family, cpp, _ = _recipe_params(q.recipe, dict(q.params))
+        args += [_np.ascontiguousarray(q.elements), _np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
+    return _core.block_gemm(*args, model, bits, group, promotion, float(a_global), float(b_global))

@@ -10,12 +10,16 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
+#include <utility>
+#include <vector>
 
+#include <mixprec/block_scaled_gemm.hpp>
 #include <mixprec/block_scaling.hpp>
 #include <mixprec/block_scaling_fp8.hpp>
 #include <mixprec/block_scaling_mx.hpp>
@@ -170,45 +174,83 @@ inline nb::tuple storage_dtypes(const std::string& name, const nb::dict& params)
   return t;
 }
 
+using array2d = nb::ndarray<nb::ndim<2>, nb::c_contig, nb::device::cpu>;
+
+/// The tensor of recipe r from arrays as block_quantize returns them (dtypes and shapes checked).
+template <class R>
+typename R::tensor_type make_tensor(const R& r, const array2d& elements, const array2d& scales, double tensor_scale) {
+  using E = typename R::element_type;
+  using S = typename R::scale_type;
+  using EU = typename numpy_storage<E>::type;
+  using SU = typename numpy_storage<S>::type;
+  if (elements.dtype() != nb::dtype<EU>() || scales.dtype() != nb::dtype<SU>()) {
+    throw std::invalid_argument("elements/scales have the wrong dtype for this recipe");
+  }
+  typename R::tensor_type t;
+  t.rows = elements.shape(0);
+  t.cols = elements.shape(1);
+  t.block = r.block;
+  if (scales.shape(0) != t.scale_rows() || scales.shape(1) != t.scale_cols()) {
+    throw std::invalid_argument("scales must have shape (" + std::to_string(t.scale_rows()) + ", " +
+                                std::to_string(t.scale_cols()) + ") for these elements and block");
+  }
+  const EU* e = static_cast<const EU*>(elements.data());
+  const SU* s = static_cast<const SU*>(scales.data());
+  t.elements.resize(t.rows * t.cols);
+  t.scales.resize(t.scale_rows() * t.scale_cols());
+  for (std::size_t i = 0; i < t.elements.size(); ++i) t.elements[i] = numpy_storage<E>::put(e[i]);
+  for (std::size_t i = 0; i < t.scales.size(); ++i) t.scales[i] = numpy_storage<S>::put(s[i]);
+  t.tensor_scale = static_cast<float>(tensor_scale);
+  return t;
+}
+
+inline nb::object float_matrix(std::vector<float>&& v, std::size_t rows, std::size_t cols) {
+  float* out = new float[v.empty() ? 1 : v.size()];
+  std::copy(v.begin(), v.end(), out);
+  nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<float*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, float, nb::ndim<2>>(out, {rows, cols}, owner));
+}
+
 /// Elements and scales (as block_quantize returns them) back to float32 values.
-inline nb::object block_dequantize(nb::ndarray<nb::ndim<2>, nb::c_contig, nb::device::cpu> elements,
-                                   nb::ndarray<nb::ndim<2>, nb::c_contig, nb::device::cpu> scales, double tensor_scale,
-                                   const std::string& name, const nb::dict& params) {
+inline nb::object block_dequantize(array2d elements, array2d scales, double tensor_scale, const std::string& name,
+                                   const nb::dict& params) {
   nb::object result;
   with_recipe(name, params, [&](const auto& r) {
-    using R = std::decay_t<decltype(r)>;
-    using E = typename R::element_type;
-    using S = typename R::scale_type;
-    using EU = typename numpy_storage<E>::type;
-    using SU = typename numpy_storage<S>::type;
-    if (elements.dtype() != nb::dtype<EU>() || scales.dtype() != nb::dtype<SU>()) {
-      throw std::invalid_argument("elements/scales have the wrong dtype for this recipe");
-    }
-    typename R::tensor_type t;
-    t.rows = elements.shape(0);
-    t.cols = elements.shape(1);
-    t.block = r.block;
-    if (scales.shape(0) != t.scale_rows() || scales.shape(1) != t.scale_cols()) {
-      throw std::invalid_argument("scales must have shape (" + std::to_string(t.scale_rows()) + ", " +
-                                  std::to_string(t.scale_cols()) + ") for these elements and block");
-    }
-    const EU* e = static_cast<const EU*>(elements.data());
-    const SU* s = static_cast<const SU*>(scales.data());
-    t.elements.resize(t.rows * t.cols);
-    t.scales.resize(t.scale_rows() * t.scale_cols());
-    for (std::size_t i = 0; i < t.elements.size(); ++i) t.elements[i] = numpy_storage<E>::put(e[i]);
-    for (std::size_t i = 0; i < t.scales.size(); ++i) t.scales[i] = numpy_storage<S>::put(s[i]);
-    t.tensor_scale = static_cast<float>(tensor_scale);
-    float* out = new float[t.elements.empty() ? 1 : t.elements.size()];
-    try {
+    const auto t = make_tensor(r, elements, scales, tensor_scale);
+    std::vector<float> out(t.elements.size());
+    {
       nb::gil_scoped_release release;
-      r.dequantize(t, out);
-    } catch (...) {
-      delete[] out;
-      throw;
+      r.dequantize(t, out.data());
     }
-    nb::capsule owner(out, [](void* p) noexcept { delete[] static_cast<float*>(p); });
-    result = nb::cast(nb::ndarray<nb::numpy, float, nb::ndim<2>>(out, {t.rows, t.cols}, owner));
+    result = float_matrix(std::move(out), t.rows, t.cols);
+  });
+  return result;
+}
+
+/// mixprec::block_scaled_gemm of two quantized operands (model 0: fp32, 1: truncated(bits, group)).
+inline nb::object block_gemm(array2d a_elements, array2d a_scales, double a_tensor_scale, const std::string& a_name,
+                             const nb::dict& a_params, array2d b_elements, array2d b_scales, double b_tensor_scale,
+                             const std::string& b_name, const nb::dict& b_params, int model, int bits,
+                             std::size_t group, std::size_t promotion, double a_global, double b_global) {
+  mixprec::block_gemm_options o;
+  if (model == 1) {
+    o.acc = mixprec::block_accumulator::truncated(bits, group);
+  } else if (model != 0) {
+    throw std::invalid_argument("invalid accumulator model");
+  }
+  o.promotion = promotion;
+  nb::object result;
+  with_recipe(a_name, a_params, [&](const auto& ra) {
+    const auto ta = make_tensor(ra, a_elements, a_scales, a_tensor_scale);
+    with_recipe(b_name, b_params, [&](const auto& rb) {
+      const auto tb = make_tensor(rb, b_elements, b_scales, b_tensor_scale);
+      std::vector<float> c;
+      {
+        nb::gil_scoped_release release;
+        c = mixprec::block_scaled_gemm(ta, tb, o, static_cast<float>(a_global), static_cast<float>(b_global));
+      }
+      result = float_matrix(std::move(c), ta.rows, tb.cols);
+    });
   });
   return result;
 }

@@ -24,6 +24,7 @@
 #include <mixprec/format_names.hpp>
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
+#include <mixprec/kernels/gemm.hpp>
 #include <mixprec/mixprec.hpp>
 
 #include "block_scaling.hpp"
@@ -339,6 +340,40 @@ std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bia
   return mixprec_py::rt_to_string(f, code);
 }
 
+// --- gemm (kernels/gemm.hpp) ---
+
+/// C = A B (row-major, C order) in accumulate type Acc with mixprec::gemm's exact algorithm (or
+/// bf16_dot2 for bfloat16 codes): one fma per k step in k order, on every thread count.
+template <class Acc, class T>
+nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> a,
+                    nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> b, unsigned threads) {
+  const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
+  if (b.shape(0) != k) {
+    throw std::invalid_argument("gemm: a is " + std::to_string(m) + " x " + std::to_string(k) + ", b is " +
+                                std::to_string(b.shape(0)) + " x " + std::to_string(n) + " (inner sizes differ)");
+  }
+  Acc* c = new Acc[m * n == 0 ? 1 : m * n];
+  try {
+    nb::gil_scoped_release release;
+    mixprec::gemm_options o;
+    using E = std::conditional_t<std::is_same<T, std::uint16_t>::value, mixprec::bfloat16, T>;
+    if (std::is_same<T, std::uint16_t>::value) o.algorithm = mixprec::gemm_algorithm::bf16_dot2;
+    const E* pa = reinterpret_cast<const E*>(a.data());
+    const E* pb = reinterpret_cast<const E*>(b.data());
+    const auto none = mixprec::transpose::none;
+    if (threads == 1) {
+      mixprec::gemm<Acc>(mixprec::exec::seq, none, none, m, n, k, Acc{1}, pa, k, pb, n, Acc{0}, c, n, o);
+    } else {
+      mixprec::gemm<Acc>(mixprec::exec::par(threads), none, none, m, n, k, Acc{1}, pa, k, pb, n, Acc{0}, c, n, o);
+    }
+  } catch (...) {
+    delete[] c;
+    throw;
+  }
+  nb::capsule owner(c, [](void* p) noexcept { delete[] static_cast<Acc*>(p); });
+  return nb::cast(nb::ndarray<nb::numpy, Acc, nb::ndim<2>>(c, {m, n}, owner));
+}
+
 /// An autocast op table as {op name: policy name}.
 nb::dict autocast_table(const std::string& which) {
   const mixprec::autocast_op_table* t = which == "cpu"              ? &mixprec::autocast_ops_cpu
@@ -400,6 +435,10 @@ NB_MODULE(_core, m) {
   m.def("block_quantize", &mixprec_py::block_quantize);
   m.def("block_dequantize", &mixprec_py::block_dequantize);
   m.def("block_storage", &mixprec_py::storage_dtypes);
+  m.def("block_gemm", &mixprec_py::block_gemm);
+  m.def("gemm_f32", &gemm_run<float, float>);
+  m.def("gemm_f64", &gemm_run<double, double>);
+  m.def("gemm_bf16_dot2", &gemm_run<float, std::uint16_t>);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
       .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
         new (self) mixprec::dynamic_loss_scale(preset(name));
