@@ -25,7 +25,7 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
+__all__ = ["pack", "unpack", "gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
            "LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
@@ -611,3 +611,72 @@ def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator="fp32", promot
         family, cpp, _ = _recipe_params(q.recipe, dict(q.params))
         args += [_np.ascontiguousarray(q.elements), _np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
     return _core.block_gemm(*args, model, bits, group, promotion, float(a_global), float(b_global))
+
+
+# --- packed sub-byte storage (packed.hpp) ---
+
+def _pack_width(format):
+    format = _check_format(format)
+    bits = format.bits if not isinstance(format, str) else _core.finfo(format)["bits"]
+    if bits > 8:
+        raise ValueError("%s has %d bits: only formats of at most 8 bits are packed" % (getattr(format, "name", format), bits))
+    return format, bits
+
+
+def pack(codes, format) -> _np.ndarray:
+    """Codes of a format of at most 8 bits (uint8, one per byte, as to_bits returns them) packed
+    into a uint8 array: element i occupies bits [b*i, b*i + b) of the LSB-first bit stream (b the
+    format's width). FP4: element 2j is the LOW nibble of byte j, as CUDA's __nv_fp4x2_e2m1 and
+    PyTorch's float4_e2m1fn_x2 (``data[1::2] << 4 | data[::2]``); FP6: four elements in three
+    bytes, the little-endian word e0 | e1 << 6 | e2 << 12 | e3 << 18 (CUTLASS's order).
+
+    Packs along the last axis: (..., n) gives (..., n * b / 8) when that is whole (so each row
+    packs on its own); otherwise codes must be 1-D and the last byte is padded with zero bits.
+    Codes that do not fit b bits raise ValueError.
+
+    >>> mixprec.pack(mixprec.to_bits([1.0, -6.0], "float4_e2m1fn"), "float4_e2m1fn")
+    array([242], dtype=uint8)
+    """
+    format, b = _pack_width(format)
+    c = _np.asarray(codes)
+    if c.dtype != _np.uint8:
+        raise TypeError("pack takes uint8 codes (one per byte, as to_bits returns them), got %s" % c.dtype)
+    if c.ndim == 0:
+        raise ValueError("pack takes an array, not a scalar")
+    n = c.shape[-1]
+    if c.ndim > 1 and (n * b) % 8:
+        raise ValueError("the last axis (%d elements of %d bits) does not fill whole bytes; pack a 1-D array"
+                         % (n, b))
+    flat = _np.ascontiguousarray(c).reshape(-1)
+    out = _core.pack_bits(flat, b) if not isinstance(format, str) else _core.pack_codes(flat, format)
+    return out.reshape(c.shape[:-1] + (n * b // 8,)) if c.ndim > 1 else out
+
+
+def unpack(packed, format, count: int | None = None) -> _np.ndarray:
+    """The inverse of pack: uint8 codes, one per byte. packed: uint8 (..., bytes); count: the
+    number of elements of a 1-D packed array (default: all whole elements of its bytes)."""
+    format, b = _pack_width(format)
+    p = _np.asarray(packed)
+    if hasattr(packed, "__dlpack__") and not isinstance(packed, _np.ndarray):
+        p = _np.from_dlpack(packed)
+    if p.dtype != _np.uint8:
+        p = p.view(_np.uint8) if p.dtype.itemsize == 1 else p  # torch float4_e2m1fn_x2 / ml_dtypes views
+    if p.dtype != _np.uint8:
+        raise TypeError("unpack takes uint8 bytes, got %s" % p.dtype)
+    nbytes = p.shape[-1] if p.ndim else 0
+    if p.ndim != 1:
+        if count is not None:
+            raise ValueError("count is for 1-D arrays")
+        if (nbytes * 8) % b:
+            raise ValueError("%d bytes per row do not hold whole %d-bit elements" % (nbytes, b))
+    n = nbytes * 8 // b if count is None else count
+    if not isinstance(n, int) or n < 0:
+        raise ValueError("count must be a non-negative int")
+    if p.ndim != 1:
+        rows = int(_np.prod(p.shape[:-1]))
+        flat = _np.ascontiguousarray(p).reshape(-1)
+        total = rows * n
+    else:
+        flat, total = _np.ascontiguousarray(p), n
+    out = _core.unpack_bits(flat, total, b) if not isinstance(format, str) else _core.unpack_codes(flat, total, format)
+    return out.reshape(p.shape[:-1] + (n,)) if p.ndim != 1 else out

@@ -25,6 +25,8 @@
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
 #include <mixprec/kernels/gemm.hpp>
+#include <mixprec/kernels/pack.hpp>
+#include <mixprec/packed.hpp>
 #include <mixprec/mixprec.hpp>
 
 #include "block_scaling.hpp"
@@ -374,6 +376,107 @@ nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::
   return nb::cast(nb::ndarray<nb::numpy, Acc, nb::ndim<2>>(c, {m, n}, owner));
 }
 
+// --- packed FP4/FP6 (packed.hpp, kernels/pack.hpp) ---
+
+using bytes1d = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+nb::object bytes_array(std::uint8_t* data, std::size_t n) { return nb::cast(owned_array<std::uint8_t>(data, n)); }
+
+/// Codes (one per byte) of a built-in format of at most 8 bits packed with mixprec::pack_elements.
+nb::object pack_codes(bytes1d codes, const std::string& format) {
+  nb::object result;
+  with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (mixprec::is_packable<T>::value) {
+      const std::size_t n = codes.shape(0);
+      const std::uint8_t* in = codes.data();
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((in[i] >> T::format_type::bits) != 0) {
+          throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                      " does not fit " + format);
+        }
+      }
+      const std::size_t bytes = mixprec::packed_bytes<T>(n);
+      auto* out = new std::uint8_t[bytes == 0 ? 1 : bytes];
+      {
+        nb::gil_scoped_release release;
+        mixprec::pack_elements(mixprec::exec::par, mixprec::span<const T>(reinterpret_cast<const T*>(in), n),
+                               mixprec::span<std::uint8_t>(out, bytes));
+      }
+      result = bytes_array(out, bytes);
+    } else {
+      throw std::invalid_argument(format + " is not a format of at most 8 bits (nothing to pack)");
+    }
+  });
+  return result;
+}
+
+/// n codes of a built-in format unpacked from packed bytes (mixprec::unpack_elements).
+nb::object unpack_codes(bytes1d packed, std::size_t n, const std::string& format) {
+  nb::object result;
+  with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (mixprec::is_packable<T>::value) {
+      if (packed.shape(0) != mixprec::packed_bytes<T>(n)) {
+        throw std::invalid_argument(std::to_string(n) + " elements of " + format + " need " +
+                                    std::to_string(mixprec::packed_bytes<T>(n)) + " bytes, got " +
+                                    std::to_string(packed.shape(0)));
+      }
+      auto* out = new std::uint8_t[n == 0 ? 1 : n];
+      {
+        nb::gil_scoped_release release;
+        mixprec::unpack_elements(mixprec::exec::par, mixprec::span<const std::uint8_t>(packed.data(), packed.shape(0)),
+                                 mixprec::span<T>(reinterpret_cast<T*>(out), n));
+      }
+      result = bytes_array(out, n);
+    } else {
+      throw std::invalid_argument(format + " is not a format of at most 8 bits (nothing to unpack)");
+    }
+  });
+  return result;
+}
+
+/// The same for any width b in [1, 8] (user formats): packed.hpp's LSB-first bit stream.
+nb::object pack_bits(bytes1d codes, unsigned b) {
+  if (b < 1 || b > 8) throw std::invalid_argument("packing needs a format of 1 to 8 bits");
+  const std::size_t n = codes.shape(0);
+  const std::size_t bytes = n / 8 * b + (n % 8 * b + 7) / 8;
+  auto* out = new std::uint8_t[bytes == 0 ? 1 : bytes]();
+  const std::uint8_t* in = codes.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((in[i] >> b) != 0) {
+      delete[] out;
+      throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                  " does not fit " + std::to_string(b) + " bits");
+    }
+    const std::size_t bit = i / 8 * b * 8 + i % 8 * b;
+    const unsigned s = static_cast<unsigned>(bit % 8);
+    const unsigned v = static_cast<unsigned>(in[i]) << s;
+    out[bit / 8] = static_cast<std::uint8_t>(out[bit / 8] | (v & 0xFFu));
+    if (s + b > 8) out[bit / 8 + 1] = static_cast<std::uint8_t>(out[bit / 8 + 1] | (v >> 8));
+  }
+  return bytes_array(out, bytes);
+}
+
+nb::object unpack_bits(bytes1d packed, std::size_t n, unsigned b) {
+  if (b < 1 || b > 8) throw std::invalid_argument("packing needs a format of 1 to 8 bits");
+  const std::size_t bytes = n / 8 * b + (n % 8 * b + 7) / 8;
+  if (packed.shape(0) != bytes) {
+    throw std::invalid_argument(std::to_string(n) + " elements of " + std::to_string(b) + " bits need " +
+                                std::to_string(bytes) + " bytes, got " + std::to_string(packed.shape(0)));
+  }
+  auto* out = new std::uint8_t[n == 0 ? 1 : n];
+  const std::uint8_t* p = packed.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t bit = i / 8 * b * 8 + i % 8 * b;
+    const unsigned s = static_cast<unsigned>(bit % 8);
+    unsigned w = p[bit / 8];
+    if (s + b > 8) w |= static_cast<unsigned>(p[bit / 8 + 1]) << 8;
+    out[i] = static_cast<std::uint8_t>((w >> s) & ((1u << b) - 1u));
+  }
+  return bytes_array(out, n);
+}
+
 /// An autocast op table as {op name: policy name}.
 nb::dict autocast_table(const std::string& which) {
   const mixprec::autocast_op_table* t = which == "cpu"              ? &mixprec::autocast_ops_cpu
@@ -437,6 +540,10 @@ NB_MODULE(_core, m) {
   m.def("block_storage", &mixprec_py::storage_dtypes);
   m.def("block_gemm", &mixprec_py::block_gemm);
   m.def("gemm_f32", &gemm_run<float, float>);
+  m.def("pack_codes", &pack_codes);
+  m.def("unpack_codes", &unpack_codes);
+  m.def("pack_bits", &pack_bits);
+  m.def("unpack_bits", &unpack_bits);
   m.def("gemm_f64", &gemm_run<double, double>);
   m.def("gemm_bf16_dot2", &gemm_run<float, std::uint16_t>);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
