@@ -71,8 +71,14 @@ class format:
     array([0.25,  inf])
     """
 
-    __slots__ = ("exp_bits", "man_bits", "encoding", "bias", "signed", "bits", "storage_bits", "name", "builtin",
-                 "_args", "_info")
+    __slots__ = {"exp_bits": "exponent field width E", "man_bits": "stored mantissa bits M",
+                 "encoding": "one of ENCODINGS", "bias": "the exponent bias", "signed": "whether there is a sign bit",
+                 "bits": "the format's width (sign + E + M)",
+                 "storage_bits": "width of the unsigned integer holding a code (8, 16, 32 or 64)",
+                 "name": "ml_dtypes-style name (float<bits>_e<E>m<M>...), or the built-in's name",
+                 "builtin": "the built-in format with this layout, or None",
+                 "_args": "(E, M, encoding index, bias, signed) for the C++ core",
+                 "_info": "derived constants from the C++ core"}
 
     def __init__(self, exp_bits: int, man_bits: int, encoding: str = "ieee", bias: int | None = None,
                  signed: bool | None = None):
@@ -171,7 +177,7 @@ def _as_float_array(x):
     return _np.ascontiguousarray(a), a.shape
 
 
-def to_bits(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
+def to_bits(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
             offset: int = 0) -> _np.ndarray:
     """The codes of x rounded once into format (an unsigned integer array of x's shape).
 
@@ -197,7 +203,7 @@ def to_bits(x, format: str, rounding: str = "nearest_even", overflow: str = "iee
     return fn(flat, format, mode, policy, seed or 0, offset).reshape(shape)
 
 
-def from_bits(codes, format: str) -> _np.ndarray:
+def from_bits(codes, format: "str | format") -> _np.ndarray:
     """The exact values (float64) of codes of format (unsigned integers of its storage width)."""
     format = _check_format(format)
     c = _np.asarray(codes)
@@ -213,13 +219,13 @@ def from_bits(codes, format: str) -> _np.ndarray:
     return _core.from_bits(flat, format).reshape(c.shape)
 
 
-def round(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
+def round(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
           offset: int = 0) -> _np.ndarray:
     """x rounded once into format, returned as float64 values (exact)."""
     return from_bits(to_bits(x, format, rounding, overflow, seed, offset), format)
 
 
-def finfo(format: str) -> dict:
+def finfo(format: "str | format") -> dict:
     """Machine limits of format, as numpy/ml_dtypes finfo (a dict of exact values)."""
     format = _check_format(format)
     if not isinstance(format, str):
@@ -256,7 +262,7 @@ def _user_finfo(f: format) -> dict:
             "has_infinity": info["has_infinity"], "has_nan": info["has_nan"]}
 
 
-def explain(x, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> str:
+def explain(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee") -> str:
     """What storing x in format does: fields, class, exact value, ulp, neighbours, error and why.
 
     x: text (read as strtod reads it, rounded once from its exact value: "0.1", "1e-400",
@@ -289,7 +295,7 @@ def _user_explain(text: str, f: format, rounding: str, overflow: str) -> str:
                                             to_string(code, f), value.hex() if value == value else "nan"))
 
 
-def to_string(code: int, format: str) -> str:
+def to_string(code: int, format: "str | format") -> str:
     """The shortest text that reads back as the value of code (as C++ to_chars)."""
     format = _check_format(format)
     if not isinstance(format, str):
@@ -297,7 +303,7 @@ def to_string(code: int, format: str) -> str:
     return _core.code_to_string(int(code), format)
 
 
-def from_string(text: str, format: str, rounding: str = "nearest_even", overflow: str = "ieee") -> int:
+def from_string(text: str, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee") -> int:
     """The code of text read ONCE into format (strtod's grammar, any number of digits)."""
     if not isinstance(text, str):
         raise TypeError("text must be a str")
@@ -342,10 +348,12 @@ class LossScale:
 
     @property
     def scale(self) -> float:
+        """The current loss scale."""
         return self._s.scale
 
     @property
     def growth_tracker(self) -> int:
+        """Clean steps since the last change of the scale (the framework's growth counter)."""
         return self._s.growth_tracker
 
     def __repr__(self) -> str:
@@ -425,7 +433,12 @@ class BlockScaled:
     scale, block, tensor_scale, stochastic, scale_rule).
     """
 
-    __slots__ = ("elements", "scales", "tensor_scale", "recipe", "params", "info")
+    __slots__ = {"elements": "(rows, cols) element codes (uint8; int8 for MXINT8)",
+                 "scales": "block scales: uint8 codes (E8M0, UE4M3) or float32 decode factors",
+                 "tensor_scale": "the per-tensor float32 factor (1.0 for recipes without one)",
+                 "recipe": "the recipe family name (a key of BLOCK_RECIPES)",
+                 "params": "the recipe's parameters, defaults filled in",
+                 "info": "the C++ recipe_info as a dict"}
 
     def __init__(self, elements, scales, tensor_scale: float, recipe: str, params: dict, info: dict):
         self.elements, self.scales, self.tensor_scale = elements, scales, float(tensor_scale)
@@ -521,8 +534,9 @@ def _threads(threads):
     return threads
 
 
-def gemm(a, b, format=None, accumulate: str = "float32", algorithm: str = "exact", out=None,
-         rounding: str = "nearest_even", seed: int | None = None, offset: int = 0, threads: int | None = None):
+def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32", algorithm: str = "exact",
+         out: "str | format | None" = None, rounding: str = "nearest_even", seed: int | None = None, offset: int = 0,
+         threads: int | None = None) -> _np.ndarray:
     """C = a @ b with mixprec::gemm's exact semantics: for each C element, acc = +0 then
     acc = fma(a[i, p], b[p, j], acc) for p = 0 .. k-1 in ``accumulate`` ("float32" or "float64"),
     one rounding per step, in k order, whatever the thread count.
@@ -582,7 +596,7 @@ def gemm(a, b, format=None, accumulate: str = "float32", algorithm: str = "exact
 _ACCUMULATORS = ("fp32", "truncated")
 
 
-def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator="fp32", promotion: int = 0,
+def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator: "str | tuple" = "fp32", promotion: int = 0,
                       a_global: float = 0.0, b_global: float = 0.0) -> _np.ndarray:
     """C = A B (float32, m x n) for block-scaled A (m x k, blocks along k: e.g. (1, 32)) and B
     (k x n, blocks along k: (32, 1), or 2-D tiles), as mixprec::block_scaled_gemm: each C element
@@ -623,7 +637,7 @@ def _pack_width(format):
     return format, bits
 
 
-def pack(codes, format) -> _np.ndarray:
+def pack(codes, format: "str | format") -> _np.ndarray:
     """Codes of a format of at most 8 bits (uint8, one per byte, as to_bits returns them) packed
     into a uint8 array: element i occupies bits [b*i, b*i + b) of the LSB-first bit stream (b the
     format's width). FP4: element 2j is the LOW nibble of byte j, as CUDA's __nv_fp4x2_e2m1 and
@@ -652,7 +666,7 @@ def pack(codes, format) -> _np.ndarray:
     return out.reshape(c.shape[:-1] + (n * b // 8,)) if c.ndim > 1 else out
 
 
-def unpack(packed, format, count: int | None = None) -> _np.ndarray:
+def unpack(packed, format: "str | format", count: int | None = None) -> _np.ndarray:
     """The inverse of pack: uint8 codes, one per byte. packed: uint8 (..., bytes); count: the
     number of elements of a 1-D packed array (default: all whole elements of its bytes)."""
     format, b = _pack_width(format)
