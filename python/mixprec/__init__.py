@@ -241,7 +241,9 @@ def _user_finfo(f: format) -> dict:
     exponent = lambda v: _math.frexp(v)[1] - 1
     one = code(1.0)
     machep = exponent(value(code(value(one + 1) - 1.0)))
-    negep = exponent(value(code(1.0 - value(one - 1))))
+    # 1 - the value below 1 (where 1 is the smallest value, as in an exponent_only format with bias 0,
+    # there is none: epsneg is then taken as eps)
+    negep = exponent(value(code(1.0 - value(one - 1)))) if one >= 1 else machep
     raw = int(-machep * 30103 / 100000) if machep <= 0 else -((machep * 30103) // 100000)  # C++ truncation
     precision = 1 if f.bits == 8 and raw < 1 else raw
     d = 1.0

@@ -74,6 +74,7 @@ struct rt_format {
     f.emax = static_cast<int>(f.max_code >> m) - bias;
     f.qmin = f.emin - m;
     if (!(f.qmin <= 0 && f.emax >= 0)) fail("the format must represent 1 (bias out of range)");
+    if (f.max_code < 1) fail("the format must have a non-zero finite value besides its smallest");
     if (f.emax > 1023 || f.qmin < -1074) fail("its values must be float64 values (emax <= 1023, qmin >= -1074)");
     return f;
   }
