@@ -25,7 +25,7 @@ import numpy as _np
 
 from . import _core
 
-__all__ = ["pack", "unpack", "gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
+__all__ = ["set_num_threads", "get_num_threads", "pack", "unpack", "gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
            "LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
@@ -39,6 +39,19 @@ OVERFLOW_POLICIES = ("ieee", "saturate")
 _ML_DTYPES_NAMES = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
                     "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
                     "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz"}
+
+
+def set_num_threads(n: int) -> None:
+    """Threads of mixprec's pool for the bulk functions (to_bits, round, gemm, ...): n >= 1, or 0 for
+    the default ($MIXPREC_NUM_THREADS, else the hardware's). Results never depend on it."""
+    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+        raise ValueError("n must be a non-negative int")
+    _core.set_num_threads(n)
+
+
+def get_num_threads() -> int:
+    """The number of threads the bulk functions use."""
+    return int(_core.num_threads())
 
 
 def formats() -> list[str]:

@@ -30,6 +30,7 @@
 #include <mixprec/mixprec.hpp>
 
 #include "block_scaling.hpp"
+#include "fp8_fast.hpp"
 #include "runtime_format.hpp"
 
 namespace nb = nanobind;
@@ -62,13 +63,42 @@ nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::siz
   return nb::ndarray<nb::numpy, Storage, nb::ndim<1>>(data, {n}, owner);
 }
 
+/// float32 -> FP8 nearest-even/ieee through fp8_fast.hpp on mixprec's thread pool; false when
+/// that path is not compiled in.
+template <class F>
+bool fp8_bulk(const float* in, std::uint8_t* out, std::size_t n) {
+  if (!mixprec_py::fp8_convert<F>(in, out, 0)) return false;
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  mixprec::for_each_index(mixprec::exec::par, chunks, [=](std::size_t c) {
+    const std::size_t b = c * chunk, e = n - b < chunk ? n : b + chunk;
+    mixprec_py::fp8_convert<F>(in + b, out + b, e - b);
+  });
+  return true;
+}
+
 /// src (float or double, contiguous, 1-D view of any array) rounded into format: the codes.
 template <class S>
 nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, const std::string& format,
-                   int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+                   int mode, int policy, std::uint64_t seed, std::uint64_t offset, bool fast) {
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
   nb::object result;
+  if constexpr (std::is_same<S, float>::value) {
+    const bool e4m3 = format == "float8_e4m3fn", e5m2 = format == "float8_e5m2";
+    if (fast && (e4m3 || e5m2) && m == mixprec::rounding::nearest_even && p == mixprec::overflow::ieee) {
+      const std::size_t n = src.shape(0);
+      auto* out = new std::uint8_t[n == 0 ? 1 : n];
+      bool done = false;
+      {
+        nb::gil_scoped_release release;
+        done = e4m3 ? fp8_bulk<mixprec_py::fp8_e4m3fn_traits>(src.data(), out, n)
+                    : fp8_bulk<mixprec_py::fp8_e5m2_traits>(src.data(), out, n);
+      }
+      if (done) return nb::cast(owned_array<std::uint8_t>(out, n));
+      delete[] out;
+    }
+  }
   with_format(format, [&](auto tag) {
     using T = decltype(tag);
     using U = typename T::storage_type;
@@ -100,10 +130,12 @@ nb::object from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> cod
     }
     const std::size_t n = codes.shape(0);
     const U* in = static_cast<const U*>(codes.data());
-    for (std::size_t i = 0; i < n; ++i) {
-      if ((in[i] >> T::format_type::storage_bits) != 0 && T::format_type::storage_bits < 8 * sizeof(U)) {
-        throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
-                                    " does not fit " + format);
+    if constexpr (T::format_type::storage_bits < 8 * sizeof(U)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((in[i] >> T::format_type::storage_bits) != 0) {
+          throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                      " does not fit " + format);
+        }
       }
     }
     double* out = new double[n];
@@ -518,9 +550,11 @@ NB_MODULE(_core, m) {
     return names;
   });
   m.def("to_bits_f32", &to_bits<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
+  m.def("set_num_threads", [](unsigned n) { mixprec::set_num_threads(n); }, nb::arg("n"));
+  m.def("num_threads", [] { return mixprec::num_threads(); });
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
   m.def("finfo", &finfo, nb::arg("format"));
   m.def("layout", &layout, nb::arg("format"));
