@@ -65,8 +65,8 @@ nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::siz
 
 /// float32 -> FP8 nearest-even/ieee through fp8_fast.hpp on mixprec's thread pool; false when
 /// that path is not compiled in.
-template <class F>
-bool fp8_bulk(const float* in, std::uint8_t* out, std::size_t n) {
+template <class F, class S>
+bool fp8_bulk(const S* in, std::uint8_t* out, std::size_t n) {
   if (!mixprec_py::fp8_convert<F>(in, out, 0)) return false;
   constexpr std::size_t chunk = std::size_t{1} << 16;
   const std::size_t chunks = (n + chunk - 1) / chunk;
@@ -84,7 +84,7 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
   nb::object result;
-  if constexpr (std::is_same<S, float>::value) {
+  {
     const bool e4m3 = format == "float8_e4m3fn", e5m2 = format == "float8_e5m2";
     if (fast && (e4m3 || e5m2) && m == mixprec::rounding::nearest_even && p == mixprec::overflow::ieee) {
       const std::size_t n = src.shape(0);

@@ -45,3 +45,22 @@ def test_thread_count_switch():
         mixprec.set_num_threads(0)
     assert mixprec.get_num_threads() == before
     assert np.array_equal(one, mixprec.to_bits(x, "float8_e4m3fn"))
+
+
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
+def test_fp8_fast_path_float64(fmt):
+    rng = np.random.default_rng(7)
+    raw = rng.integers(0, 2**63, 1 << 20, dtype=np.int64).view(np.uint64) * np.uint64(2)
+    raw |= rng.integers(0, 2, 1 << 20).astype(np.uint64)
+    with np.errstate(invalid="ignore"):  # signaling NaN patterns
+        x32 = patterns().astype(np.float64)
+    near = np.concatenate([np.nextafter(x32, np.inf), np.nextafter(x32, -np.inf)])  # one double ulp off
+    # doubles near FP8 exponents: the whole range of shifts
+    small = np.ldexp(1.0 + rng.random(1 << 16), rng.integers(-30, 20, 1 << 16)) * rng.choice([-1, 1], 1 << 16)
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308])
+    x = np.concatenate([raw.view(np.float64), x32, near, small, specials])
+    for n in (len(x), 7, 1):
+        fast = _core.to_bits_f64(x[:n], fmt, 0, 0, 0, 0, True)
+        slow = _core.to_bits_f64(x[:n], fmt, 0, 0, 0, 0, False)
+        bad = np.flatnonzero(fast != slow)
+        assert bad.size == 0, "x=%r: fast %#x scalar %#x" % (x[bad[0]], fast[bad[0]], slow[bad[0]])
