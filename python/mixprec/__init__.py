@@ -551,7 +551,7 @@ def _threads(threads):
 
 def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32", algorithm: str = "exact",
          out: "str | format | None" = None, rounding: str = "nearest_even", seed: int | None = None, offset: int = 0,
-         threads: int | None = None) -> _np.ndarray:
+         threads: int | None = None, precision: str = "highest", high_mode: str = "tf32_nearest_away") -> _np.ndarray:
     """C = a @ b with mixprec::gemm's exact semantics: for each C element, acc = +0 then
     acc = fma(a[i, p], b[p, j], acc) for p = 0 .. k-1 in ``accumulate`` ("float32" or "float64"),
     one rounding per step, in k order, whatever the thread count.
@@ -565,6 +565,10 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
     rounded ONCE into it (rounding, seed, offset as to_bits over C in row-major order; returned as
     float64 values, as round()); None returns the accumulator (float32 or float64 array).
     threads: None uses mixprec's pool, 1 the calling thread only (the bits are the same).
+    precision: torch.set_float32_matmul_precision's "highest", "high" (float32 operands rounded to
+    tf32 first; high_mode "tf32_nearest_away" as NVIDIA hardware, "tf32_nearest_even", or "bf16x3"
+    split products) or "medium" (operands rounded to bfloat16), for accumulate="float32"; set for
+    this call only.
 
     >>> mixprec.gemm(np.ones((2, 3)), np.ones((3, 2)), format="bfloat16")
     array([[3., 3.],
@@ -574,6 +578,12 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
         raise ValueError("accumulate must be 'float32' or 'float64'")
     if algorithm not in ("exact", "bf16_dot2"):
         raise ValueError("algorithm must be 'exact' or 'bf16_dot2'")
+    precisions, high_modes = ("highest", "high", "medium"), ("tf32_nearest_away", "tf32_nearest_even", "bf16x3")
+    if precision not in precisions or high_mode not in high_modes:
+        raise ValueError("precision must be one of %s and high_mode one of %s" % (precisions, high_modes))
+    if precision != "highest" and accumulate != "float32":
+        raise ValueError("precision applies to float32 operands (accumulate='float32')")
+    prec = (precisions.index(precision), high_modes.index(high_mode))
     n_threads = _threads(threads)
     acc = _np.float32 if accumulate == "float32" else _np.float64
     mats = []
@@ -598,11 +608,11 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
     if mats[0].shape[1] != mats[1].shape[0]:
         raise ValueError("gemm: a is %d x %d, b is %d x %d (inner sizes differ)" % (mats[0].shape + mats[1].shape))
     if algorithm == "bf16_dot2":
-        c = _core.gemm_bf16_dot2(mats[0], mats[1], n_threads)
+        c = _core.gemm_bf16_dot2(mats[0], mats[1], n_threads, *prec)
     elif acc is _np.float32:
-        c = _core.gemm_f32(mats[0], mats[1], n_threads)
+        c = _core.gemm_f32(mats[0], mats[1], n_threads, *prec)
     else:
-        c = _core.gemm_f64(mats[0], mats[1], n_threads)
+        c = _core.gemm_f64(mats[0], mats[1], n_threads, *prec)
     if out is None:
         return c
     return round(c, out, rounding, "ieee", seed, offset)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -378,9 +379,16 @@ std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bia
 
 /// C = A B (row-major, C order) in accumulate type Acc with mixprec::gemm's exact algorithm (or
 /// bf16_dot2 for bfloat16 codes): one fma per k step in k order, on every thread count.
+/// precision / high_mode: mixprec::matmul_precision and matmul_high_mode as ints, set process-wide
+/// for the call (under a lock, so concurrent Python threads do not see each other's setting) and
+/// restored after it.
 template <class Acc, class T>
 nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> a,
-                    nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> b, unsigned threads) {
+                    nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> b, unsigned threads,
+                    int precision, int high_mode) {
+  const auto prec = static_cast<mixprec::matmul_precision>(precision);
+  const auto hm = static_cast<mixprec::matmul_high_mode>(high_mode);
+  if (!mixprec::is_valid(prec) || !mixprec::is_valid(hm)) throw std::invalid_argument("invalid matmul precision");
   const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
   if (b.shape(0) != k) {
     throw std::invalid_argument("gemm: a is " + std::to_string(m) + " x " + std::to_string(k) + ", b is " +
@@ -389,6 +397,18 @@ nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::
   Acc* c = new Acc[m * n == 0 ? 1 : m * n];
   try {
     nb::gil_scoped_release release;
+    static std::mutex lock;
+    const std::lock_guard<std::mutex> hold(lock);
+    struct restore {
+      mixprec::matmul_precision p = mixprec::float32_matmul_precision();
+      mixprec::matmul_high_mode m = mixprec::float32_matmul_high_mode();
+      ~restore() {
+        mixprec::set_float32_matmul_precision(p);
+        mixprec::set_float32_matmul_high_mode(m);
+      }
+    } restore_after;
+    mixprec::set_float32_matmul_precision(prec);
+    mixprec::set_float32_matmul_high_mode(hm);
     mixprec::gemm_options o;
     using E = std::conditional_t<std::is_same<T, std::uint16_t>::value, mixprec::bfloat16, T>;
     if (std::is_same<T, std::uint16_t>::value) o.algorithm = mixprec::gemm_algorithm::bf16_dot2;

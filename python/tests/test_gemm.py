@@ -72,6 +72,24 @@ def test_threads_formats_and_output_rounding():
         assert np.array_equal(got, mixprec.round(c, "float8_e4m3fn", mode, seed=3, offset=5), equal_nan=True)
 
 
+def test_matmul_precision():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((20, 70)).astype(np.float32)
+    b = rng.standard_normal((70, 30)).astype(np.float32)
+    bits = lambda c: c.view(np.uint32)
+    highest = mixprec.gemm(a, b)
+    assert np.array_equal(bits(mixprec.gemm(a, b, precision="medium")), bits(mixprec.gemm(a, b, format="bfloat16")))
+    for mode, rnd in (("tf32_nearest_away", "nearest_away"), ("tf32_nearest_even", "nearest_even")):
+        want = mixprec.gemm(mixprec.round(a, "tf32", rnd), mixprec.round(b, "tf32", rnd))
+        assert np.array_equal(bits(mixprec.gemm(a, b, precision="high", high_mode=mode)), bits(want))
+    x3 = mixprec.gemm(a, b, precision="high", high_mode="bf16x3")
+    med = mixprec.gemm(a, b, precision="medium")
+    assert np.abs(x3 - highest).max() < np.abs(med - highest).max() / 100
+    assert np.array_equal(bits(mixprec.gemm(a, b)), bits(highest))  # the setting was restored
+    with pytest.raises(ValueError, match="precision"):
+        mixprec.gemm(a, b, precision="low")
+
+
 def test_bf16_dot2_flushes_subnormals():
     a = np.array([[2.0**-130]], np.float32)  # a bfloat16 subnormal
     b = np.array([[1.0]], np.float32)
