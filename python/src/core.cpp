@@ -11,7 +11,6 @@
 #include <cstdint>
 #include <cstring>
 #include <limits>
-#include <mutex>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,16 +24,19 @@
 #include <mixprec/format_names.hpp>
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
-#include <mixprec/kernels/gemm.hpp>
 #include <mixprec/kernels/pack.hpp>
 #include <mixprec/packed.hpp>
 #include <mixprec/mixprec.hpp>
 
-#include "block_scaling.hpp"
 #include "fp8_fast.hpp"
 #include "runtime_format.hpp"
 
 namespace nb = nanobind;
+
+namespace mixprec_py {
+void bind_gemm(nb::module_& m);           // gemm.cpp
+void bind_block_scaling(nb::module_& m);  // block.cpp
+}  // namespace mixprec_py
 
 namespace {
 
@@ -375,59 +377,6 @@ std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bia
   return mixprec_py::rt_to_string(f, code);
 }
 
-// --- gemm (kernels/gemm.hpp) ---
-
-/// C = A B (row-major, C order) in accumulate type Acc with mixprec::gemm's exact algorithm (or
-/// bf16_dot2 for bfloat16 codes): one fma per k step in k order, on every thread count.
-/// precision / high_mode: mixprec::matmul_precision and matmul_high_mode as ints, set process-wide
-/// for the call (under a lock, so concurrent Python threads do not see each other's setting) and
-/// restored after it.
-template <class Acc, class T>
-nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> a,
-                    nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::cpu> b, unsigned threads,
-                    int precision, int high_mode) {
-  const auto prec = static_cast<mixprec::matmul_precision>(precision);
-  const auto hm = static_cast<mixprec::matmul_high_mode>(high_mode);
-  if (!mixprec::is_valid(prec) || !mixprec::is_valid(hm)) throw std::invalid_argument("invalid matmul precision");
-  const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
-  if (b.shape(0) != k) {
-    throw std::invalid_argument("gemm: a is " + std::to_string(m) + " x " + std::to_string(k) + ", b is " +
-                                std::to_string(b.shape(0)) + " x " + std::to_string(n) + " (inner sizes differ)");
-  }
-  Acc* c = new Acc[m * n == 0 ? 1 : m * n];
-  try {
-    nb::gil_scoped_release release;
-    static std::mutex lock;
-    const std::lock_guard<std::mutex> hold(lock);
-    struct restore {
-      mixprec::matmul_precision p = mixprec::float32_matmul_precision();
-      mixprec::matmul_high_mode m = mixprec::float32_matmul_high_mode();
-      ~restore() {
-        mixprec::set_float32_matmul_precision(p);
-        mixprec::set_float32_matmul_high_mode(m);
-      }
-    } restore_after;
-    mixprec::set_float32_matmul_precision(prec);
-    mixprec::set_float32_matmul_high_mode(hm);
-    mixprec::gemm_options o;
-    using E = std::conditional_t<std::is_same<T, std::uint16_t>::value, mixprec::bfloat16, T>;
-    if (std::is_same<T, std::uint16_t>::value) o.algorithm = mixprec::gemm_algorithm::bf16_dot2;
-    const E* pa = reinterpret_cast<const E*>(a.data());
-    const E* pb = reinterpret_cast<const E*>(b.data());
-    const auto none = mixprec::transpose::none;
-    if (threads == 1) {
-      mixprec::gemm<Acc>(mixprec::exec::seq, none, none, m, n, k, Acc{1}, pa, k, pb, n, Acc{0}, c, n, o);
-    } else {
-      mixprec::gemm<Acc>(mixprec::exec::par(threads), none, none, m, n, k, Acc{1}, pa, k, pb, n, Acc{0}, c, n, o);
-    }
-  } catch (...) {
-    delete[] c;
-    throw;
-  }
-  nb::capsule owner(c, [](void* p) noexcept { delete[] static_cast<Acc*>(p); });
-  return nb::cast(nb::ndarray<nb::numpy, Acc, nb::ndim<2>>(c, {m, n}, owner));
-}
-
 // --- packed FP4/FP6 (packed.hpp, kernels/pack.hpp) ---
 
 using bytes1d = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
@@ -573,6 +522,8 @@ NB_MODULE(_core, m) {
         nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
         nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
+  mixprec_py::bind_gemm(m);
+  mixprec_py::bind_block_scaling(m);
   m.def("set_num_threads", [](unsigned n) { mixprec::set_num_threads(n); }, nb::arg("n"));
   m.def("num_threads", [] { return mixprec::num_threads(); });
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
@@ -589,17 +540,10 @@ NB_MODULE(_core, m) {
   m.def("rt_from_bits", &rt_from_bits);
   m.def("rt_from_string", &rt_from_string);
   m.def("rt_code_to_string", &rt_code_to_string);
-  m.def("block_quantize", &mixprec_py::block_quantize);
-  m.def("block_dequantize", &mixprec_py::block_dequantize);
-  m.def("block_storage", &mixprec_py::storage_dtypes);
-  m.def("block_gemm", &mixprec_py::block_gemm);
-  m.def("gemm_f32", &gemm_run<float, float>);
   m.def("pack_codes", &pack_codes);
   m.def("unpack_codes", &unpack_codes);
   m.def("pack_bits", &pack_bits);
   m.def("unpack_bits", &unpack_bits);
-  m.def("gemm_f64", &gemm_run<double, double>);
-  m.def("gemm_bf16_dot2", &gemm_run<float, std::uint16_t>);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
       .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
         new (self) mixprec::dynamic_loss_scale(preset(name));
