@@ -4,8 +4,10 @@
 
     python3 bench/python_round.py [--n 10000000] [--reps 5]
 
-Rounds an n-element float32 array to bfloat16, float16, float8_e4m3fn and float8_e5m2 (nearest-even,
-the only mode the peers have) and prints the best-of-reps time of each and the ratios.
+Rounds an n-element float32 array, and the same values as float64, to bfloat16, float16,
+float8_e4m3fn and float8_e5m2 (nearest-even, the only mode the peers have) and prints the best-of-reps
+time of each (mixprec with its thread pool and with one thread; the peers are single-threaded) and
+the ratios. Run it against the built package (PYTHONPATH=<dir holding mixprec>), not an older install.
 """
 import argparse
 import platform
@@ -35,27 +37,36 @@ def main():
     ap.add_argument("--n", type=int, default=10_000_000)
     ap.add_argument("--reps", type=int, default=5)
     a = ap.parse_args()
-    x = np.random.default_rng(0).standard_normal(a.n).astype(np.float32)
+    x32 = np.random.default_rng(0).standard_normal(a.n).astype(np.float32)
     cpu = platform.processor() or platform.machine()
     try:
         with open("/proc/cpuinfo") as f:
             cpu = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model name"))
     except (OSError, StopIteration):
         pass
-    print("n = %d float32, best of %d; CPU: %s; mixprec %s" % (a.n, a.reps, cpu, mixprec.__version__))
-    print("| format | mixprec (ms) | peer | peer (ms) | speed vs peer |")
-    print("|---|--:|---|--:|--:|")
-    for fmt in ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"]:
-        t_mp = best(lambda: mixprec.to_bits(x, fmt), a.reps)
-        peers = []
-        if fmt == "float16":
-            peers.append(("numpy astype", lambda: x.astype(np.float16)))
-        if ml_dtypes is not None and fmt != "float16":
-            dt = getattr(ml_dtypes, fmt)
-            peers.append(("ml_dtypes astype", lambda: x.astype(dt)))
-        for name, f in peers:
-            t = best(f, a.reps)
-            print("| %s | %.1f | %s | %.1f | %.2fx |" % (fmt, 1e3 * t_mp, name, 1e3 * t, t / t_mp))
+    threads = mixprec.get_num_threads()
+    print("n = %d, best of %d; CPU: %s; mixprec %s (%d threads, and 1)" % (a.n, a.reps, cpu, mixprec.__version__,
+                                                                        threads))
+    print("| input | format | mixprec (ms) | mixprec 1 thread (ms) | peer | peer (ms) | speed vs peer | 1 thread vs peer |")
+    print("|---|---|--:|--:|---|--:|--:|--:|")
+    for x in (x32, x32.astype(np.float64)):
+        for fmt in ["bfloat16", "float16", "float8_e4m3fn", "float8_e5m2"]:
+            t_mp = best(lambda: mixprec.to_bits(x, fmt), a.reps)
+            mixprec.set_num_threads(1)
+            try:
+                t_1 = best(lambda: mixprec.to_bits(x, fmt), a.reps)
+            finally:
+                mixprec.set_num_threads(0)
+            peers = []
+            if fmt == "float16":
+                peers.append(("numpy astype", lambda: x.astype(np.float16)))
+            if ml_dtypes is not None and fmt != "float16":
+                dt = getattr(ml_dtypes, fmt)
+                peers.append(("ml_dtypes astype", lambda: x.astype(dt)))
+            for name, f in peers:
+                t = best(f, a.reps)
+                print("| %s | %s | %.1f | %.1f | %s | %.1f | %.2fx | %.2fx |" % (
+                    x.dtype.name, fmt, 1e3 * t_mp, 1e3 * t_1, name, 1e3 * t, t / t_mp, t / t_1))
 
 
 if __name__ == "__main__":

@@ -14,16 +14,29 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <mixprec/autocast_ops.hpp>
+#include <mixprec/charconv.hpp>
 #include <mixprec/explain.hpp>
 #include <mixprec/format_names.hpp>
 #include <mixprec/loss_scale.hpp>
 #include <mixprec/kernels/convert.hpp>
+#include <mixprec/kernels/pack.hpp>
+#include <mixprec/packed.hpp>
 #include <mixprec/mixprec.hpp>
 
+#include "fp8_fast.hpp"
+#include "runtime_format.hpp"
+
 namespace nb = nanobind;
+
+namespace mixprec_py {
+void bind_gemm(nb::module_& m);           // gemm.cpp
+void bind_block_scaling(nb::module_& m);  // block.cpp
+}  // namespace mixprec_py
 
 namespace {
 
@@ -53,13 +66,42 @@ nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::siz
   return nb::ndarray<nb::numpy, Storage, nb::ndim<1>>(data, {n}, owner);
 }
 
+/// float32 -> FP8 nearest-even/ieee through fp8_fast.hpp on mixprec's thread pool; false when
+/// that path is not compiled in.
+template <class F, class S>
+bool fp8_bulk(const S* in, std::uint8_t* out, std::size_t n) {
+  if (!mixprec_py::fp8_convert<F>(in, out, 0)) return false;
+  constexpr std::size_t chunk = std::size_t{1} << 16;
+  const std::size_t chunks = (n + chunk - 1) / chunk;
+  mixprec::for_each_index(mixprec::exec::par, chunks, [=](std::size_t c) {
+    const std::size_t b = c * chunk, e = n - b < chunk ? n : b + chunk;
+    mixprec_py::fp8_convert<F>(in + b, out + b, e - b);
+  });
+  return true;
+}
+
 /// src (float or double, contiguous, 1-D view of any array) rounded into format: the codes.
 template <class S>
 nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, const std::string& format,
-                   int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+                   int mode, int policy, std::uint64_t seed, std::uint64_t offset, bool fast) {
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
   nb::object result;
+  {
+    const bool e4m3 = format == "float8_e4m3fn", e5m2 = format == "float8_e5m2";
+    if (fast && (e4m3 || e5m2) && m == mixprec::rounding::nearest_even && p == mixprec::overflow::ieee) {
+      const std::size_t n = src.shape(0);
+      auto* out = new std::uint8_t[n == 0 ? 1 : n];
+      bool done = false;
+      {
+        nb::gil_scoped_release release;
+        done = e4m3 ? fp8_bulk<mixprec_py::fp8_e4m3fn_traits>(src.data(), out, n)
+                    : fp8_bulk<mixprec_py::fp8_e5m2_traits>(src.data(), out, n);
+      }
+      if (done) return nb::cast(owned_array<std::uint8_t>(out, n));
+      delete[] out;
+    }
+  }
   with_format(format, [&](auto tag) {
     using T = decltype(tag);
     using U = typename T::storage_type;
@@ -91,10 +133,12 @@ nb::object from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> cod
     }
     const std::size_t n = codes.shape(0);
     const U* in = static_cast<const U*>(codes.data());
-    for (std::size_t i = 0; i < n; ++i) {
-      if ((in[i] >> T::format_type::storage_bits) != 0 && T::format_type::storage_bits < 8 * sizeof(U)) {
-        throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
-                                    " does not fit " + format);
+    if constexpr (T::format_type::storage_bits < 8 * sizeof(U)) {
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((in[i] >> T::format_type::storage_bits) != 0) {
+          throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                      " does not fit " + format);
+        }
       }
     }
     double* out = new double[n];
@@ -135,6 +179,17 @@ nb::dict finfo(const std::string& format) {
     d["has_nan"] = std::numeric_limits<T>::has_quiet_NaN;
   });
   return d;
+}
+
+/// A built-in format's layout: (exponent bits, mantissa bits, encoding, bias, signed, padding bits).
+nb::tuple layout(const std::string& format) {
+  nb::tuple t;
+  with_format(format, [&](auto tag) {
+    using F = typename decltype(tag)::format_type;
+    t = nb::make_tuple(F::exponent_bits, F::mantissa_bits, static_cast<int>(F::enc), F::bias, F::is_signed,
+                       F::padding_bits);
+  });
+  return t;
 }
 
 std::string explain_text(const std::string& text, const std::string& format, int mode, int policy) {
@@ -189,6 +244,240 @@ std::uint64_t code_from_string(const std::string& text, const std::string& forma
   return code;
 }
 
+// --- user-defined formats (runtime_format.hpp) ---
+
+mixprec_py::rt_format make_rt(int e, int m, int enc, int bias, bool is_signed) {
+  if (enc < 0 || enc > static_cast<int>(mixprec::encoding::exponent_only)) {
+    throw std::invalid_argument("invalid encoding");
+  }
+  return mixprec_py::rt_format::make(e, m, static_cast<mixprec::encoding>(enc), bias, is_signed);
+}
+
+/// Calls f(U{}) with U the unsigned integer of f's width (8, 16, 32 or 64 bits).
+template <class Fn>
+void with_width(const mixprec_py::rt_format& f, Fn&& fn) {
+  if (f.bits <= 8) {
+    fn(std::uint8_t{});
+  } else if (f.bits <= 16) {
+    fn(std::uint16_t{});
+  } else if (f.bits <= 32) {
+    fn(std::uint32_t{});
+  } else {
+    fn(std::uint64_t{});
+  }
+}
+
+/// The derived constants of a user format (raises ValueError for one mixprec::format would reject).
+nb::dict rt_describe(int e, int m, int enc, int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  nb::dict d;
+  d["bits"] = f.bits;
+  d["emin"] = f.emin;
+  d["emax"] = f.emax;
+  d["qmin"] = f.qmin;
+  d["max_code"] = f.max_code;
+  d["sign_mask"] = f.sign_mask;
+  d["magnitude_mask"] = f.magnitude_mask;
+  d["has_nan"] = f.has_nan;
+  d["has_infinity"] = f.enc == mixprec::encoding::ieee;
+  d["has_signed_zero"] = f.has_signed_zero;
+  d["storage_bits"] = f.bits <= 8 ? 8 : f.bits <= 16 ? 16 : f.bits <= 32 ? 32 : 64;
+  return d;
+}
+
+/// src rounded into a user format: the codes (unsigned integers of the format's width).
+template <class S>
+nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, int e, int m, int enc,
+                      int bias, bool is_signed, int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  const auto md = parse_mode(mode);
+  const auto p = parse_overflow(policy);
+  using SF = std::conditional_t<std::is_same<S, float>::value, mixprec::float32_format, mixprec::float64_format>;
+  using SU = typename SF::storage_type;
+  nb::object result;
+  with_width(f, [&](auto tag) {
+    using U = decltype(tag);
+    const std::size_t n = src.shape(0);
+    U* out = new U[n];
+    const S* in = src.data();
+    {
+      nb::gil_scoped_release release;
+      const mixprec::counter_rng rng(seed);
+      mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
+        SU bits;
+        std::memcpy(&bits, in + i, sizeof bits);
+        const auto u = mixprec::detail::unpack<SF>(bits);
+        const std::uint32_t r = md == mixprec::rounding::stochastic ? rng(offset + i) : 0u;
+        out[i] = static_cast<U>(mixprec_py::rt_pack(f, u, md, p, r));
+      });
+    }
+    result = nb::cast(owned_array<U>(out, n));
+  });
+  return result;
+}
+
+/// Codes of a user format to float64 (exact: make_rt admits only formats whose values are doubles).
+nb::object rt_from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> codes, int e, int m, int enc,
+                        int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  nb::object result;
+  with_width(f, [&](auto tag) {
+    using U = decltype(tag);
+    if (codes.dtype() != nb::dtype<U>()) {
+      throw std::invalid_argument("codes of this format must be uint" + std::to_string(8 * sizeof(U)));
+    }
+    const std::size_t n = codes.shape(0);
+    const U* in = static_cast<const U*>(codes.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      if (f.bits < 64 && (static_cast<std::uint64_t>(in[i]) >> f.bits) != 0) {
+        throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                    " does not fit the format's " + std::to_string(f.bits) + " bits");
+      }
+    }
+    double* out = new double[n];
+    {
+      nb::gil_scoped_release release;
+      using D = mixprec::float64_format;
+      for (std::size_t i = 0; i < n; ++i) {
+        const auto bits = mixprec::detail::pack<D>(mixprec_py::rt_unpack(f, in[i]), mixprec::rounding::nearest_even,
+                                                   mixprec::overflow::ieee, 0);
+        std::memcpy(out + i, &bits, sizeof(double));
+      }
+    }
+    result = nb::cast(owned_array<double>(out, n));
+  });
+  return result;
+}
+
+/// Text read once into a user format (explain's grammar: strtod's, the whole text): the code.
+std::uint64_t rt_from_string(const std::string& text, int e, int m, int enc, int bias, bool is_signed, int mode,
+                             int policy) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  const auto md = parse_mode(mode);
+  const auto p = parse_overflow(policy);
+  if (md == mixprec::rounding::stochastic) throw std::invalid_argument("rounding='stochastic' is not for text");
+  bool neg = false;
+  std::string_view body;
+  std::chars_format fmt{};
+  mixprec::detail::unpacked u{};
+  const char* end = nullptr;
+  if (!mixprec::detail::split_number_text(text, neg, body, fmt) ||
+      !mixprec::detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) ||
+      end != body.data() + body.size()) {
+    throw std::invalid_argument("not a number: " + mixprec::detail::quote_input(text));
+  }
+  u.sign = neg;
+  return mixprec_py::rt_pack(f, u, md, p, 0);
+}
+
+/// Shortest round-trip text of a code of a user format.
+std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bias, bool is_signed) {
+  const auto f = make_rt(e, m, enc, bias, is_signed);
+  if (f.bits < 64 && (code >> f.bits) != 0) throw std::invalid_argument("code does not fit the format");
+  return mixprec_py::rt_to_string(f, code);
+}
+
+// --- packed FP4/FP6 (packed.hpp, kernels/pack.hpp) ---
+
+using bytes1d = nb::ndarray<const std::uint8_t, nb::ndim<1>, nb::c_contig, nb::device::cpu>;
+
+nb::object bytes_array(std::uint8_t* data, std::size_t n) { return nb::cast(owned_array<std::uint8_t>(data, n)); }
+
+/// Codes (one per byte) of a built-in format of at most 8 bits packed with mixprec::pack_elements.
+nb::object pack_codes(bytes1d codes, const std::string& format) {
+  nb::object result;
+  with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (mixprec::is_packable<T>::value) {
+      const std::size_t n = codes.shape(0);
+      const std::uint8_t* in = codes.data();
+      for (std::size_t i = 0; i < n; ++i) {
+        if ((in[i] >> T::format_type::bits) != 0) {
+          throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                      " does not fit " + format);
+        }
+      }
+      const std::size_t bytes = mixprec::packed_bytes<T>(n);
+      auto* out = new std::uint8_t[bytes == 0 ? 1 : bytes];
+      {
+        nb::gil_scoped_release release;
+        mixprec::pack_elements(mixprec::exec::par, mixprec::span<const T>(reinterpret_cast<const T*>(in), n),
+                               mixprec::span<std::uint8_t>(out, bytes));
+      }
+      result = bytes_array(out, bytes);
+    } else {
+      throw std::invalid_argument(format + " is not a format of at most 8 bits (nothing to pack)");
+    }
+  });
+  return result;
+}
+
+/// n codes of a built-in format unpacked from packed bytes (mixprec::unpack_elements).
+nb::object unpack_codes(bytes1d packed, std::size_t n, const std::string& format) {
+  nb::object result;
+  with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (mixprec::is_packable<T>::value) {
+      if (packed.shape(0) != mixprec::packed_bytes<T>(n)) {
+        throw std::invalid_argument(std::to_string(n) + " elements of " + format + " need " +
+                                    std::to_string(mixprec::packed_bytes<T>(n)) + " bytes, got " +
+                                    std::to_string(packed.shape(0)));
+      }
+      auto* out = new std::uint8_t[n == 0 ? 1 : n];
+      {
+        nb::gil_scoped_release release;
+        mixprec::unpack_elements(mixprec::exec::par, mixprec::span<const std::uint8_t>(packed.data(), packed.shape(0)),
+                                 mixprec::span<T>(reinterpret_cast<T*>(out), n));
+      }
+      result = bytes_array(out, n);
+    } else {
+      throw std::invalid_argument(format + " is not a format of at most 8 bits (nothing to unpack)");
+    }
+  });
+  return result;
+}
+
+/// The same for any width b in [1, 8] (user formats): packed.hpp's LSB-first bit stream.
+nb::object pack_bits(bytes1d codes, unsigned b) {
+  if (b < 1 || b > 8) throw std::invalid_argument("packing needs a format of 1 to 8 bits");
+  const std::size_t n = codes.shape(0);
+  const std::size_t bytes = n / 8 * b + (n % 8 * b + 7) / 8;
+  auto* out = new std::uint8_t[bytes == 0 ? 1 : bytes]();
+  const std::uint8_t* in = codes.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    if ((in[i] >> b) != 0) {
+      delete[] out;
+      throw std::invalid_argument("code " + std::to_string(in[i]) + " at index " + std::to_string(i) +
+                                  " does not fit " + std::to_string(b) + " bits");
+    }
+    const std::size_t bit = i / 8 * b * 8 + i % 8 * b;
+    const unsigned s = static_cast<unsigned>(bit % 8);
+    const unsigned v = static_cast<unsigned>(in[i]) << s;
+    out[bit / 8] = static_cast<std::uint8_t>(out[bit / 8] | (v & 0xFFu));
+    if (s + b > 8) out[bit / 8 + 1] = static_cast<std::uint8_t>(out[bit / 8 + 1] | (v >> 8));
+  }
+  return bytes_array(out, bytes);
+}
+
+nb::object unpack_bits(bytes1d packed, std::size_t n, unsigned b) {
+  if (b < 1 || b > 8) throw std::invalid_argument("packing needs a format of 1 to 8 bits");
+  const std::size_t bytes = n / 8 * b + (n % 8 * b + 7) / 8;
+  if (packed.shape(0) != bytes) {
+    throw std::invalid_argument(std::to_string(n) + " elements of " + std::to_string(b) + " bits need " +
+                                std::to_string(bytes) + " bytes, got " + std::to_string(packed.shape(0)));
+  }
+  auto* out = new std::uint8_t[n == 0 ? 1 : n];
+  const std::uint8_t* p = packed.data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::size_t bit = i / 8 * b * 8 + i % 8 * b;
+    const unsigned s = static_cast<unsigned>(bit % 8);
+    unsigned w = p[bit / 8];
+    if (s + b > 8) w |= static_cast<unsigned>(p[bit / 8 + 1]) << 8;
+    out[i] = static_cast<std::uint8_t>((w >> s) & ((1u << b) - 1u));
+  }
+  return bytes_array(out, n);
+}
+
 /// An autocast op table as {op name: policy name}.
 nb::dict autocast_table(const std::string& which) {
   const mixprec::autocast_op_table* t = which == "cpu"              ? &mixprec::autocast_ops_cpu
@@ -230,16 +519,31 @@ NB_MODULE(_core, m) {
     return names;
   });
   m.def("to_bits_f32", &to_bits<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
+  mixprec_py::bind_gemm(m);
+  mixprec_py::bind_block_scaling(m);
+  m.def("set_num_threads", [](unsigned n) { mixprec::set_num_threads(n); }, nb::arg("n"));
+  m.def("num_threads", [] { return mixprec::num_threads(); });
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
   m.def("finfo", &finfo, nb::arg("format"));
+  m.def("layout", &layout, nb::arg("format"));
   m.def("explain_text", &explain_text);
   m.def("explain_code", &explain_code);
   m.def("code_to_string", &code_to_string);
   m.def("code_from_string", &code_from_string);
   m.def("autocast_table", &autocast_table);
+  m.def("rt_describe", &rt_describe);
+  m.def("rt_to_bits_f32", &rt_to_bits<float>);
+  m.def("rt_to_bits_f64", &rt_to_bits<double>);
+  m.def("rt_from_bits", &rt_from_bits);
+  m.def("rt_from_string", &rt_from_string);
+  m.def("rt_code_to_string", &rt_code_to_string);
+  m.def("pack_codes", &pack_codes);
+  m.def("unpack_codes", &unpack_codes);
+  m.def("pack_bits", &pack_bits);
+  m.def("unpack_bits", &unpack_bits);
   nb::class_<mixprec::dynamic_loss_scale>(m, "DynamicLossScale")
       .def("__init__", [](mixprec::dynamic_loss_scale* self, const std::string& name) {
         new (self) mixprec::dynamic_loss_scale(preset(name));

@@ -1,0 +1,150 @@
+# SPDX-License-Identifier: MIT
+"""Block-scaling recipes from Python: the torchao golden vectors the C++ tests use
+(tests/golden/block_scaling.golden, bit for bit), NumPy references of the FP8 recipes' formulas,
+round trips, and argument errors."""
+import os
+
+import numpy as np
+import pytest
+
+import mixprec
+
+GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "block_scaling.golden")
+MX_ELEMENTS = {"mxfp8_e4m3": "float8_e4m3fn", "mxfp8_e5m2": "float8_e5m2", "mxfp6_e2m3": "float6_e2m3fn",
+               "mxfp6_e3m2": "float6_e3m2fn", "mxfp4_e2m1": "float4_e2m1fn"}
+MX_RULES = {"floor": "ocp_floor", "ceil": "ceil_pow2", "even": "even", "rceil": "te_rceil"}
+
+
+def read_golden():
+    if not os.path.exists(GOLDEN):
+        pytest.skip("NOTICE: %s not found (run from a source checkout)" % GOLDEN)
+    cases = []
+    with open(GOLDEN) as f:
+        for line in f:
+            if not line.strip() or line.startswith("#"):
+                continue
+            tag, *rest = line.split()
+            if tag == "case":
+                fam, var, rows, cols, ts = rest
+                cases.append(dict(family=fam, variant=var, rows=int(rows), cols=int(cols), ts=ts))
+            else:
+                cases[-1][tag] = np.array([int(h, 16) for h in rest], np.uint32)
+    return cases
+
+
+def same_f32(a, b):
+    a, b = np.asarray(a, np.float32), np.asarray(b, np.float32)
+    return (a.view(np.uint32) == b.view(np.uint32)) | (np.isnan(a) & np.isnan(b))
+
+
+def test_golden_vectors_bit_for_bit():
+    cases = read_golden()
+    assert len(cases) == 46
+    for c in cases:
+        x = c["in"].view(np.float32).reshape(c["rows"], c["cols"])
+        if c["family"] == "mx":
+            elem, rule = c["variant"].split("/")
+            q = mixprec.block_quantize(x, "mx", element=MX_ELEMENTS[elem], rule=MX_RULES[rule],
+                                       torchao_min_normal_divisor=rule != "rceil")
+        else:
+            q = mixprec.block_quantize(x, "nvfp4", order=c["variant"])
+        what = "%s %s" % (c["family"], c["variant"])
+        assert np.array_equal(q.scales.reshape(-1), c["scale"]), what
+        assert np.array_equal(q.elements.reshape(-1), c["elem"]), what
+        assert same_f32(mixprec.block_dequantize(q).reshape(-1), c["deq"].view(np.float32)).all(), what
+        if c["ts"] != "-":
+            assert np.float32(q.tensor_scale).view(np.uint32) == int(c["ts"], 16), what
+
+
+def sample(rows, cols, seed=0):
+    rng = np.random.default_rng(seed)
+    x = rng.standard_normal((rows, cols)) * np.exp2(rng.integers(-20, 20, (rows, 1)))
+    x[0, :] = 0.0  # an all-zero row
+    return x.astype(np.float32)
+
+
+@pytest.mark.parametrize("block", [(1, 128), (128, 128)])
+@pytest.mark.parametrize("ue8m0", [False, True])
+def test_deepseek_fp8_against_numpy(block, ue8m0):
+    x = sample(200, 300)
+    q = mixprec.block_quantize(x, "deepseek_fp8", block=block, ue8m0=ue8m0)
+    br, bc = block
+    assert q.scales.shape == (-(-200 // br), -(-300 // bc)) and q.scales.dtype == np.float32
+    for bi in range(q.scales.shape[0]):
+        for bj in range(q.scales.shape[1]):
+            blk = x[bi * br:(bi + 1) * br, bj * bc:(bj + 1) * bc]
+            a = max(np.float32(np.abs(blk).max()), np.float32(1e-4))
+            s = np.float32(a / np.float32(448))
+            if ue8m0:  # 2^ceil(log2 s) from the exponent bits
+                b = s.view(np.uint32)
+                s = np.uint32((((b >> 23) + (1 if b & 0x7FFFFF else 0)) << 23)).view(np.float32)
+            assert q.scales[bi, bj] == s, (bi, bj)
+            want = mixprec.to_bits((blk / s).astype(np.float32), "float8_e4m3fn", overflow="saturate")
+            assert np.array_equal(q.elements[bi * br:(bi + 1) * br, bj * bc:(bj + 1) * bc], want)
+    back = mixprec.block_dequantize(q)
+    s_full = np.repeat(np.repeat(q.scales, br, 0), bc, 1)[:200, :300].astype(np.float64)
+    want = (mixprec.from_bits(q.elements, "float8_e4m3fn") * s_full).astype(np.float32)  # exact product, 1 rounding
+    assert same_f32(back, want).all()
+
+
+def test_te_fp8_block_against_numpy():
+    x = sample(3, 256, 1)
+    q = mixprec.block_quantize(x, "te_fp8_block")
+    for i in range(3):
+        for j in range(2):
+            blk = x[i, j * 128:(j + 1) * 128]
+            amax = np.abs(blk).max()
+            scale = 1.0 if amax == 0 else 2.0 ** np.floor(np.log2(np.float32(448) / amax))
+            assert q.scales[i, j] == np.float32(1 / scale)
+            want = mixprec.to_bits((blk * np.float32(scale)).astype(np.float32), "float8_e4m3fn", overflow="saturate")
+            assert np.array_equal(q.elements[i, j * 128:(j + 1) * 128], want)
+
+
+@pytest.mark.parametrize("recipe, params", [("mx", {}), ("mx", {"element": "float4_e2m1fn", "block": (32, 1)}),
+                                            ("mx", {"element": "mxint8"}), ("te_mxfp8", {"block": (32, 1)}),
+                                            ("nvfp4", {}), ("nvfp4", {"stochastic": True, "seed": 5}),
+                                            ("nvfp4", {"hadamard": True}), ("deepseek_fp8", {"block": (128, 128)}),
+                                            ("te_fp8_block", {})])
+def test_round_trip_error_is_bounded_and_reproducible(recipe, params):
+    x = sample(64, 256, 2)
+    if recipe == "nvfp4":  # one FP32 tensor scale: E4M3 block scales cover 2^-9 .. 448 of it
+        x = x / np.maximum(np.abs(x).max(axis=1, keepdims=True), 1e-30) * np.float32(3)
+        x[0] = 0
+    q = mixprec.block_quantize(x, recipe, **params)
+    q2 = mixprec.block_quantize(x, recipe, **params)
+    assert np.array_equal(q.elements, q2.elements) and np.array_equal(q.scales, q2.scales)
+    back = mixprec.block_dequantize(q)
+    assert back.shape == x.shape and back.dtype == np.float32
+    # relative to the block amax, every recipe is within its element's half-ulp at the top (FP4: 1/4)
+    br, bc = q.info["block"]
+    amax = np.zeros_like(x)
+    for i in range(0, x.shape[0], br):
+        for j in range(0, x.shape[1], bc):
+            amax[i:i + br, j:j + bc] = np.abs(x[i:i + br, j:j + bc]).max()
+    err = np.abs(back - x) / np.where(amax == 0, 1, amax)
+    if not params.get("hadamard"):  # with the RHT, dequantize gives the transformed values
+        assert err.max() < (0.35 if params.get("stochastic") else 0.3)  # SR: up to one ulp
+    assert back[0].tolist() == [0.0] * 256
+    again = mixprec.BlockScaled(q.elements.copy(), q.scales.copy(), q.tensor_scale, q.recipe, q.params, q.info)
+    assert same_f32(mixprec.block_dequantize(again), back).all()
+
+
+def test_info_and_errors():
+    info = mixprec.block_recipe_info("nvfp4")
+    assert info["name"] == "nvfp4/te" and info["element"] == "float4_e2m1fn" and info["block"] == (1, 16)
+    assert mixprec.block_recipe_info("deepseek_fp8", ue8m0=True)["name"] == "deepseek_fp8/ue8m0"
+    x = np.zeros((4, 64), np.float32)
+    with pytest.raises(ValueError, match="unknown recipe"):
+        mixprec.block_quantize(x, "mxfp9")
+    with pytest.raises(TypeError, match="no parameter"):
+        mixprec.block_quantize(x, "mx", order="te")
+    with pytest.raises(ValueError, match="MX element"):
+        mixprec.block_quantize(x, "mx", element="float16")
+    with pytest.raises(ValueError, match="block"):
+        mixprec.block_quantize(x, "mx", block=(0, 32))
+    with pytest.raises(TypeError, match="float32"):
+        mixprec.block_quantize(x.astype(np.float64), "mx")
+    q = mixprec.block_quantize(x, "mx")
+    q.scales = q.scales[:, :1].copy()
+    with pytest.raises(ValueError, match="scales must have shape"):
+        mixprec.block_dequantize(q)

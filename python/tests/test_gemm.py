@@ -1,0 +1,189 @@
+# SPDX-License-Identifier: MIT
+"""mixprec.gemm and mixprec.block_scaled_gemm against exact references: NumPy float64 where every
+sum is exact, a sequential-fma reference in exact rational arithmetic (rounded once per step),
+and the block-scaled GEMM's formula in NumPy float32 arithmetic (one IEEE rounding per operation)."""
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+
+import mixprec
+
+F32 = mixprec.format(8, 23)  # float32's layout: from_string rounds text once to float32
+
+
+def round_f32(q: Fraction) -> float:
+    """q rounded once to float32 (nearest-even), via its exact decimal text."""
+    d = q.denominator
+    k = d.bit_length() - 1
+    assert d == 1 << k
+    code = mixprec.from_string("%de-%d" % (q.numerator * 5**k, k), F32)
+    return float(np.uint32(code).view(np.float32))
+
+
+def fma_reference(a, b, acc_f32=True):
+    m, k = a.shape
+    n = b.shape[1]
+    c = np.zeros((m, n), np.float32 if acc_f32 else np.float64)
+    for i in range(m):
+        for j in range(n):
+            acc = Fraction(0)
+            for p in range(k):
+                exact = Fraction(float(a[i, p])) * Fraction(float(b[p, j])) + acc
+                acc = Fraction(round_f32(exact) if acc_f32 else float(exact))  # float(Fraction) rounds once
+            c[i, j] = float(acc)
+    return c
+
+
+def test_exact_sums_match_numpy_float64():
+    rng = np.random.default_rng(0)
+    a = rng.integers(-8, 9, (37, 300)).astype(np.float32)
+    b = rng.integers(-8, 9, (300, 29)).astype(np.float32)
+    want = a.astype(np.float64) @ b.astype(np.float64)  # |sums| < 2^24: every step exact
+    for fmt in (None, "bfloat16", "float16", "float8_e4m3fn"):
+        for acc in ("float32", "float64"):
+            c = mixprec.gemm(a, b, format=fmt, accumulate=acc)
+            assert np.array_equal(c, want), (fmt, acc)
+    assert np.array_equal(mixprec.gemm(a, b, format="bfloat16", algorithm="bf16_dot2"), want)
+
+
+@pytest.mark.parametrize("acc", ["float32", "float64"])
+def test_sequential_fma_bit_for_bit(acc):
+    rng = np.random.default_rng(1)
+    a = (rng.standard_normal((3, 37)) * np.exp2(rng.integers(-12, 12, (3, 37)))).astype(np.float32)
+    b = (rng.standard_normal((37, 4)) * np.exp2(rng.integers(-12, 12, (37, 4)))).astype(np.float32)
+    got = mixprec.gemm(a, b, accumulate=acc)
+    want = fma_reference(a, b, acc == "float32")
+    assert np.array_equal(got.view(np.uint32 if acc == "float32" else np.uint64),
+                          want.view(np.uint32 if acc == "float32" else np.uint64))
+
+
+def test_threads_formats_and_output_rounding():
+    rng = np.random.default_rng(2)
+    a = rng.standard_normal((70, 200)).astype(np.float32)
+    b = rng.standard_normal((200, 90)).astype(np.float32)
+    c = mixprec.gemm(a, b, format="bfloat16")
+    assert np.array_equal(c.view(np.uint32), mixprec.gemm(a, b, format="bfloat16", threads=1).view(np.uint32))
+    ab, bb = mixprec.round(a, "bfloat16").astype(np.float32), mixprec.round(b, "bfloat16").astype(np.float32)
+    assert np.array_equal(c.view(np.uint32), mixprec.gemm(ab, bb).view(np.uint32))
+    for mode in ("nearest_even", "upward", "stochastic"):
+        got = mixprec.gemm(a, b, format="bfloat16", out="float8_e4m3fn", rounding=mode, seed=3, offset=5)
+        assert np.array_equal(got, mixprec.round(c, "float8_e4m3fn", mode, seed=3, offset=5), equal_nan=True)
+
+
+def test_matmul_precision():
+    rng = np.random.default_rng(6)
+    a = rng.standard_normal((20, 70)).astype(np.float32)
+    b = rng.standard_normal((70, 30)).astype(np.float32)
+    bits = lambda c: c.view(np.uint32)
+    highest = mixprec.gemm(a, b)
+    assert np.array_equal(bits(mixprec.gemm(a, b, precision="medium")), bits(mixprec.gemm(a, b, format="bfloat16")))
+    for mode, rnd in (("tf32_nearest_away", "nearest_away"), ("tf32_nearest_even", "nearest_even")):
+        want = mixprec.gemm(mixprec.round(a, "tf32", rnd), mixprec.round(b, "tf32", rnd))
+        assert np.array_equal(bits(mixprec.gemm(a, b, precision="high", high_mode=mode)), bits(want))
+    x3 = mixprec.gemm(a, b, precision="high", high_mode="bf16x3")
+    med = mixprec.gemm(a, b, precision="medium")
+    assert np.abs(x3 - highest).max() < np.abs(med - highest).max() / 100
+    assert np.array_equal(bits(mixprec.gemm(a, b)), bits(highest))  # the setting was restored
+    with pytest.raises(ValueError, match="precision"):
+        mixprec.gemm(a, b, precision="low")
+
+
+def test_bf16_dot2_flushes_subnormals():
+    a = np.array([[2.0**-130]], np.float32)  # a bfloat16 subnormal
+    b = np.array([[1.0]], np.float32)
+    assert mixprec.gemm(a, b, format="bfloat16")[0, 0] == np.float32(2.0**-130)
+    assert mixprec.gemm(a, b, format="bfloat16", algorithm="bf16_dot2")[0, 0] == 0
+
+
+def test_gemm_errors():
+    a = np.ones((2, 3), np.float32)
+    with pytest.raises(ValueError, match="inner sizes"):
+        mixprec.gemm(a, a)
+    with pytest.raises(ValueError, match="bf16_dot2"):
+        mixprec.gemm(a, a.T, algorithm="bf16_dot2")
+    with pytest.raises(ValueError, match="not all float32"):
+        mixprec.gemm(np.full((2, 3), 0.1), a.T, format=mixprec.format(11, 30))
+    with pytest.raises(ValueError, match="accumulate"):
+        mixprec.gemm(a, a.T, accumulate="float16")
+    with pytest.raises(ValueError, match="2-D"):
+        mixprec.gemm(np.ones(3), np.ones(3))
+
+
+# --- block-scaled GEMM: the header's formula in NumPy float32 arithmetic ---
+
+def trunc_to(v, e):
+    return math.ldexp(math.trunc(math.ldexp(v, -e)), e)
+
+
+def ilogb(v):
+    return math.frexp(v)[1] - 1
+
+
+def truncated_group(acc, p, bits):
+    nz = [v for v in [acc] + list(p) if v != 0]
+    if not nz:
+        return acc
+    q = max(ilogb(v) for v in nz) - bits
+    s = trunc_to(acc, q) + sum(trunc_to(v, q) for v in p)
+    return 0.0 if s == 0 else trunc_to(s, ilogb(s) - bits)
+
+
+def block_gemm_reference(qa, qb, fmt, model, bits=23, group=1, promotion=0):
+    pa = mixprec.from_bits(qa.elements, fmt)
+    pb = mixprec.from_bits(qb.elements, fmt)
+    sa = mixprec.from_bits(qa.scales, "float8_e8m0fnu").astype(np.float32)
+    sb = mixprec.from_bits(qb.scales, "float8_e8m0fnu").astype(np.float32)
+    kb = qa.info["block"][1]
+    chunk = promotion or kb
+    m, k = pa.shape
+    n = pb.shape[1]
+    c = np.zeros((m, n), np.float32)
+    f = np.float32
+    for i in range(m):
+        for j in range(n):
+            acc32 = f(0)
+            for k0 in range(0, k, chunk):
+                if model == "fp32":
+                    s = f(0)
+                    for kk in range(k0, min(k, k0 + chunk)):
+                        s = f(s + f(pa[i, kk] * pb[kk, j]))  # exact product, one rounding
+                    partial = float(s)
+                else:
+                    partial = 0.0
+                    for g0 in range(k0, min(k, k0 + chunk), group):
+                        prods = [pa[i, kk] * pb[kk, j] for kk in range(g0, min(k, k0 + chunk, g0 + group))]
+                        partial = truncated_group(partial, prods, bits)
+                sab = f(sa[i, k0 // kb] * sb[k0 // kb, j])
+                acc32 = f(acc32 + f(f(partial) * sab))
+            c[i, j] = acc32
+    return c
+
+
+@pytest.mark.parametrize("elem", ["float8_e4m3fn", "float4_e2m1fn"])
+@pytest.mark.parametrize("acc", ["fp32", ("truncated", 13, 4), ("truncated", 8, 1)])
+@pytest.mark.parametrize("promotion", [0, 16])
+def test_block_scaled_gemm_against_formula(elem, acc, promotion):
+    rng = np.random.default_rng(4)
+    x = (rng.standard_normal((4, 96)) * np.exp2(rng.integers(-6, 6, (4, 96)))).astype(np.float32)
+    w = rng.standard_normal((96, 5)).astype(np.float32)
+    qa = mixprec.block_quantize(x, "mx", element=elem)
+    qb = mixprec.block_quantize(w, "mx", element=elem, block=(32, 1))
+    got = mixprec.block_scaled_gemm(qa, qb, acc, promotion)
+    want = block_gemm_reference(qa, qb, elem, "fp32" if acc == "fp32" else "truncated",
+                                *(acc[1:] if acc != "fp32" else ()), promotion=promotion)
+    assert np.array_equal(got.view(np.uint32), want.view(np.uint32))
+
+
+def test_block_scaled_gemm_errors():
+    x = np.ones((4, 64), np.float32)
+    qa = mixprec.block_quantize(x, "mx")
+    qb = mixprec.block_quantize(x.T.copy(), "mx", block=(16, 1))
+    with pytest.raises(ValueError, match="K block"):
+        mixprec.block_scaled_gemm(qa, qb)
+    qb = mixprec.block_quantize(x.T.copy(), "mx", block=(32, 1))
+    with pytest.raises(ValueError, match="promotion"):
+        mixprec.block_scaled_gemm(qa, qb, promotion=12)
+    with pytest.raises(ValueError, match="accumulator"):
+        mixprec.block_scaled_gemm(qa, qb, "fp16")
