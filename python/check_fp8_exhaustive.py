@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""The FP8 bulk fast path (python/src/fp8_fast.hpp) against the C++ scalar converter on ALL 2^32
+"""The FP8 bulk fast path (mixprec::convert, detail/simd_narrow8.hpp) against the C++ scalar element loop on ALL 2^32
 float32 bit patterns, for float8_e4m3fn and float8_e5m2 (nearest-even, overflow "ieee"). About two
 minutes on 2 cores; not part of pytest (python/tests/test_fast_paths.py runs a sample).
 

@@ -28,7 +28,6 @@
 #include <mixprec/packed.hpp>
 #include <mixprec/mixprec.hpp>
 
-#include "fp8_fast.hpp"
 #include "runtime_format.hpp"
 
 namespace nb = nanobind;
@@ -66,20 +65,6 @@ nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::siz
   return nb::ndarray<nb::numpy, Storage, nb::ndim<1>>(data, {n}, owner);
 }
 
-/// float32 -> FP8 nearest-even/ieee through fp8_fast.hpp on mixprec's thread pool; false when
-/// that path is not compiled in.
-template <class F, class S>
-bool fp8_bulk(const S* in, std::uint8_t* out, std::size_t n) {
-  if (!mixprec_py::fp8_convert<F>(in, out, 0)) return false;
-  constexpr std::size_t chunk = std::size_t{1} << 16;
-  const std::size_t chunks = (n + chunk - 1) / chunk;
-  mixprec::for_each_index(mixprec::exec::par, chunks, [=](std::size_t c) {
-    const std::size_t b = c * chunk, e = n - b < chunk ? n : b + chunk;
-    mixprec_py::fp8_convert<F>(in + b, out + b, e - b);
-  });
-  return true;
-}
-
 /// src (float or double, contiguous, 1-D view of any array) rounded into format: the codes.
 template <class S>
 nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, const std::string& format,
@@ -87,21 +72,6 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
   nb::object result;
-  {
-    const bool e4m3 = format == "float8_e4m3fn", e5m2 = format == "float8_e5m2";
-    if (fast && (e4m3 || e5m2) && m == mixprec::rounding::nearest_even && p == mixprec::overflow::ieee) {
-      const std::size_t n = src.shape(0);
-      auto* out = new std::uint8_t[n == 0 ? 1 : n];
-      bool done = false;
-      {
-        nb::gil_scoped_release release;
-        done = e4m3 ? fp8_bulk<mixprec_py::fp8_e4m3fn_traits>(src.data(), out, n)
-                    : fp8_bulk<mixprec_py::fp8_e5m2_traits>(src.data(), out, n);
-      }
-      if (done) return nb::cast(owned_array<std::uint8_t>(out, n));
-      delete[] out;
-    }
-  }
   with_format(format, [&](auto tag) {
     using T = decltype(tag);
     using U = typename T::storage_type;
@@ -110,8 +80,13 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
     T* out = new T[n];
     try {
       nb::gil_scoped_release release;
-      mixprec::convert(mixprec::exec::par, mixprec::span<const S>(src.data(), n), mixprec::span<T>(out, n), m, p,
-                       seed, offset);
+      if (fast) {  // the bulk kernel: x86 fast paths (FP8/FP6/FP4, half, bfloat16) on the thread pool
+        mixprec::convert(mixprec::exec::par, mixprec::span<const S>(src.data(), n), mixprec::span<T>(out, n), m, p,
+                         seed, offset);
+      } else {  // the portable element loop the fast paths are checked against (tests)
+        const mixprec::counter_rng rng(seed);
+        for (std::size_t i = 0; i < n; ++i) out[i] = mixprec::detail::convert_element<T>(src.data()[i], m, p, rng, offset + i);
+      }
     } catch (...) {
       delete[] out;
       throw;

@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: MIT
-"""The FP8 bulk fast path (python/src/fp8_fast.hpp, float32 -> float8_e4m3fn / float8_e5m2,
-nearest-even, overflow "ieee") gives the bits of the C++ scalar converter. The full check over all
-2^32 float32 patterns ran once (0 mismatches, see the README's Python section); here a sample:
+"""The bulk kernel's FP8 fast path (mixprec::convert through detail/simd_narrow8.hpp: float32 and
+float64 -> float8_e4m3fn / float8_e5m2, nearest-even, overflow "ieee" and "saturate") gives the bits
+of the C++ scalar element loop (fast=False). All 2^32 float32 patterns: the C++ test
+tests/exhaustive/test_narrow8_all_floats.cpp and python/check_fp8_exhaustive.py; here a sample:
 every 4099th pattern, every float16 value, the neighbours of every FP8 value and midpoint."""
 import numpy as np
 import pytest
@@ -23,12 +24,13 @@ def patterns():
     return np.concatenate([every, halves, near, -near])
 
 
-@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
-def test_fp8_fast_path_is_the_scalar_path(fmt):
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float4_e2m1fn"])
+@pytest.mark.parametrize("policy", [0, 1])  # overflow ieee, saturate
+def test_fp8_fast_path_is_the_scalar_path(fmt, policy):
     x = patterns()
     for n in (len(x), 17, 1):  # the masked tail too
-        fast = _core.to_bits_f32(x[:n], fmt, 0, 0, 0, 0, True)
-        slow = _core.to_bits_f32(x[:n], fmt, 0, 0, 0, 0, False)
+        fast = _core.to_bits_f32(x[:n], fmt, 0, policy, 0, 0, True)
+        slow = _core.to_bits_f32(x[:n], fmt, 0, policy, 0, 0, False)
         bad = np.flatnonzero(fast != slow)
         assert bad.size == 0, "x=%r (bits %#x): fast %#x scalar %#x" % (
             x[bad[0]], x[bad[0]:bad[0] + 1].view(np.uint32)[0], fast[bad[0]], slow[bad[0]])
@@ -47,8 +49,9 @@ def test_thread_count_switch():
     assert np.array_equal(one, mixprec.to_bits(x, "float8_e4m3fn"))
 
 
-@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2"])
-def test_fp8_fast_path_float64(fmt):
+@pytest.mark.parametrize("fmt", ["float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float4_e2m1fn"])
+@pytest.mark.parametrize("policy", [0, 1])
+def test_fp8_fast_path_float64(fmt, policy):
     rng = np.random.default_rng(7)
     raw = rng.integers(0, 2**63, 1 << 20, dtype=np.int64).view(np.uint64) * np.uint64(2)
     raw |= rng.integers(0, 2, 1 << 20).astype(np.uint64)
@@ -60,7 +63,7 @@ def test_fp8_fast_path_float64(fmt):
     specials = np.array([0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, 2.2250738585072014e-308, 1.7976931348623157e308])
     x = np.concatenate([raw.view(np.float64), x32, near, small, specials])
     for n in (len(x), 7, 1):
-        fast = _core.to_bits_f64(x[:n], fmt, 0, 0, 0, 0, True)
-        slow = _core.to_bits_f64(x[:n], fmt, 0, 0, 0, 0, False)
+        fast = _core.to_bits_f64(x[:n], fmt, 0, policy, 0, 0, True)
+        slow = _core.to_bits_f64(x[:n], fmt, 0, policy, 0, 0, False)
         bad = np.flatnonzero(fast != slow)
         assert bad.size == 0, "x=%r: fast %#x scalar %#x" % (x[bad[0]], fast[bad[0]], slow[bad[0]])
