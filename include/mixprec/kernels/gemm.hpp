@@ -394,7 +394,8 @@ inline gemm_vf gemm_load_vec(const T* src) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   if constexpr (widen_table_exact<T, float>) {
     const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
-    return _mm512_i32gather_ps(idx, widen_table<T, float>(), 4);
+    const float* table = widen_table<T, float>();  // (a macro at -O0: no comma in its arguments)
+    return _mm512_i32gather_ps(idx, table, 4);
   } else if constexpr (std::is_same<T, half>::value) {
     return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(src)));
   } else if constexpr (std::is_same<T, bfloat16>::value) {
@@ -411,7 +412,8 @@ inline gemm_vf gemm_load_vec(const T* src) noexcept {
 #else
   if constexpr (widen_table_exact<T, float>) {
     const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src)));
-    return _mm256_i32gather_ps(widen_table<T, float>(), idx, 4);
+    const float* table = widen_table<T, float>();  // (a macro at -O0: no comma in its arguments)
+    return _mm256_i32gather_ps(table, idx, 4);
   } else if constexpr (std::is_same<T, half>::value) {
 #if defined(MIXPREC_GEMM_F16C)
     return _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
