@@ -352,9 +352,13 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
         out << "MPI: " << detail::fmt("%.2f", r.mpi_seconds) << " s of " << detail::fmt("%.2f", r.seconds) << " s in "
             << "collectives (" << detail::fmt("%.1f", r.seconds > 0 ? 100.0 * r.mpi_seconds / r.seconds : 0.0)
             << "%), " << detail::fmt("%.2f", 1000.0 * per_step) << " ms per step (rank 0)\n";
-        err << "rank " << dp->rank() << ": " << r.name << ": " << r.steps << " steps, " << r.skipped_steps
-            << " skipped, final scale " << r.final_scale << ", test accuracy " << detail::fmt("%.17g", r.test_acc)
-            << "\n" << std::flush;
+        // one write per line: the ranks' lines must not interleave
+        const std::string note = "rank " + std::to_string(dp->rank()) + ": " + r.name + ": " + std::to_string(r.steps) +
+                                 " steps, " + std::to_string(r.skipped_steps) + " skipped, final scale " +
+                                 detail::fmt("%.17g", r.final_scale) + ", test accuracy " +
+                                 detail::fmt("%.17g", r.test_acc) + "\n";
+        err.write(note.data(), static_cast<std::streamsize>(note.size()));
+        err.flush();
       }
       std::snprintf(line, sizeof line, "Test accuracy %.2f%%\n", 100.0 * r.test_acc);
       out << line << std::flush;
