@@ -347,11 +347,14 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
             << detail::fmt("%.3g", r.grad_reduce_err_max) << " at most, " << detail::fmt("%.3g", r.grad_reduce_err_mean)
             << " on average (2-norm, per step)\n";
       }
+      const double per_step = r.steps > 0 ? r.train_seconds / static_cast<double>(r.steps) : 0.0;
+      out << "Training: " << detail::fmt("%.2f", 1000.0 * per_step) << " ms per step";
       if (ranks > 1) {
-        const double per_step = r.steps > 0 ? r.seconds / static_cast<double>(r.steps) : 0.0;
-        out << "MPI: " << detail::fmt("%.2f", r.mpi_seconds) << " s of " << detail::fmt("%.2f", r.seconds) << " s in "
-            << "collectives (" << detail::fmt("%.1f", r.seconds > 0 ? 100.0 * r.mpi_seconds / r.seconds : 0.0)
-            << "%), " << detail::fmt("%.2f", 1000.0 * per_step) << " ms per step (rank 0)\n";
+        out << ", " << detail::fmt("%.1f", r.train_seconds > 0 ? 100.0 * r.mpi_seconds / r.train_seconds : 0.0)
+            << "% of it in MPI collectives (rank 0: " << detail::fmt("%.2f", r.mpi_seconds) << " s, waiting included)";
+      }
+      out << "\n";
+      if (ranks > 1) {
         // one write per line: the ranks' lines must not interleave
         const std::string note = "rank " + std::to_string(dp->rank()) + ": " + r.name + ": " + std::to_string(r.steps) +
                                  " steps, " + std::to_string(r.skipped_steps) + " skipped, final scale " +

@@ -248,6 +248,7 @@ inline std::string results_json(const study_report& rep) {
       << ",\n      \"nan_seen\": " << (r.nan_seen ? "true" : "false")
       << ",\n      \"first_nonfinite_loss_step\": " << r.first_nonfinite_loss_step
       << ",\n      \"first_nonfinite_param_step\": " << r.first_nonfinite_param_step
+      << ",\n      \"train_seconds\": " << json_number(r.train_seconds)
       << ",\n      \"mpi_seconds\": " << json_number(r.mpi_seconds)
       << ",\n      \"grad_reduce_err_max\": " << json_number(r.grad_reduce_err_max)
       << ",\n      \"grad_reduce_err_mean\": " << json_number(r.grad_reduce_err_mean);

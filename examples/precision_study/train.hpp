@@ -298,6 +298,7 @@ struct mode_result {
   std::vector<double> losses;        ///< one per step
   std::vector<epoch_record> epochs;
   std::vector<float> fp8_final_scales;  ///< fp8-mixed: per tensor (x1, w1, g1, x2, w2, g2, x3, w3, g3)
+  double train_seconds = 0;         ///< wall time in the training steps (no evaluation)
   double mpi_seconds = 0;           ///< time in the data-parallel collectives (this rank)
   double grad_reduce_err_max = 0;   ///< reduce != float32: max over steps of |g - g32| / |g32| (2-norms)
   double grad_reduce_err_mean = 0;  ///< ... and the mean over steps (g32: the float32 sum)
@@ -651,7 +652,9 @@ class mlp_run {
       for (std::size_t bi = 0; bi < nbatches; ++bi) {
         const std::size_t begin = bi * B;
         const std::size_t rows = std::min(B, train.count - begin);
+        const auto ts = std::chrono::steady_clock::now();
         const double loss = train_step(train, order.data() + begin, rows, correct);
+        r.train_seconds += seconds_since(ts);
         r.losses.push_back(loss);
         loss_sum += loss;
         if (log != nullptr && (bi % cfg_.log_every == 0 || bi + 1 == nbatches)) {
