@@ -12,6 +12,16 @@
 // order of the training images is reshuffled every epoch by a Fisher-Yates shuffle on
 // SplitMix64(seed), the same for every mode.
 //
+// Micro-batches (run_config::micro_batches, default 4): every batch runs forward and backward as M
+// contiguous micro-batches (32 rows each for 128), each with the whole batch's factor
+// grad_output / rows in its output gradient, and the batch gradient is their sum added in micro-batch
+// order, each partial sum rounded to the reduce precision (float32: the gradient's own type; bfloat16
+// or float16 as a low-precision all-reduce would); the loss is the rows-weighted mean of the
+// micro-batch losses, the FP8 amax the MAX over the micro-batches. This is what gradient
+// accumulation, or data parallelism over M workers, computes; a data-parallel run (run_config::dp,
+// precision_study_mpi) splits the micro-batches over the ranks and gives the same bits. The block
+// modes quantize each micro-batch's tensors (NVFP4's tensor scale is the micro-batch's).
+//
 // Modes (the seed's names; the compute type of each op is what PyTorch on a CUDA GPU uses):
 //   float64              everything double (GEMM accumulates in double)
 //   float32              everything float, set_float32_matmul_precision("highest")
