@@ -1004,6 +1004,18 @@ class mlp_run {
     if (!acc32_.empty()) add(acc32_, reduce_precision::float32);
   }
 
+  /// Where the first micro-batch's gradient is the sum's first value as it is (P is the sum's type,
+  /// the reduce precision float32): swaps it into the sum (the same bits as fold, no pass).
+  bool start_sum_with_grads() {
+    if constexpr (std::is_same<P, GA>::value) {
+      if (cfg_.reduce == reduce_precision::float32) {
+        grads_.swap(acc_);
+        return true;
+      }
+    }
+    return false;
+  }
+
   static GA widen(P x) {
     if constexpr (std::is_same<P, GA>::value) {
       return x;
@@ -1064,7 +1076,7 @@ class mlp_run {
         mixprec::convert(pol_, low_grads_, grads_);  // the casts' backward: widen to the master gradients
       }
       if (N == 1) {
-        fold(grads_.data(), first);
+        if (!(first && start_sum_with_grads())) fold(grads_.data(), first);
         first = false;
       } else {
         std::copy(grads_.begin(), grads_.end(), mine_.begin() + static_cast<std::ptrdiff_t>((m - mine.first) * n));
@@ -1088,8 +1100,14 @@ class mlp_run {
         first = false;
       }
     }
-    for (std::size_t i = 0; i < n; ++i) grads_[i] = to<P>(acc_[i]);
     if (!acc32_.empty()) record_reduce_error();
+    if constexpr (std::is_same<P, GA>::value) {
+      grads_.swap(acc_);  // acc_ is the next step's scratch
+    } else {
+      P* g = grads_.data();
+      const GA* a = acc_.data();
+      mixprec::for_each_index(pol_, n, [g, a](std::size_t i) { g[i] = to<P>(a[i]); });
+    }
     double loss_sum = 0;
     for (std::size_t m = 0; m < M; ++m) {
       loss_sum += stats[2 * m];
