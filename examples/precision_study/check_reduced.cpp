@@ -25,7 +25,8 @@
 //      files are read (with zlib) or refused with a message saying gzip is unavailable; the
 //      header is read first and then at most its payload + 1 byte (64 MiB after one image, a
 //      2^32 - 1 count, a 256 MiB gzip bomb: counted bytes and the peak RSS);
-//   6. output files: renamed from NAME.tmp; a full disk (/dev/full) leaves no half-written file.
+//   6. output files: renamed from NAME.tmp; a full disk (/dev/full) leaves no half-written file;
+//   7. micro-batches: the float64 losses with 1, 4 and 12 micro-batches agree to 1e-12.
 //
 //   precision_study_check [WORK_DIR [STUDY_ARGS...]]   (default ./precision_study_check_out; STUDY_ARGS,
 //                                                     e.g. --data synthetic, go to every study run)
@@ -213,12 +214,13 @@ void reduced_study(const std::string& dir) {
     return mm != nullptr ? num(*mm, k) : -1.0;
   };
   const double n = static_cast<double>(n_params);
-  check(mem(*f32, "params") == 4 * n && mem(*f32, "grads") == 4 * n && mem(*f32, "optimizer") == 8 * n,
-        "float32 memory: 4 bytes per parameter, gradient and moment");
-  check(mem(*r16, "params") == 2 * n && mem(*r16, "grads") == 2 * n && mem(*r16, "optimizer") == 4 * n,
-        "float16-regular memory: 2 bytes each");
-  check(mem(*m16, "params") == 6 * n && mem(*m16, "grads") == 6 * n && mem(*m16, "optimizer") == 8 * n,
-        "float16-mixed memory: float master + float16 copy");
+  // grads: + a float32 micro-batch sum in every mode
+  check(mem(*f32, "params") == 4 * n && mem(*f32, "grads") == 8 * n && mem(*f32, "optimizer") == 8 * n,
+        "float32 memory: 4 bytes per parameter, gradient, micro-batch sum and moment");
+  check(mem(*r16, "params") == 2 * n && mem(*r16, "grads") == 6 * n && mem(*r16, "optimizer") == 4 * n,
+        "float16-regular memory: 2 bytes each, the micro-batch sum 4");
+  check(mem(*m16, "params") == 6 * n && mem(*m16, "grads") == 10 * n && mem(*m16, "optimizer") == 8 * n,
+        "float16-mixed memory: float master + float16 copy, the micro-batch sum 4");
   const double act32 = 128.0 * (784 + 512 + 256 + 10 + 512 + 256 + 10) * 4 + 128 * 4;
   check(mem(*f32, "activations") == act32, "float32 activations: one batch of inputs, outputs, gradients, targets");
 
@@ -236,6 +238,50 @@ void reduced_study(const std::string& dir) {
   const std::string svg = read_text(out + "/loss.svg");
   check(svg.find("<svg") != std::string::npos && svg.find("float16-regular (non-finite)") != std::string::npos,
         "loss.svg marks the non-finite curve");
+}
+
+// 7. micro-batches: in float64 the batch gradient summed over 1, 4 or 12 micro-batches (the last
+//    batch, 44 rows, cut unevenly) is the same gradient up to float64 rounding, so the losses agree
+//    to ~1e-12 (a micro-batch dropped, counted twice or divided by its own row count instead of the
+//    batch's would move them by ~1e-3); in float32 the sums round differently, so the bits differ.
+//    Bad --micro-batches and --reduce-dtype values are refused.
+void micro_batches(const std::string& dir) {
+  std::vector<std::vector<double>> losses;
+  std::vector<std::vector<std::string>> texts32;
+  for (const char* m : {"1", "4", "12"}) {
+    const std::string out = dir + "/micro" + m;
+    check(run({"--limit", "300", "--epochs", "2", "--modes", "float64,float32", "--micro-batches", m, "--out", out,
+               "--log-every", "0"}) == 0,
+          std::string("--micro-batches ") + m + " runs");
+    study_json s;
+    if (!load_json(out + "/results.json", s) || s.mode("float64") == nullptr || s.mode("float32") == nullptr) return;
+    check(num(s.doc, "micro_batches") == std::stod(m), std::string("results.json: micro_batches ") + m);
+    std::vector<double> l;
+    for (const std::string& t : loss_texts(*s.mode("float64"))) {
+      double v = std::nan("");
+      json::to_double(t, v);
+      l.push_back(v);
+    }
+    losses.push_back(l);
+    texts32.push_back(loss_texts(*s.mode("float32")));
+  }
+  if (losses.size() != 3) return;
+  double worst = 0;
+  for (std::size_t k = 1; k < 3; ++k) {
+    check(losses[k].size() == 6 && losses[0].size() == 6, "float64: 6 steps");
+    for (std::size_t i = 0; i < losses[k].size() && i < losses[0].size(); ++i) {
+      worst = std::fmax(worst, std::fabs(losses[k][i] - losses[0][i]) / losses[0][i]);
+    }
+  }
+  check(worst < 1e-12, "float64: 1, 4 and 12 micro-batches give the same losses to 1e-12 (worst " +
+                           std::to_string(worst) + ")");
+  check(texts32[0] != texts32[1] && texts32[1] != texts32[2], "float32: the micro-batch sums round differently");
+  std::string out, err;
+  check(run({"--micro-batches", "0"}, &out, &err) == 2 && err.find("--micro-batches") != std::string::npos,
+        "--micro-batches 0 is refused");
+  check(run({"--reduce-dtype", "float8"}, &out, &err) == 2 && err.find("--reduce-dtype") != std::string::npos,
+        "--reduce-dtype float8 is refused");
+  std::cout << "micro-batches: float64 losses with 1, 4, 12 micro-batches within " << worst << " (relative)\n";
 }
 
 void overflow_study(const std::string& dir) {
@@ -593,6 +639,7 @@ int main(int argc, char** argv) {
   synthetic();
   reduced_study(dir);
   overflow_study(dir);
+  micro_batches(dir);
   all_modes_and_threads(dir);
   if (failures != 0) {
     std::cerr << failures << " check(s) failed\n";

@@ -46,6 +46,8 @@ struct options {
   std::size_t limit = 0;  ///< 0: no limit
   double init_scale = 65536;
   std::size_t log_every = 100;
+  std::size_t micro_batches = 4;
+  reduce_precision reduce = reduce_precision::float32;
   bool help = false;
 };
 
@@ -78,6 +80,11 @@ inline std::string usage() {
          "  --limit N           use only the first N training, validation and test images\n"
          "  --init-scale S      float16-mixed: the loss scaler's initial scale (default 65536)\n"
          "  --log-every N       a progress line every N batches (default 100; 0: epoch lines only)\n"
+         "  --micro-batches M   every batch's gradient is the sum of M micro-batch gradients, added in order\n"
+         "                      (default 4): the same bits with any number of MPI ranks up to M (12: an even\n"
+         "                      split over 1, 2, 3 or 4 ranks)\n"
+         "  --reduce-dtype T    float32 (default), bfloat16 or float16: the precision of that sum (as an\n"
+         "                      all-reduce in T); other than float32, its error against float32 is reported\n"
          "  -h, --help          this text\n";
 }
 
@@ -116,7 +123,7 @@ inline options parse_options(int argc, const char* const* argv) {
     }
     const bool known = arg == "--modes" || arg == "--epochs" || arg == "--threads" || arg == "--seed" ||
                        arg == "--data" || arg == "--out" || arg == "--limit" || arg == "--init-scale" ||
-                       arg == "--log-every";
+                       arg == "--log-every" || arg == "--micro-batches" || arg == "--reduce-dtype";
     if (!known) throw study_error("unknown option '" + arg + "'");
     if (!has_value) {
       if (i + 1 >= argc) throw study_error(arg + " needs a value");
@@ -189,6 +196,18 @@ inline options parse_options(int argc, const char* const* argv) {
       o.init_scale = s;
     } else if (arg == "--log-every") {
       o.log_every = static_cast<std::size_t>(number(0, ~std::uint64_t{0} >> 1));
+    } else if (arg == "--micro-batches") {
+      o.micro_batches = static_cast<std::size_t>(number(1, 128));
+    } else if (arg == "--reduce-dtype") {
+      if (value == "float32") {
+        o.reduce = reduce_precision::float32;
+      } else if (value == "bfloat16") {
+        o.reduce = reduce_precision::bfloat16;
+      } else if (value == "float16") {
+        o.reduce = reduce_precision::float16;
+      } else {
+        throw study_error("--reduce-dtype: '" + value + "' is not float32, bfloat16 or float16");
+      }
     }
   }
   if (!modes_given) {
@@ -224,8 +243,14 @@ inline dataset load_data(const options& o, std::ostream& out) {
   return make_synthetic();
 }
 
-/// The whole program; returns the exit status. Messages to out, errors to err.
-inline int study_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+/// The whole program; returns the exit status. Messages to out, errors to err. dp: the ranks of a
+/// data-parallel run (nullptr: one process); every rank trains, rank 0 alone writes the files, every
+/// rank reports its own steps, skips and scale on err, and with more than one rank an error is
+/// rethrown (the caller aborts the job: the other ranks would wait for this one forever).
+inline int study_main(int argc, const char* const* argv, std::ostream& out, std::ostream& err,
+                      data_parallel* dp = nullptr) {
+  const int ranks = dp != nullptr ? dp->size() : 1;
+  const bool writer = dp == nullptr || dp->rank() == 0;
   options o;
   try {
     o = parse_options(argc, argv);
@@ -240,9 +265,9 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
   try {
     // The output directory first: a study must not fail at its end for want of a place to write.
     std::error_code ec;
-    std::filesystem::create_directories(o.out, ec);
+    if (writer) std::filesystem::create_directories(o.out, ec);
     if (ec) throw study_error("--out " + o.out + ": cannot create the directory (" + ec.message() + ")");
-    {
+    if (writer) {
       const std::string probe = o.out + "/.precision_study_probe";
       std::ofstream f(probe);
       if (!f) throw study_error("--out " + o.out + ": cannot write there");
@@ -271,6 +296,13 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
     cfg.init_scale = o.init_scale;
     cfg.log_every = o.log_every == 0 ? ~std::size_t{0} : o.log_every;
     cfg.log = &out;
+    cfg.micro_batches = o.micro_batches;
+    cfg.reduce = o.reduce;
+    cfg.dp = dp;
+    if (static_cast<std::size_t>(ranks) > o.micro_batches) {
+      throw study_error(std::to_string(ranks) + " ranks but --micro-batches " + std::to_string(o.micro_batches) +
+                        ": every rank needs at least one micro-batch");
+    }
 
     study_report rep;
     rep.data_source = d.source;
@@ -279,13 +311,18 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
     rep.test_count = test.count;
     rep.config = cfg;
     rep.config.log = nullptr;
+    rep.config.dp = nullptr;
+    rep.ranks = ranks;
     rep.threads_used = o.threads != 0 ? o.threads : mixprec::num_threads();
     rep.gzip = have_gzip();
 
     out << "mixprec precision study: MLP 784-512-256-10, Adam(1e-3), batch " << cfg.batch << ", " << cfg.epochs
         << " epoch(s), seed " << cfg.seed << ", " << rep.threads_used << " thread(s)\n"
         << "Data: " << d.source << " | train " << train.count << " | validation " << val.count << " | test "
-        << test.count << (have_gzip() ? "" : " | (built without zlib: gzip files cannot be read)") << "\n";
+        << test.count << (have_gzip() ? "" : " | (built without zlib: gzip files cannot be read)") << "\n"
+        << "Gradient: the sum of " << cfg.micro_batches << " micro-batch gradients in " << reduce_precision_name(cfg.reduce)
+        << (ranks > 1 ? ", all-gathered over " + std::to_string(ranks) + " MPI ranks" : std::string(", one process"))
+        << "\n";
     for (const mode_spec* m : o.modes) {
       out << "\n## " << m->name << ": " << m->description << "\n" << std::flush;
       mode_result r = run_mode(*m, cfg, train, val, test);
@@ -305,6 +342,27 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
             << " -> " << r.final_scale << "\n";
       }
       out << "Non-finite values: " << detail::nan_text(r) << "\n";
+      if (cfg.reduce != reduce_precision::float32) {
+        out << "Gradient sum in " << reduce_precision_name(cfg.reduce) << ": relative error against float32 "
+            << detail::fmt("%.3g", r.grad_reduce_err_max) << " at most, " << detail::fmt("%.3g", r.grad_reduce_err_mean)
+            << " on average (2-norm, per step)\n";
+      }
+      const double per_step = r.steps > 0 ? r.train_seconds / static_cast<double>(r.steps) : 0.0;
+      out << "Training: " << detail::fmt("%.2f", 1000.0 * per_step) << " ms per step";
+      if (ranks > 1) {
+        out << ", " << detail::fmt("%.1f", r.train_seconds > 0 ? 100.0 * r.mpi_seconds / r.train_seconds : 0.0)
+            << "% of it in MPI collectives (rank 0: " << detail::fmt("%.2f", r.mpi_seconds) << " s, waiting included)";
+      }
+      out << "\n";
+      if (ranks > 1) {
+        // one write per line: the ranks' lines must not interleave
+        const std::string note = "rank " + std::to_string(dp->rank()) + ": " + r.name + ": " + std::to_string(r.steps) +
+                                 " steps, " + std::to_string(r.skipped_steps) + " skipped, final scale " +
+                                 detail::fmt("%.17g", r.final_scale) + ", test accuracy " +
+                                 detail::fmt("%.17g", r.test_acc) + "\n";
+        err.write(note.data(), static_cast<std::streamsize>(note.size()));
+        err.flush();
+      }
       std::snprintf(line, sizeof line, "Test accuracy %.2f%%\n", 100.0 * r.test_acc);
       out << line << std::flush;
       rep.modes.push_back(std::move(r));
@@ -314,15 +372,19 @@ inline int study_main(int argc, const char* const* argv, std::ostream& out, std:
     out << "\n# Summary (" << d.source << ", " << cfg.epochs << " epoch(s), total "
         << detail::fmt("%.1f", rep.total_seconds) << " s)\n\n"
         << markdown_table(rep) << "\n";
-    const std::vector<std::string> files = write_outputs(rep, o.out);
-    out << "Wrote:";
-    for (const std::string& f : files) out << ' ' << f;
-    out << "\n";
+    if (writer) {
+      const std::vector<std::string> files = write_outputs(rep, o.out);
+      out << "Wrote:";
+      for (const std::string& f : files) out << ' ' << f;
+      out << "\n";
+    }
     return 0;
   } catch (const study_error& e) {
+    if (ranks > 1) throw;
     err << "precision_study: error: " << e.what() << "\n";
     return 1;
   } catch (const std::exception& e) {
+    if (ranks > 1) throw;
     err << "precision_study: unexpected error: " << e.what() << "\n";
     return 1;
   }

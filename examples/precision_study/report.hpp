@@ -42,6 +42,7 @@ struct study_report {
   std::size_t train_count = 0, val_count = 0, test_count = 0;
   run_config config;
   unsigned threads_used = 0;
+  int ranks = 1;  ///< MPI ranks (1: one process)
   bool gzip = false;
   std::vector<mode_result> modes;
   double total_seconds = 0;
@@ -228,7 +229,8 @@ inline std::string results_json(const study_report& rep) {
   o << "{\n  \"data\": " << json_string(rep.data_source) << ",\n  \"gzip_support\": " << (rep.gzip ? "true" : "false")
     << ",\n  \"train_images\": " << rep.train_count << ",\n  \"val_images\": " << rep.val_count
     << ",\n  \"test_images\": " << rep.test_count << ",\n  \"epochs\": " << c.epochs << ",\n  \"batch\": " << c.batch
-    << ",\n  \"seed\": " << c.seed << ",\n  \"threads\": " << rep.threads_used
+    << ",\n  \"seed\": " << c.seed << ",\n  \"threads\": " << rep.threads_used << ",\n  \"ranks\": " << rep.ranks
+    << ",\n  \"micro_batches\": " << c.micro_batches << ",\n  \"reduce_dtype\": " << json_string(reduce_precision_name(c.reduce))
     << ",\n  \"total_seconds\": " << json_number(rep.total_seconds) << ",\n  \"modes\": [";
   for (std::size_t m = 0; m < rep.modes.size(); ++m) {
     const mode_result& r = rep.modes[m];
@@ -245,7 +247,11 @@ inline std::string results_json(const study_report& rep) {
       << ",\n      \"final_scale\": " << json_number(r.final_scale)
       << ",\n      \"nan_seen\": " << (r.nan_seen ? "true" : "false")
       << ",\n      \"first_nonfinite_loss_step\": " << r.first_nonfinite_loss_step
-      << ",\n      \"first_nonfinite_param_step\": " << r.first_nonfinite_param_step;
+      << ",\n      \"first_nonfinite_param_step\": " << r.first_nonfinite_param_step
+      << ",\n      \"train_seconds\": " << json_number(r.train_seconds)
+      << ",\n      \"mpi_seconds\": " << json_number(r.mpi_seconds)
+      << ",\n      \"grad_reduce_err_max\": " << json_number(r.grad_reduce_err_max)
+      << ",\n      \"grad_reduce_err_mean\": " << json_number(r.grad_reduce_err_mean);
     o << ",\n      \"fp8_final_scales\": [";
     for (std::size_t i = 0; i < r.fp8_final_scales.size(); ++i) {
       o << (i ? ", " : "") << json_number(static_cast<double>(r.fp8_final_scales[i]));

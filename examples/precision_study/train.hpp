@@ -12,6 +12,16 @@
 // order of the training images is reshuffled every epoch by a Fisher-Yates shuffle on
 // SplitMix64(seed), the same for every mode.
 //
+// Micro-batches (run_config::micro_batches, default 4): every batch runs forward and backward as M
+// contiguous micro-batches (32 rows each for 128), each with the whole batch's factor
+// grad_output / rows in its output gradient, and the batch gradient is their sum added in micro-batch
+// order, each partial sum rounded to the reduce precision (float32: the gradient's own type; bfloat16
+// or float16 as a low-precision all-reduce would); the loss is the rows-weighted mean of the
+// micro-batch losses, the FP8 amax the MAX over the micro-batches. This is what gradient
+// accumulation, or data parallelism over M workers, computes; a data-parallel run (run_config::dp,
+// precision_study_mpi) splits the micro-batches over the ranks and gives the same bits. The block
+// modes quantize each micro-batch's tensors (NVFP4's tensor scale is the micro-batch's).
+//
 // Modes (the seed's names; the compute type of each op is what PyTorch on a CUDA GPU uses):
 //   float64              everything double (GEMM accumulates in double)
 //   float32              everything float, set_float32_matmul_precision("highest")
@@ -213,9 +223,45 @@ autocast_plan ask_autocast() {
 // Configuration and results
 // ---------------------------------------------------------------------------------------------
 
+/// The precision the batch gradient's micro-batch sum is rounded to (--reduce-dtype).
+/// float32: the gradient's own precision (float32; float64 in the float64 mode), no extra rounding.
+enum class reduce_precision : unsigned char { float32, bfloat16, float16 };
+
+inline const char* reduce_precision_name(reduce_precision r) {
+  return r == reduce_precision::float32 ? "float32" : r == reduce_precision::bfloat16 ? "bfloat16" : "float16";
+}
+
+/// The collectives data-parallel training needs; this base class is one process (every
+/// collective is the identity). examples/precision_study/mpi_ranks.hpp implements it over MPI.
+/// Every rank must call the same collectives in the same order. seconds: time spent in them.
+class data_parallel {
+ public:
+  virtual ~data_parallel() = default;
+  virtual int rank() const { return 0; }
+  virtual int size() const { return 1; }
+  /// all = every rank's block, in rank order; bytes[r]: the size of rank r's block.
+  virtual void allgather(const void* mine, void* all, const std::vector<std::size_t>& bytes) {
+    if (bytes[0] != 0) std::memcpy(all, mine, bytes[0]);
+  }
+  /// Whether v is true on any rank.
+  virtual bool any(bool v) { return v; }
+  /// v[i] = the largest v[i] over the ranks.
+  virtual void max(float* v, std::size_t n) { (void)v, (void)n; }
+  /// The sum of v over the ranks.
+  virtual std::uint64_t sum(std::uint64_t v) { return v; }
+  double seconds = 0;
+};
+
 struct run_config {
   std::size_t epochs = 3;
   std::size_t batch = 128;
+  /// M: every batch's gradient is the sum of M micro-batch gradients (rows floor(rows * m / M) to
+  /// floor(rows * (m + 1) / M)), added in micro-batch order; rank r of N takes micro-batches
+  /// floor(M * r / N) to floor(M * (r + 1) / N), so the bits are the same for any N <= M. 4: micro-
+  /// batches of 32 (one MXFP8 block); 12 splits evenly over 1, 2, 3, 4 ranks but costs ~2x (small GEMMs).
+  std::size_t micro_batches = 4;
+  reduce_precision reduce = reduce_precision::float32;
+  data_parallel* dp = nullptr;  ///< nullptr: one process
   std::uint64_t seed = 0;
   unsigned threads = 0;       ///< 0: mixprec's default
   double init_scale = 65536;  ///< float16-mixed: the grad scaler's initial scale
@@ -263,6 +309,10 @@ struct mode_result {
   std::vector<double> losses;        ///< one per step
   std::vector<epoch_record> epochs;
   std::vector<float> fp8_final_scales;  ///< fp8-mixed: per tensor (x1, w1, g1, x2, w2, g2, x3, w3, g3)
+  double train_seconds = 0;         ///< wall time in the training steps (no evaluation)
+  double mpi_seconds = 0;           ///< time in the data-parallel collectives (this rank)
+  double grad_reduce_err_max = 0;   ///< reduce != float32: max over steps of |g - g32| / |g32| (2-norms)
+  double grad_reduce_err_mean = 0;  ///< ... and the mean over steps (g32: the float32 sum)
 };
 
 /// The process's peak resident set size in bytes (-1 when unknown).
@@ -455,6 +505,8 @@ class mlp_run {
   using e5m2 = mixprec::float8_e5m2;
   /// The type of the GEMMs' weight-gradient outputs: the copies' type in the mixed modes.
   using GradC = C;
+  /// The type the micro-batch gradients are summed in (then rounded to the reduce precision).
+  using GA = std::conditional_t<std::is_same<P, double>::value, double, float>;
 
   mlp_run(const mode_spec& spec, const run_config& cfg)
       : spec_(spec), cfg_(cfg), pol_(mixprec::exec::par(cfg.threads)), fp8_(spec.kind == mode_kind::fp8),
@@ -520,13 +572,31 @@ class mlp_run {
       c.init_scale = cfg.init_scale;
       scaler_ = std::make_unique<mixprec::grad_scaler>(c);
     }
+    if (cfg.micro_batches == 0) throw study_error("micro_batches must be at least 1");
+    if (cfg.dp != nullptr) dp_ = cfg.dp;
+    const std::size_t N = static_cast<std::size_t>(dp_->size());
+    if (N > cfg.micro_batches) {
+      throw study_error(std::to_string(N) + " ranks but " + std::to_string(cfg.micro_batches) +
+                        " micro-batches: every rank needs at least one");
+    }
+    acc_.resize(n);
+    if (cfg.reduce != reduce_precision::float32) acc32_.resize(n);
+    if (N > 1) {
+      const std::size_t r = static_cast<std::size_t>(dp_->rank());
+      mine_.resize((cfg.micro_batches * (r + 1) / N - cfg.micro_batches * r / N) * n);
+      all_.resize(cfg.micro_batches * n);
+      if (scaler_) {  // every rank skips the same steps (FSDP's ShardedGradScaler)
+        data_parallel* dp = dp_;
+        scaler_->set_found_inf_reducer([dp](float found) { return dp->any(!(found == 0.0f)) ? 1.0f : 0.0f; });
+      }
+    }
   }
 
   memory_usage memory(std::string& detail_text) const {
     memory_usage m;
     const std::size_t n = layout_.total;
     m.params = n * sizeof(P) + copy_.size() * sizeof(C) + wq_.size() * sizeof(e4m3);
-    m.grads = n * sizeof(P) + low_grads_.size() * sizeof(C);
+    m.grads = n * sizeof(P) + low_grads_.size() * sizeof(C) + (acc_.size() + acc32_.size()) * sizeof(GA);
     m.optimizer = 2 * n * sizeof(P);
     for (const auto& s : scaling_) m.optimizer += s.amax_history().size() * sizeof(float) + 2 * sizeof(float);
     m.activations = bytes(x_) + bytes(h_[0]) + bytes(h_[1]) + bytes(logits_) + bytes(d_[0]) + bytes(d_[1]) +
@@ -554,6 +624,8 @@ class mlp_run {
     if (!wq_.empty()) detail_text += " master + " + std::to_string(n) + " x float8_e4m3fn copy";
     detail_text += "; grads: " + std::to_string(n) + " x " + pn;
     if (!low_grads_.empty()) detail_text += " + " + std::to_string(n) + " x " + cn + " (grads of the copy)";
+    detail_text += " + " + std::to_string(n) + " x " + type_name<GA>() + " (the micro-batch sum)";
+    if (!acc32_.empty()) detail_text += " + " + std::to_string(n) + " x " + type_name<GA>() + " (its float32 twin)";
     detail_text += "; optimizer: 2 x " + std::to_string(n) + " x " + pn + " (Adam moments)";
     if (!scaling_.empty()) detail_text += " + 9 FP8 amax histories of 1024";
     detail_text += "; activations of one batch of " + std::to_string(cfg_.batch) + " in " + cn;
@@ -576,6 +648,7 @@ class mlp_run {
     r.init_scale = scaler_ ? scaler_->get_scale() : 1.0;
     r.memory = memory(r.memory_detail);
     std::ostream* log = cfg_.log;
+    const double mpi0 = dp_->seconds;
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::size_t> order(train.count);
     for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -590,8 +663,9 @@ class mlp_run {
       for (std::size_t bi = 0; bi < nbatches; ++bi) {
         const std::size_t begin = bi * B;
         const std::size_t rows = std::min(B, train.count - begin);
-        load_batch(train, order.data() + begin, rows);
-        const double loss = train_step(rows, correct);
+        const auto ts = std::chrono::steady_clock::now();
+        const double loss = train_step(train, order.data() + begin, rows, correct);
+        r.train_seconds += seconds_since(ts);
         r.losses.push_back(loss);
         loss_sum += loss;
         if (log != nullptr && (bi % cfg_.log_every == 0 || bi + 1 == nbatches)) {
@@ -626,6 +700,9 @@ class mlp_run {
     r.first_nonfinite_param_step = first_bad_param_;
     r.nan_seen = first_bad_loss_ >= 0 || first_bad_param_ >= 0;
     for (const auto& s : scaling_) r.fp8_final_scales.push_back(s.scale());
+    r.mpi_seconds = dp_->seconds - mpi0;
+    r.grad_reduce_err_max = err_max_;
+    r.grad_reduce_err_mean = err_steps_ > 0 ? err_sum_ / static_cast<double>(err_steps_) : 0.0;
     r.peak_rss = peak_rss_bytes();
     return r;
   }
@@ -897,33 +974,159 @@ class mlp_run {
     }
   }
 
-  /// One training step; returns the (unscaled) loss.
-  double train_step(std::size_t rows, std::size_t& correct) {
+  static data_parallel& one_process() {
+    static data_parallel one;
+    return one;
+  }
+
+  /// Micro-batch m of a batch of R rows: rows [first, second).
+  std::pair<std::size_t, std::size_t> micro_range(std::size_t R, std::size_t m) const {
+    return {R * m / cfg_.micro_batches, R * (m + 1) / cfg_.micro_batches};
+  }
+
+  /// The micro-batches of this rank: [first, second).
+  std::pair<std::size_t, std::size_t> my_micro_batches() const {
+    const std::size_t M = cfg_.micro_batches, N = static_cast<std::size_t>(dp_->size());
+    const std::size_t r = static_cast<std::size_t>(dp_->rank());
+    return {M * r / N, M * (r + 1) / N};
+  }
+
+  /// dlogits of rows rows with the factor c (grad_output / the batch's rows): cross_entropy_backward
+  /// one row at a time with grad_output c, which multiplies by c exactly as the whole batch would.
+  template <class L, class D>
+  void cross_entropy_backward_rows(const L* logits, D* d, std::size_t rows, float c) {
+    const std::int32_t* t = targets_.data();
+    mixprec::for_each_index(pol_, rows, [logits, d, t, c](std::size_t r) {
+      mixprec::cross_entropy_backward(mixprec::exec::seq, logits + r * num_classes, t + r, 1, num_classes,
+                                      d + r * num_classes, c);
+    });
+  }
+
+  /// Adds the micro-batch gradient g to the sum (first: starts it), each partial sum rounded to
+  /// the reduce precision; with a reduce precision other than float32 also to its float32 twin.
+  void fold(const P* g, bool first) {
+    auto add = [this, g, first](std::vector<GA>& acc, reduce_precision rp) {
+      GA* a = acc.data();
+      mixprec::for_each_index(pol_, acc.size(), [a, g, first, rp](std::size_t i) {
+        const GA v = first ? widen(g[i]) : static_cast<GA>(a[i] + widen(g[i]));
+        a[i] = round_reduce(v, rp);
+      });
+    };
+    add(acc_, cfg_.reduce);
+    if (!acc32_.empty()) add(acc32_, reduce_precision::float32);
+  }
+
+  /// Where the first micro-batch's gradient is the sum's first value as it is (P is the sum's type,
+  /// the reduce precision float32): swaps it into the sum (the same bits as fold, no pass).
+  bool start_sum_with_grads() {
+    if constexpr (std::is_same<P, GA>::value) {
+      if (cfg_.reduce == reduce_precision::float32) {
+        grads_.swap(acc_);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  static GA widen(P x) {
+    if constexpr (std::is_same<P, GA>::value) {
+      return x;
+    } else {
+      return static_cast<float>(x);
+    }
+  }
+
+  static GA round_reduce(GA v, reduce_precision rp) {
+    switch (rp) {
+      case reduce_precision::bfloat16: return static_cast<GA>(static_cast<float>(mixprec::round_to<mixprec::bfloat16>(v)));
+      case reduce_precision::float16: return static_cast<GA>(static_cast<float>(mixprec::round_to<mixprec::half>(v)));
+      case reduce_precision::float32: break;
+    }
+    return v;
+  }
+
+  /// One training step over the R rows idx of s; returns the (unscaled) loss. The batch gradient
+  /// is the sum of the micro-batch gradients in micro-batch order (see run_config::micro_batches);
+  /// each rank computes its own micro-batches, and the ranks exchange them (all-gather) so every
+  /// rank adds all of them in the same order as one process does.
+  double train_step(const split& s, const std::size_t* idx, std::size_t R, std::size_t& correct) {
     ++step_count_;
     if (fp8_) quantize_weights(true);
-    forward(rows, true);
-    correct += count_correct(rows);
-    const std::int32_t* t = targets_.data();
+    const std::size_t M = cfg_.micro_batches, n = layout_.total;
+    const int N = dp_->size();
+    const auto mine = my_micro_batches();
     const float grad_output = scaler_ ? static_cast<float>(scaler_->get_scale()) : 1.0f;
-    double loss;
-    if (mixed && ce_in_float_) {
-      mixprec::convert(pol_, mixprec::span<const C>(logits_.data(), rows * num_classes),
-                       mixprec::span<float>(logits32_.data(), rows * num_classes));
-      loss = static_cast<double>(mixprec::cross_entropy(pol_, logits32_.data(), t, rows, num_classes));
-      mixprec::cross_entropy_backward(pol_, logits32_.data(), t, rows, num_classes, dlogits32_.data(), grad_output);
-      mixprec::convert(pol_, mixprec::span<const float>(dlogits32_.data(), rows * num_classes),
-                       mixprec::span<C>(d_[2].data(), rows * num_classes));
+    // The factor of every dlogits row, as cross_entropy_backward computes it for the whole batch.
+    const float c = static_cast<float>(static_cast<double>(grad_output) / static_cast<double>(R));
+    std::vector<double> stats(2 * M, 0.0);  // per micro-batch: loss * rows, correct rows
+    bool first = true;
+    for (std::size_t m = mine.first; m < mine.second; ++m) {
+      const auto range = micro_range(R, m);
+      const std::size_t rows = range.second - range.first;
+      if (rows == 0) continue;
+      quantizations_ = (static_cast<std::uint64_t>(step_count_ - 1) * M + m) << 5;  // NVFP4 seeds (< 32 each)
+      load_batch(s, idx + range.first, rows);
+      forward(rows, true);
+      stats[2 * m + 1] = static_cast<double>(count_correct(rows));
+      double loss;
+      if (mixed && ce_in_float_) {
+        mixprec::convert(pol_, mixprec::span<const C>(logits_.data(), rows * num_classes),
+                         mixprec::span<float>(logits32_.data(), rows * num_classes));
+        loss = static_cast<double>(mixprec::cross_entropy(pol_, logits32_.data(), targets_.data(), rows, num_classes));
+        cross_entropy_backward_rows(logits32_.data(), dlogits32_.data(), rows, c);
+        mixprec::convert(pol_, mixprec::span<const float>(dlogits32_.data(), rows * num_classes),
+                         mixprec::span<C>(d_[2].data(), rows * num_classes));
+      } else {
+        loss = static_cast<double>(mixprec::cross_entropy(pol_, logits_.data(), targets_.data(), rows, num_classes));
+        cross_entropy_backward_rows(logits_.data(), d_[2].data(), rows, c);
+      }
+      stats[2 * m] = loss * static_cast<double>(rows);
+      linear_backward(2, h_[1].data(), d_[2].data(), rows);
+      linear_backward(1, h_[0].data(), d_[1].data(), rows);
+      linear_backward(0, x_.data(), d_[0].data(), rows);
+      if constexpr (mixed) {
+        mixprec::convert(pol_, low_grads_, grads_);  // the casts' backward: widen to the master gradients
+      }
+      if (N == 1) {
+        if (!(first && start_sum_with_grads())) fold(grads_.data(), first);
+        first = false;
+      } else {
+        std::copy(grads_.begin(), grads_.end(), mine_.begin() + static_cast<std::ptrdiff_t>((m - mine.first) * n));
+      }
+    }
+    if (N > 1) {
+      std::vector<std::size_t> grad_bytes(static_cast<std::size_t>(N)), stat_bytes(static_cast<std::size_t>(N));
+      for (std::size_t r = 0; r < grad_bytes.size(); ++r) {
+        const std::size_t count = M * (r + 1) / grad_bytes.size() - M * r / grad_bytes.size();
+        grad_bytes[r] = count * n * sizeof(P);
+        stat_bytes[r] = count * 2 * sizeof(double);
+      }
+      std::vector<double> all_stats(2 * M);
+      dp_->allgather(stats.data() + 2 * mine.first, all_stats.data(), stat_bytes);
+      stats = all_stats;
+      dp_->allgather(mine_.data(), all_.data(), grad_bytes);
+      for (std::size_t m = 0; m < M; ++m) {
+        const auto range = micro_range(R, m);
+        if (range.second == range.first) continue;
+        fold(all_.data() + m * n, first);
+        first = false;
+      }
+    }
+    if (!acc32_.empty()) record_reduce_error();
+    if constexpr (std::is_same<P, GA>::value) {
+      grads_.swap(acc_);  // acc_ is the next step's scratch
     } else {
-      loss = static_cast<double>(mixprec::cross_entropy(pol_, logits_.data(), t, rows, num_classes));
-      mixprec::cross_entropy_backward(pol_, logits_.data(), t, rows, num_classes, d_[2].data(), grad_output);
+      P* g = grads_.data();
+      const GA* a = acc_.data();
+      mixprec::for_each_index(pol_, n, [g, a](std::size_t i) { g[i] = to<P>(a[i]); });
     }
+    double loss_sum = 0;
+    for (std::size_t m = 0; m < M; ++m) {
+      loss_sum += stats[2 * m];
+      correct += static_cast<std::size_t>(stats[2 * m + 1]);
+    }
+    const double loss = loss_sum / static_cast<double>(R);
     if (!std::isfinite(loss) && first_bad_loss_ < 0) first_bad_loss_ = step_count_;
-    linear_backward(2, h_[1].data(), d_[2].data(), rows);
-    linear_backward(1, h_[0].data(), d_[1].data(), rows);
-    linear_backward(0, x_.data(), d_[0].data(), rows);
-    if constexpr (mixed) {
-      mixprec::convert(pol_, low_grads_, grads_);  // the casts' backward: widen to the master gradients
-    }
     if (scaler_) {
       scaled_optimizer opt{this};
       if (!scaler_->step(opt)) ++skipped_;
@@ -932,10 +1135,31 @@ class mlp_run {
       adam_step();
     }
     if (fp8_) {
-      for (auto& s : scaling_) s.update();
+      if (N > 1) {  // this step's amax: the MAX over the ranks (Megatron, DeepSpeed), as one process sees it
+        std::vector<float> amax;
+        for (const auto& sc : scaling_) amax.push_back(sc.amax_history().empty() ? 0.0f : sc.amax_history()[0]);
+        dp_->max(amax.data(), amax.size());
+        for (std::size_t i = 0; i < amax.size(); ++i) scaling_[i].set_current_amax(amax[i]);
+      }
+      for (auto& sc : scaling_) sc.update();
     }
     if (first_bad_param_ < 0 && any_nonfinite(pol_, params_)) first_bad_param_ = step_count_;
     return loss;
+  }
+
+  /// The relative 2-norm error of the reduced gradient against its float32 twin, for the report.
+  void record_reduce_error() {
+    double d2 = 0, r2 = 0;
+    for (std::size_t i = 0; i < acc_.size(); ++i) {
+      const double d = static_cast<double>(acc_[i]) - static_cast<double>(acc32_[i]);
+      d2 += d * d;
+      r2 += static_cast<double>(acc32_[i]) * static_cast<double>(acc32_[i]);
+    }
+    if (!std::isfinite(d2) || !std::isfinite(r2) || !(r2 > 0)) return;
+    const double e = std::sqrt(d2 / r2);
+    err_max_ = std::max(err_max_, e);
+    err_sum_ += e;
+    ++err_steps_;
   }
 
   void adam_step() {
@@ -962,13 +1186,16 @@ class mlp_run {
     if (fp8_) quantize_weights(false);
     std::vector<std::size_t> idx(cfg_.batch);
     std::size_t ok = 0;
-    for (std::size_t begin = 0; begin < s.count; begin += cfg_.batch) {
+    const std::size_t N = static_cast<std::size_t>(dp_->size()), rank = static_cast<std::size_t>(dp_->rank());
+    for (std::size_t begin = 0, bi = 0; begin < s.count; begin += cfg_.batch, ++bi) {
+      if (bi % N != rank) continue;  // the ranks take turns; their counts are summed
       const std::size_t rows = std::min(cfg_.batch, s.count - begin);
       for (std::size_t r = 0; r < rows; ++r) idx[r] = begin + r;
       load_batch(s, idx.data(), rows);
       forward(rows, false);
       ok += count_correct(rows);
     }
+    if (N > 1) ok = static_cast<std::size_t>(dp_->sum(ok));
     return static_cast<double>(ok) / static_cast<double>(s.count);
   }
 
@@ -992,6 +1219,11 @@ class mlp_run {
   std::vector<e5m2> gq_;
   std::vector<mixprec::delayed_scaling> scaling_;
   std::unique_ptr<mixprec::grad_scaler> scaler_;
+  data_parallel* dp_ = &one_process();
+  std::vector<GA> acc_, acc32_;  ///< the micro-batch sum, and its float32 twin (reduce != float32)
+  std::vector<P> mine_, all_;    ///< data-parallel: this rank's micro-batch gradients, and everyone's
+  double err_max_ = 0, err_sum_ = 0;
+  std::int64_t err_steps_ = 0;
   std::int64_t step_count_ = 0, adam_steps_ = 0, skipped_ = 0;
   std::int64_t first_bad_loss_ = -1, first_bad_param_ = -1;
 };
