@@ -23,6 +23,7 @@ import sys
 import time
 
 ARGS = ["--data", "synthetic", "--limit", "200", "--epochs", "2", "--threads", "1", "--log-every", "0",
+        "--micro-batches", "4",  # precision_study_mpi's default; precision_study's is 1
         "--modes", "float32,float16-mixed,bfloat16-regular-sr,fp8-mixed,nvfp4", "--init-scale", "16777216"]
 IGNORED = {"seconds", "total_seconds", "peak_rss_bytes", "threads", "ranks", "mpi_seconds", "train_seconds"}
 failures = 0

@@ -46,7 +46,11 @@ struct options {
   std::size_t limit = 0;  ///< 0: no limit
   double init_scale = 65536;
   std::size_t log_every = 100;
-  std::size_t micro_batches = 4;
+#if defined(MIXPREC_STUDY_MPI) && MIXPREC_STUDY_MPI
+  std::size_t micro_batches = 4;  ///< precision_study_mpi: 4, so that up to 4 ranks share the work
+#else
+  std::size_t micro_batches = 1;  ///< one process: the whole batch at once (the fastest)
+#endif
   reduce_precision reduce = reduce_precision::float32;
   bool help = false;
 };
@@ -81,8 +85,8 @@ inline std::string usage() {
          "  --init-scale S      float16-mixed: the loss scaler's initial scale (default 65536)\n"
          "  --log-every N       a progress line every N batches (default 100; 0: epoch lines only)\n"
          "  --micro-batches M   every batch's gradient is the sum of M micro-batch gradients, added in order\n"
-         "                      (default 4): the same bits with any number of MPI ranks up to M (12: an even\n"
-         "                      split over 1, 2, 3 or 4 ranks)\n"
+         "                      (default 1; precision_study_mpi: 4): the same bits with any number of MPI\n"
+         "                      ranks up to M (12: an even split over 1, 2, 3 or 4 ranks)\n"
          "  --reduce-dtype T    float32 (default), bfloat16 or float16: the precision of that sum (as an\n"
          "                      all-reduce in T); other than float32, its error against float32 is reported\n"
          "  -h, --help          this text\n";

@@ -259,7 +259,8 @@ struct run_config {
   /// floor(rows * (m + 1) / M)), added in micro-batch order; rank r of N takes micro-batches
   /// floor(M * r / N) to floor(M * (r + 1) / N), so the bits are the same for any N <= M. 4: micro-
   /// batches of 32 (one MXFP8 block); 12 splits evenly over 1, 2, 3, 4 ranks but costs ~2x (small GEMMs).
-  std::size_t micro_batches = 4;
+  /// 1 (one process's default): the whole batch at once, no sum buffer.
+  std::size_t micro_batches = 1;
   reduce_precision reduce = reduce_precision::float32;
   data_parallel* dp = nullptr;  ///< nullptr: one process
   std::uint64_t seed = 0;
@@ -579,7 +580,8 @@ class mlp_run {
       throw study_error(std::to_string(N) + " ranks but " + std::to_string(cfg.micro_batches) +
                         " micro-batches: every rank needs at least one");
     }
-    acc_.resize(n);
+    // One micro-batch on one process in float32: the gradient is the sum, no buffer for it.
+    if (cfg.micro_batches > 1 || N > 1 || cfg.reduce != reduce_precision::float32) acc_.resize(n);
     if (cfg.reduce != reduce_precision::float32) acc32_.resize(n);
     if (N > 1) {
       const std::size_t r = static_cast<std::size_t>(dp_->rank());
@@ -1088,7 +1090,7 @@ class mlp_run {
         mixprec::convert(pol_, low_grads_, grads_);  // the casts' backward: widen to the master gradients
       }
       if (N == 1) {
-        if (!(first && start_sum_with_grads())) fold(grads_.data(), first);
+        if (!acc_.empty() && !(first && start_sum_with_grads())) fold(grads_.data(), first);
         first = false;
       } else {
         std::copy(grads_.begin(), grads_.end(), mine_.begin() + static_cast<std::ptrdiff_t>((m - mine.first) * n));
@@ -1113,7 +1115,8 @@ class mlp_run {
       }
     }
     if (!acc32_.empty()) record_reduce_error();
-    if constexpr (std::is_same<P, GA>::value) {
+    if (acc_.empty()) {  // one micro-batch, one process, float32: grads_ is the batch gradient
+    } else if constexpr (std::is_same<P, GA>::value) {
       grads_.swap(acc_);  // acc_ is the next step's scratch
     } else {
       P* g = grads_.data();
