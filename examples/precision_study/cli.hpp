@@ -64,10 +64,10 @@ inline std::string usage() {
   }
   return std::string(
              "usage: precision_study [options]\n"
-             "Trains an MLP 784-512-256-10 on Fashion-MNIST in ten precisions with mixprec's kernels and reports\n"
+             "Trains an MLP 784-512-256-10 on Fashion-MNIST in twelve precisions with mixprec's kernels and reports\n"
              "test accuracy, time, memory, loss scaling and NaNs per mode (table, CSV, JSON, SVG).\n"
              "\n"
-             "  --modes LIST        comma-separated modes, or all (default: all ten); a mode listed again runs once,\n"
+             "  --modes LIST        comma-separated modes, or all (default: all twelve); a mode listed again runs once,\n"
              "                      where first listed:") +
          modes +
          "\n"
