@@ -163,6 +163,16 @@ def _policy(overflow: str) -> int:
     return OVERFLOW_POLICIES.index(overflow)
 
 
+def _to_numpy(x):
+    """x as a NumPy array: through __dlpack__ without a copy where it can (CPU PyTorch tensors)."""
+    if hasattr(x, "__dlpack__") and not isinstance(x, _np.ndarray):
+        try:
+            return _np.asarray(_np.from_dlpack(x))
+        except (TypeError, RuntimeError, BufferError):
+            pass
+    return _np.asarray(x)
+
+
 def _as_float_array(x):
     """x as a contiguous float32 or float64 NumPy array (exact), and its shape.
 
@@ -170,12 +180,7 @@ def _as_float_array(x):
     __array__ or __dlpack__ such as CPU PyTorch tensors), NumPy float16 and the ml_dtypes types
     (converted exactly through their codes). Non-contiguous arrays are copied.
     """
-    if hasattr(x, "__dlpack__") and not isinstance(x, _np.ndarray):
-        try:
-            x = _np.from_dlpack(x)
-        except (TypeError, RuntimeError, BufferError):
-            x = _np.asarray(x)
-    a = _np.asarray(x)
+    a = _to_numpy(x)
     name = a.dtype.name
     if name in _ML_DTYPES_NAMES:
         width = a.dtype.itemsize * 8
@@ -466,12 +471,7 @@ class BlockScaled:
 
 
 def _as_float32_matrix(x):
-    if hasattr(x, "__dlpack__") and not isinstance(x, _np.ndarray):
-        try:
-            x = _np.from_dlpack(x)
-        except (TypeError, RuntimeError, BufferError):
-            x = _np.asarray(x)
-    a = _np.asarray(x)
+    a = _to_numpy(x)
     if a.dtype.name in _ML_DTYPES_NAMES or a.dtype == _np.float16:
         a = _as_float_array(a)[0].astype(_np.float32)  # exact: every such value is a float32
     if a.dtype != _np.float32:
