@@ -102,6 +102,63 @@ TEST_CASE("amax: NaN propagates, signs are dropped, empty gives 0") {
   CHECK(amax(exec::seq, d) == 1e300);
 }
 
+namespace {
+// max |x[i]| by comparisons of the values (NaN: any NaN), the reference for the bit-based kernel.
+template <class T>
+T amax_reference(const std::vector<T>& x, bool& nan) {
+  T m = 0;
+  nan = false;
+  for (T v : x) {
+    if (std::isnan(v)) nan = true;
+    else if (std::fabs(v) > m) m = std::fabs(v);
+  }
+  return m;
+}
+template <class T>
+void check_amax_against_reference() {
+  const T specials[] = {T(0),
+                        -T(0),
+                        std::numeric_limits<T>::denorm_min(),
+                        -std::numeric_limits<T>::denorm_min(),
+                        std::numeric_limits<T>::min(),
+                        -std::numeric_limits<T>::max(),
+                        std::numeric_limits<T>::max(),
+                        std::numeric_limits<T>::infinity(),
+                        -std::numeric_limits<T>::infinity(),
+                        std::numeric_limits<T>::quiet_NaN(),
+                        -std::numeric_limits<T>::quiet_NaN()};
+  std::uint64_t state = 12345;
+  for (std::size_t n : ktest::awkward_sizes()) {
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<T> x(n);
+      for (auto& v : x) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        v = static_cast<T>(static_cast<double>(static_cast<std::int64_t>(state >> 11) - (std::int64_t(1) << 52)) *
+                           std::ldexp(1.0, static_cast<int>(state % 41) - 70));
+      }
+      if (n > 0 && trial > 0) {  // one special at a position that moves through lanes and tails
+        x[(n * static_cast<std::size_t>(trial)) / 5 % n] = specials[(n + static_cast<std::size_t>(trial)) % 11];
+      }
+      bool nan = false;
+      const T want = amax_reference(x, nan);
+      for (const T got : {amax(exec::seq, x), amax(exec::par(2), x)}) {
+        if (nan) {
+          CHECK(std::isnan(got));
+        } else {
+          CHECK(got == want);
+          CHECK_FALSE(std::signbit(got));
+        }
+      }
+    }
+  }
+}
+}  // namespace
+
+TEST_CASE("amax: float and double against a comparison reference (every size class, specials in every lane)") {
+  check_amax_against_reference<float>();
+  check_amax_against_reference<double>();
+}
+
 TEST_CASE("axpy and scale: one rounding of the float (or double) result") {
   for (std::size_t n : ktest::awkward_sizes()) {
     const auto x = ktest::mixed_floats(n, 21, false);

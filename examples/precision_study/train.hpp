@@ -98,6 +98,7 @@
 #include <mixprec/fp8_scaling.hpp>
 #include <mixprec/grad_scaler.hpp>
 #include <mixprec/kernels/convert.hpp>
+#include <mixprec/limits.hpp>
 #include <mixprec/kernels/gemm.hpp>
 #include <mixprec/kernels/optim.hpp>
 #include <mixprec/kernels/reduce.hpp>
@@ -434,6 +435,7 @@ inline T to(A v) {
   }
 }
 
+/// Whether v is finite.
 template <class T>
 inline bool finite_value(T v) {
   if constexpr (std::is_same<T, double>::value) {
@@ -443,16 +445,60 @@ inline bool finite_value(T v) {
   }
 }
 
-/// Whether any element of x is not finite.
+/// Whether any element of x is not finite (float, double: the library's amax is Inf or NaN).
 template <class Policy, class T>
 bool any_nonfinite(Policy pol, const std::vector<T>& x) {
-  std::atomic<bool> bad{false};
-  std::atomic<bool>* flag = &bad;
-  const T* p = x.data();
-  mixprec::for_each_index(pol, x.size(), [flag, p](std::size_t i) {
-    if (!finite_value(p[i])) flag->store(true, std::memory_order_relaxed);
-  });
-  return bad.load();
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+    return !std::isfinite(mixprec::amax(pol, mixprec::span<const T>(x.data(), x.size())));
+  } else {
+    std::atomic<bool> bad{false};
+    std::atomic<bool>* flag = &bad;
+    const T* p = x.data();
+    mixprec::for_each_index(pol, x.size(), [flag, p](std::size_t i) {
+      if (!finite_value(p[i])) flag->store(true, std::memory_order_relaxed);
+    });
+    return bad.load();
+  }
+}
+
+/// ReLU on the bits of a 16-bit format with infinities: x <= 0 exactly when the sign is set and
+/// |bits| <= +infinity's bits (not NaN); those become +0. 32 at a time (vectorises).
+template <class C>
+void relu_bits(C* y, std::size_t n) {
+  using bits_t = typename C::storage_type;
+  static_assert(std::numeric_limits<C>::is_specialized && std::numeric_limits<C>::has_infinity, "limits.hpp");
+  constexpr bits_t inf = std::numeric_limits<C>::infinity().bits();
+  constexpr bits_t sign = static_cast<bits_t>(bits_t(1) << (sizeof(bits_t) * 8 - 1));
+  const auto one = [](bits_t b) {
+    return (b & sign) != 0 && static_cast<bits_t>(b & ~sign) <= inf ? bits_t(0) : b;
+  };
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    bits_t b[32];
+    std::memcpy(b, y + i, sizeof b);
+    for (std::size_t k = 0; k < 32; ++k) b[k] = one(b[k]);
+    std::memcpy(y + i, b, sizeof b);
+  }
+  for (; i < n; ++i) y[i] = C::from_bits(one(y[i].bits()));
+}
+
+/// ReLU's backward on the bits: dx[i] = +0 where !(h[i] > 0), i.e. h's bits not in [1, +inf's bits].
+template <class C>
+void relu_backward_bits(const C* h, C* dx, std::size_t n) {
+  using bits_t = typename C::storage_type;
+  static_assert(std::numeric_limits<C>::is_specialized && std::numeric_limits<C>::has_infinity, "limits.hpp");
+  constexpr bits_t inf = std::numeric_limits<C>::infinity().bits();
+  std::size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    bits_t hb[32], db[32];
+    std::memcpy(hb, h + i, sizeof hb);
+    std::memcpy(db, dx + i, sizeof db);
+    for (std::size_t k = 0; k < 32; ++k) db[k] = static_cast<bits_t>(hb[k] - 1u) >= inf ? bits_t(0) : db[k];
+    std::memcpy(dx + i, db, sizeof db);
+  }
+  for (; i < n; ++i) {
+    if (static_cast<bits_t>(h[i].bits() - 1u) >= inf) dx[i] = C::from_bits(0);
+  }
 }
 
 /// x as a double (exact).
@@ -835,7 +881,7 @@ class mlp_run {
   void linear(std::size_t l, const C* x, std::size_t rows, C* y, bool record) {
     const std::size_t in = dims[l], out = dims[l + 1];
     const C* b = weights() + layout_.b[l];
-    mixprec::for_each_index(pol_, rows * out, [y, b, out](std::size_t i) { y[i] = b[i % out]; });
+    mixprec::for_each_index(pol_, rows, [y, b, out](std::size_t r) { std::copy(b, b + out, y + r * out); });
     if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
       if (fp8_) {
         mixprec::delayed_scaling& sx = scaling(l, 0);
@@ -875,14 +921,16 @@ class mlp_run {
   }
 
   static void relu(mixprec::exec::parallel_policy pol, C* y, std::size_t n) {
-    mixprec::for_each_index(pol, n, [y](std::size_t i) {
-      // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
-      if constexpr (std::is_same<C, double>::value || std::is_same<C, float>::value) {
+    // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
+    if constexpr (std::is_same<C, double>::value || std::is_same<C, float>::value) {
+      mixprec::for_each_index(pol, n, [y](std::size_t i) {
         if (y[i] <= C(0)) y[i] = C(0);
-      } else {  // y <= 0 exactly when the sign is set and y is not NaN (or y is +0, left as it is)
-        if (mixprec::signbit(y[i]) && !mixprec::isnan(y[i])) y[i] = C(0.0f);
-      }
-    });
+      });
+    } else {  // on the bits, a row at a time
+      mixprec::for_each_index(pol, (n + 1023) / 1024, [y, n](std::size_t c) {
+        relu_bits(y + c * 1024, std::min(n - c * 1024, std::size_t{1024}));
+      });
+    }
   }
 
   /// Forward pass over x_ (rows rows) into logits_. FP8: the weights must have been quantized
@@ -909,10 +957,22 @@ class mlp_run {
     const std::size_t in = dims[l], out = dims[l + 1];
     // Bias gradient: column sums in Acc, rounded once to the gradient's type.
     GradC* gb = grad_out() + layout_.b[l];
-    mixprec::for_each_index(pol_, out, [dy, gb, rows, out](std::size_t j) {
-      Acc s = 0;
-      for (std::size_t r = 0; r < rows; ++r) s += static_cast<Acc>(dy[r * out + j]);
-      gb[j] = to<GradC>(s);
+    // (64 columns per task, each column's sum in row order as before.)
+    mixprec::for_each_index(pol_, (out + 63) / 64, [dy, gb, rows, out](std::size_t c) {
+      constexpr std::size_t cols = 64;
+      const std::size_t j0 = c * cols, m = std::min(out - j0, cols);
+      Acc s[cols] = {};
+      for (std::size_t r = 0; r < rows; ++r) {
+        const C* row = dy + r * out + j0;
+        if constexpr (std::is_same<C, Acc>::value) {
+          for (std::size_t j = 0; j < m; ++j) s[j] += row[j];
+        } else {  // widened exactly by the bulk converter
+          Acc t[cols];
+          mixprec::convert(mixprec::exec::seq, mixprec::span<const C>(row, m), mixprec::span<Acc>(t, m));
+          for (std::size_t j = 0; j < m; ++j) s[j] += t[j];
+        }
+      }
+      for (std::size_t j = 0; j < m; ++j) gb[j0 + j] = to<GradC>(s[j]);
     });
     GradC* gw = grad_out() + layout_.w[l];
     C* dx = l > 0 ? d_[l - 1].data() : nullptr;
@@ -961,9 +1021,13 @@ class mlp_run {
     if (dx != nullptr) {
       // ReLU's backward (threshold_backward on its output): the gradient where the output > 0.
       const C* h = h_[l - 1].data();
-      mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) {
-        if (!(static_cast<Acc>(h[i]) > Acc(0))) dx[i] = C(0.0f);
-      });
+      if constexpr (std::is_same<C, Acc>::value) {
+        mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) {
+          if (!(h[i] > C(0))) dx[i] = C(0.0f);
+        });
+      } else {  // on the bits, a row at a time
+        mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_bits(h + r * in, dx + r * in, in); });
+      }
     }
   }
 

@@ -622,6 +622,18 @@ void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
       _mm256_storeu_ps(dst + i, gemm_load_vec<Mode>(src + i));
 #endif
     }
+    if (i < count) {  // the rest through a zero-padded copy (short rows: k = 10 in a 10-class layer)
+      T in[gemm_vw] = {};
+      float out[gemm_vw];
+      for (std::size_t j = 0; i + j < count; ++j) in[j] = src[i + j];
+#if defined(MIXPREC_GEMM_AVX512)
+      _mm512_storeu_ps(out, gemm_load_vec<Mode>(in));
+#else
+      _mm256_storeu_ps(out, gemm_load_vec<Mode>(in));
+#endif
+      for (std::size_t j = 0; i + j < count; ++j) dst[i + j] = out[j];
+      return;
+    }
   }
 #endif
   for (; i < count; ++i) dst[i] = gemm_load<Acc, Mode>(src[i]);
