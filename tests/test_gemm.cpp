@@ -1225,3 +1225,44 @@ TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and 
 }
 
 }  // namespace
+
+#if defined(MIXPREC_GEMM_SIMD)
+#include <immintrin.h>
+namespace {
+/// gemm_load_vec of every code of a byte format equals the scalar widening table, bit for bit,
+/// under the default MXCSR and with DAZ and FTZ set (the vector decode must not depend on them).
+template <class T>
+void check_byte_widening() {
+  const float* table = mixprec::detail::widen_table<T, float>();
+  constexpr std::size_t W = mixprec::detail::gemm_vw;
+  const unsigned saved = _mm_getcsr();
+  for (unsigned csr : {saved, saved | 0x8040u}) {
+    _mm_setcsr(csr);
+    for (unsigned first = 0; first < 256; first += W) {
+      T in[16];
+      for (std::size_t j = 0; j < W; ++j) in[j] = T::from_bits(static_cast<std::uint8_t>(first + j));
+      float out[16];
+#if defined(MIXPREC_GEMM_AVX512)
+      _mm512_storeu_ps(out, mixprec::detail::gemm_load_vec<mixprec::detail::gemm_input::as_is>(in));
+#else
+      _mm256_storeu_ps(out, mixprec::detail::gemm_load_vec<mixprec::detail::gemm_input::as_is>(in));
+#endif
+      for (std::size_t j = 0; j < W; ++j) {
+        std::uint32_t got = 0, want = 0;
+        std::memcpy(&got, &out[j], 4);
+        std::memcpy(&want, &table[first + j], 4);
+        CHECK_MESSAGE(got == want, "code " << (first + j) << " csr " << csr);
+      }
+    }
+  }
+  _mm_setcsr(saved);
+}
+}  // namespace
+
+TEST_CASE("gemm: vector widening of FP8/FP6/FP4 codes equals the table for every code") {
+  check_byte_widening<mixprec::float8_e4m3fn>();
+  check_byte_widening<mixprec::float8_e5m2>();
+  check_byte_widening<mixprec::float8_e4m3fnuz>();
+  check_byte_widening<mixprec::float8_e5m2fnuz>();
+}
+#endif

@@ -1022,9 +1022,7 @@ class mlp_run {
       // ReLU's backward (threshold_backward on its output): the gradient where the output > 0.
       const C* h = h_[l - 1].data();
       if constexpr (std::is_same<C, Acc>::value) {
-        mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) {
-          if (!(h[i] > C(0))) dx[i] = C(0.0f);
-        });
+        mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) { dx[i] = h[i] > C(0) ? dx[i] : C(0); });
       } else {  // on the bits, a row at a time
         mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_bits(h + r * in, dx + r * in, in); });
       }

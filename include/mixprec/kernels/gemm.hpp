@@ -388,11 +388,36 @@ inline gemm_vi gemm_round_vec(gemm_vi u) noexcept {
 #endif
 }
 
+/// float8_e4m3fn codes (one per 16-bit lane) as halves worth 2^-8 of their value, exactly:
+/// exponent and mantissa moved up 7 bits (a subnormal code becomes a subnormal half), sign 8.
+/// Times 256 in float that is the value; code 0x7f (NaN) gives 480, which e4m3fn never holds.
+#if defined(MIXPREC_GEMM_AVX512)
+inline __m256i gemm_e4m3_as_half(__m256i w) noexcept {
+  return _mm256_or_si256(_mm256_slli_epi16(_mm256_and_si256(w, _mm256_set1_epi16(0x7f)), 7),
+                         _mm256_slli_epi16(_mm256_and_si256(w, _mm256_set1_epi16(0x80)), 8));
+}
+#elif defined(MIXPREC_GEMM_F16C)
+inline __m128i gemm_e4m3_as_half(__m128i w) noexcept {
+  return _mm_or_si128(_mm_slli_epi16(_mm_and_si128(w, _mm_set1_epi16(0x7f)), 7),
+                      _mm_slli_epi16(_mm_and_si128(w, _mm_set1_epi16(0x80)), 8));
+}
+#endif
+
 /// gemm_vw elements of T (gemm_vec_type) widened to float: gemm_load<float, Mode> lane by lane.
 template <gemm_input Mode, class T>
 inline gemm_vf gemm_load_vec(const T* src) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
-  if constexpr (widen_table_exact<T, float>) {
+  if constexpr (std::is_same<T, float8_e5m2>::value) {  // the top byte of a half
+    const __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+    return _mm512_cvtph_ps(_mm256_slli_epi16(w, 8));
+  } else if constexpr (std::is_same<T, float8_e4m3fn>::value) {
+    const __m256i w = _mm256_cvtepu8_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
+    const __m512i v = _mm512_castps_si512(_mm512_mul_ps(_mm512_cvtph_ps(gemm_e4m3_as_half(w)), _mm512_set1_ps(256.0f)));
+    const __mmask16 nan = _mm512_cmpeq_epi32_mask(_mm512_and_si512(v, _mm512_set1_epi32(0x7fffffff)),
+                                                  _mm512_set1_epi32(0x43f00000));  // |code| 0x7f: 480
+    return _mm512_castsi512_ps(_mm512_mask_or_epi32(v, nan, _mm512_and_si512(v, _mm512_set1_epi32(INT32_MIN)),
+                                                    _mm512_set1_epi32(0x7fc00000)));
+  } else if constexpr (widen_table_exact<T, float>) {
     const __m512i idx = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(src)));
     const float* table = widen_table<T, float>();  // (a macro at -O0: no comma in its arguments)
     return _mm512_i32gather_ps(idx, table, 4);
@@ -410,6 +435,19 @@ inline gemm_vf gemm_load_vec(const T* src) noexcept {
     }
   }
 #else
+#if defined(MIXPREC_GEMM_F16C)
+  if constexpr (std::is_same<T, float8_e5m2>::value) {  // the top byte of a half
+    const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src)));
+    return _mm256_cvtph_ps(_mm_slli_epi16(w, 8));
+  } else if constexpr (std::is_same<T, float8_e4m3fn>::value) {
+    const __m128i w = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src)));
+    const __m256i v = _mm256_castps_si256(_mm256_mul_ps(_mm256_cvtph_ps(gemm_e4m3_as_half(w)), _mm256_set1_ps(256.0f)));
+    const __m256i nan = _mm256_cmpeq_epi32(_mm256_and_si256(v, _mm256_set1_epi32(0x7fffffff)),
+                                           _mm256_set1_epi32(0x43f00000));  // |code| 0x7f: 480
+    const __m256i q = _mm256_or_si256(_mm256_and_si256(v, _mm256_set1_epi32(INT32_MIN)), _mm256_set1_epi32(0x7fc00000));
+    return _mm256_castsi256_ps(_mm256_blendv_epi8(v, q, nan));
+  } else
+#endif
   if constexpr (widen_table_exact<T, float>) {
     const __m256i idx = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(src)));
     const float* table = widen_table<T, float>();  // (a macro at -O0: no comma in its arguments)
@@ -607,11 +645,6 @@ std::size_t gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows,
 /// tf32 / bfloat16 roundings are the scalar functions' integer steps lane by lane).
 template <class Acc, gemm_input Mode, class T>
 void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
-  if constexpr (widen_table_exact<T, Acc>) {  // FP8/FP6/FP4: one table lookup each (same values)
-    const Acc* table = widen_table<T, Acc>();
-    for (std::size_t i = 0; i < count; ++i) dst[i] = table[byte_of(src[i])];
-    return;
-  }
   std::size_t i = 0;
 #if defined(MIXPREC_GEMM_SIMD)
   if constexpr (std::is_same<Acc, float>::value && gemm_vec_type<T>::value) {
@@ -632,10 +665,15 @@ void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
       _mm256_storeu_ps(out, gemm_load_vec<Mode>(in));
 #endif
       for (std::size_t j = 0; i + j < count; ++j) dst[i + j] = out[j];
-      return;
     }
+    return;
   }
 #endif
+  if constexpr (widen_table_exact<T, Acc>) {  // FP8/FP6/FP4: one table lookup each (same values)
+    const Acc* table = widen_table<T, Acc>();
+    for (; i < count; ++i) dst[i] = table[byte_of(src[i])];
+    return;
+  }
   for (; i < count; ++i) dst[i] = gemm_load<Acc, Mode>(src[i]);
 }
 
