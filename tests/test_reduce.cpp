@@ -152,11 +152,49 @@ void check_amax_against_reference() {
     }
   }
 }
+
+/// The same for half and bfloat16: random bit patterns (NaN, infinities, subnormals among them),
+/// NaN-free arrays too, against the maximum of the exact float values.
+template <class T>
+void check_amax16_against_reference() {
+  std::uint64_t state = 777;
+  for (std::size_t n : ktest::awkward_sizes()) {
+    for (int trial = 0; trial < 4; ++trial) {
+      std::vector<T> x(n);
+      for (auto& v : x) {
+        state = state * 6364136223846793005ull + 1442695040888963407ull;
+        auto b = static_cast<std::uint16_t>(state >> 48);
+        if (trial < 2) b = static_cast<std::uint16_t>(b & 0xbfffu);  // top exponent bit clear: finite
+        v = T::from_bits(b);
+      }
+      bool nan = false;
+      float want = 0;
+      for (T v : x) {
+        const float f = static_cast<float>(v);
+        if (std::isnan(f)) nan = true;
+        else if (std::fabs(f) > want) want = std::fabs(f);
+      }
+      for (const float got : {amax(exec::seq, x), amax(exec::par(2), x)}) {
+        if (nan) {
+          CHECK(std::isnan(got));
+        } else {
+          CHECK(got == want);
+          CHECK_FALSE(std::signbit(got));
+        }
+      }
+    }
+  }
+}
 }  // namespace
 
 TEST_CASE("amax: float and double against a comparison reference (every size class, specials in every lane)") {
   check_amax_against_reference<float>();
   check_amax_against_reference<double>();
+}
+
+TEST_CASE("amax: half and bfloat16 against the maximum of their float values") {
+  check_amax16_against_reference<half>();
+  check_amax16_against_reference<bfloat16>();
 }
 
 TEST_CASE("axpy and scale: one rounding of the float (or double) result") {

@@ -445,10 +445,11 @@ inline bool finite_value(T v) {
   }
 }
 
-/// Whether any element of x is not finite (float, double: the library's amax is Inf or NaN).
+/// Whether any element of x is not finite (the library's amax is Inf or NaN).
 template <class Policy, class T>
 bool any_nonfinite(Policy pol, const std::vector<T>& x) {
-  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value) {
+  if constexpr (std::is_same<T, float>::value || std::is_same<T, double>::value ||
+                std::is_same<T, mixprec::half>::value || std::is_same<T, mixprec::bfloat16>::value) {
     return !std::isfinite(mixprec::amax(pol, mixprec::span<const T>(x.data(), x.size())));
   } else {
     std::atomic<bool> bad{false};

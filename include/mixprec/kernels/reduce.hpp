@@ -37,6 +37,7 @@
 #include "../detail/type_traits.hpp"
 #include "../exec.hpp"
 #include "../round_to.hpp"
+#include "../types.hpp"
 
 namespace mixprec {
 
@@ -129,6 +130,24 @@ struct amax_block {
       U m = 0;
       for (std::size_t k = 0; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
       return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : detail::bit_cast<T>(m);
+    } else if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16>::value) {
+      // The same on the 16 bits (sign on top, NaNs above infinity), 32 lanes.
+      constexpr std::uint16_t inf = std::is_same<T, half>::value ? 0x7c00 : 0x7f80;
+      std::uint16_t lane[32] = {};
+      std::size_t i = begin;
+      for (; i + 32 <= end; i += 32) {
+        for (std::size_t k = 0; k < 32; ++k) {
+          const std::uint16_t b = static_cast<std::uint16_t>(x[i + k].bits() & 0x7fffu);
+          lane[k] = b > lane[k] ? b : lane[k];
+        }
+      }
+      for (; i < end; ++i) {
+        const std::uint16_t b = static_cast<std::uint16_t>(x[i].bits() & 0x7fffu);
+        lane[0] = b > lane[0] ? b : lane[0];
+      }
+      std::uint16_t m = 0;
+      for (std::size_t k = 0; k < 32; ++k) m = lane[k] > m ? lane[k] : m;
+      return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : widen<A>(T::from_bits(m));
     }
     A m = A(0);
     bool nan = false;
