@@ -1,0 +1,122 @@
+// SPDX-License-Identifier: MIT
+// mixprec/detail/simd_block_gemm.hpp — the register-tiled x86 kernel of block_scaled_gemm's FP32
+// accumulator model (host only): AVX-512F 14 x 32 tiles, AVX2 + FMA 6 x 16 tiles.
+//
+// Contract: bgemm_tile(k, chunk, kb, ap, bp, sa, sb, acc) adds into the tile acc (MR x NR floats,
+// row-major) for each promotion chunk [k0, k0 + chunk) of k, in order:
+//   partial = fma(a_p, b_p, partial) for p in the chunk, from +0 (a_p * b_p exact in float: then
+//             the same bits as float(partial + a_p * b_p), the model's step);
+//   acc     = acc + float(partial * float(sa * sb))   (two roundings: the product is kept out of
+//             an FMA by an empty asm barrier; GCC contracts vector mul + add otherwise);
+// ap: k x MR floats (row r of A at ap[p * MR + r]), bp: k x NR, sa: MR scales per K block of kb,
+// sb: NR per K block. Needs MXCSR nearest, FTZ and DAZ clear (the caller checks).
+//   alignas(64) float acc[bgemm_mr * bgemm_nr] = {};
+//   detail::bgemm_tile(k, 32, 32, ap, bp, sa, sb, acc);
+#ifndef MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
+#define MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
+
+#include <cstddef>
+
+#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
+    (defined(__x86_64__) || defined(_M_X64))
+#if defined(__AVX512F__)
+#define MIXPREC_BGEMM_AVX512 1
+#elif defined(__AVX2__) && defined(__FMA__)
+#define MIXPREC_BGEMM_AVX2 1
+#endif
+#endif
+#if defined(MIXPREC_BGEMM_AVX512) || defined(MIXPREC_BGEMM_AVX2)
+#define MIXPREC_BGEMM_SIMD 1
+#include "x86.hpp"
+#endif
+
+namespace mixprec {
+namespace detail {
+
+#if defined(MIXPREC_BGEMM_SIMD)
+
+#if defined(MIXPREC_BGEMM_AVX512)
+constexpr std::size_t bgemm_mr = 14;  // rows of a tile
+constexpr std::size_t bgemm_nr = 32;  // columns of a tile
+constexpr std::size_t bgemm_w = 16;   // floats per vector
+using bgemm_v = __m512;
+inline bgemm_v bgemm_zero() noexcept { return _mm512_setzero_ps(); }
+inline bgemm_v bgemm_load(const float* p) noexcept { return _mm512_load_ps(p); }
+inline void bgemm_store(float* p, bgemm_v v) noexcept { _mm512_store_ps(p, v); }
+inline bgemm_v bgemm_set1(float x) noexcept { return _mm512_set1_ps(x); }
+inline bgemm_v bgemm_fma(bgemm_v a, bgemm_v b, bgemm_v c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+inline bgemm_v bgemm_mul(bgemm_v a, bgemm_v b) noexcept { return _mm512_mul_ps(a, b); }
+inline bgemm_v bgemm_add(bgemm_v a, bgemm_v b) noexcept { return _mm512_add_ps(a, b); }
+#else
+constexpr std::size_t bgemm_mr = 6;
+constexpr std::size_t bgemm_nr = 16;
+constexpr std::size_t bgemm_w = 8;
+using bgemm_v = __m256;
+inline bgemm_v bgemm_zero() noexcept { return _mm256_setzero_ps(); }
+inline bgemm_v bgemm_load(const float* p) noexcept { return _mm256_load_ps(p); }
+inline void bgemm_store(float* p, bgemm_v v) noexcept { _mm256_store_ps(p, v); }
+inline bgemm_v bgemm_set1(float x) noexcept { return _mm256_set1_ps(x); }
+inline bgemm_v bgemm_fma(bgemm_v a, bgemm_v b, bgemm_v c) noexcept { return _mm256_fmadd_ps(a, b, c); }
+inline bgemm_v bgemm_mul(bgemm_v a, bgemm_v b) noexcept { return _mm256_mul_ps(a, b); }
+inline bgemm_v bgemm_add(bgemm_v a, bgemm_v b) noexcept { return _mm256_add_ps(a, b); }
+#endif
+
+/// v, opaque to the optimizer: a product passed through it is never fused into a later add.
+inline bgemm_v bgemm_opaque(bgemm_v v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+#if defined(MIXPREC_BGEMM_AVX512)
+  __asm__("" : "+v"(v));
+#else
+  __asm__("" : "+x"(v));
+#endif
+#endif
+  return v;
+}
+
+/// One MR x NR tile over the whole k (see the top of the header). ap, bp, acc 64-byte aligned.
+inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const float* ap, const float* bp,
+                       const float* sa, const float* sb, float* acc) noexcept {
+  constexpr int MR = static_cast<int>(bgemm_mr);
+  constexpr std::size_t W = bgemm_w, NR = bgemm_nr;
+  for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+    const std::size_t len = k - k0 < chunk ? k - k0 : chunk;
+    bgemm_v c0[MR], c1[MR];
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      c0[r] = bgemm_zero();
+      c1[r] = bgemm_zero();
+    }
+    for (std::size_t p = 0; p < len; ++p) {
+      const bgemm_v b0 = bgemm_load(bp);
+      const bgemm_v b1 = bgemm_load(bp + W);
+#pragma GCC unroll 16
+      for (int r = 0; r < MR; ++r) {
+        const bgemm_v a = bgemm_set1(ap[r]);
+        c0[r] = bgemm_fma(a, b0, c0[r]);
+        c1[r] = bgemm_fma(a, b1, c1[r]);
+      }
+      ap += MR;
+      bp += NR;
+    }
+    // Epilogue: acc += float(partial * float(sa * sb)), row by row.
+    const float* sap = sa + (k0 / kb) * bgemm_mr;
+    const float* sbp = sb + (k0 / kb) * NR;
+    const bgemm_v s0 = bgemm_load(sbp), s1 = bgemm_load(sbp + W);
+#pragma GCC unroll 16
+    for (int r = 0; r < MR; ++r) {
+      const bgemm_v a = bgemm_set1(sap[r]);
+      float* t = acc + static_cast<std::size_t>(r) * NR;
+      const bgemm_v v0 = bgemm_opaque(bgemm_mul(c0[r], bgemm_mul(a, s0)));
+      const bgemm_v v1 = bgemm_opaque(bgemm_mul(c1[r], bgemm_mul(a, s1)));
+      bgemm_store(t, bgemm_add(bgemm_load(t), v0));
+      bgemm_store(t + W, bgemm_add(bgemm_load(t + W), v1));
+    }
+  }
+}
+
+#endif  // MIXPREC_BGEMM_SIMD
+
+}  // namespace detail
+}  // namespace mixprec
+
+#endif  // MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
