@@ -317,12 +317,13 @@ std::vector<S> special_scales() {
 
 template <class E, class S>
 mixprec::block_scaled_tensor<E, S> rand_tensor(std::mt19937& rng, std::size_t rows, std::size_t cols,
-                                               mixprec::block_shape block, bool specials) {
+                                               mixprec::block_shape block, bool specials,
+                                               bool special_elements = true) {
   mixprec::block_scaled_tensor<E, S> t;
   t.rows = rows;
   t.cols = cols;
   t.block = block;
-  for (std::size_t q = 0; q < rows * cols; ++q) t.elements.push_back(rand_elem<E>(rng, specials && rng() % 97u == 0));
+  for (std::size_t q = 0; q < rows * cols; ++q) t.elements.push_back(rand_elem<E>(rng, specials && special_elements && rng() % 97u == 0));
   for (std::size_t q = 0; q < t.scale_rows() * t.scale_cols(); ++q) t.scales.push_back(rand_scale<S>(rng));
   if (specials) {
     const auto sp = special_scales<S>();
@@ -458,4 +459,135 @@ TEST_CASE("block-scaled GEMM, FP32 accumulator: every recipe's quantized operand
     cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 128, 0);
   }
   CHECK(bad == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The truncated model against exact integer arithmetic: element values as integers in units of
+// their quantum, products and sums in int64 (units of 2^-u), truncation toward zero by integer
+// division, leading bits by counting; the promotion steps as ref_model's volatile floats.
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+template <class E>
+constexpr int qmin_of() {
+  if constexpr (std::is_same<E, mixprec::mxint8>::value) {
+    return -6;
+  } else {
+    return E::format_type::qmin;
+  }
+}
+
+/// floor(log2 |x|) for x != 0.
+int lead(std::int64_t x) {
+  std::uint64_t u = x < 0 ? static_cast<std::uint64_t>(-x) : static_cast<std::uint64_t>(x);
+  int e = -1;
+  while (u != 0) {
+    u >>= 1;
+    ++e;
+  }
+  return e;
+}
+
+/// x truncated toward zero to a multiple of 2^sh (units).
+std::int64_t trunc_units(std::int64_t x, int sh) {
+  if (sh <= 0) return x;
+  if (sh >= 62) return 0;
+  const std::int64_t d = std::int64_t{1} << sh;
+  return x / d * d;  // C++ division truncates toward zero
+}
+
+template <class TA, class TB>
+std::vector<float> ref_truncated(const TA& a, const TB& b, std::size_t chunk, int bits, std::size_t group, float g) {
+  using EA = typename std::decay_t<decltype(a.elements)>::value_type;
+  using EB = typename std::decay_t<decltype(b.elements)>::value_type;
+  constexpr int qa = qmin_of<EA>(), qb = qmin_of<EB>(), u = -(qa + qb);  // a product is an integer times 2^-u
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  auto units = [](float v, int q) { return static_cast<std::int64_t>(std::ldexp(static_cast<double>(v), -q)); };
+  std::vector<float> c(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const std::size_t k1 = std::min(k, k0 + chunk);
+        std::int64_t part = 0;
+        for (std::size_t g0 = k0; g0 < k1; g0 += group) {
+          const std::size_t g1 = std::min(k1, g0 + group);
+          std::vector<std::int64_t> t;
+          for (std::size_t kk = g0; kk < g1; ++kk)
+            t.push_back(units(value_of(a.elements[i * k + kk]), qa) * units(value_of(b.elements[kk * n + j]), qb));
+          int emax = part != 0 ? lead(part) : -1000;
+          for (std::int64_t x : t)
+            if (x != 0) emax = std::max(emax, lead(x));
+          if (emax == -1000) continue;
+          const int sh = emax - bits;  // the grid, in units
+          std::int64_t s = trunc_units(part, sh);
+          for (std::int64_t x : t) s += trunc_units(x, sh);
+          part = s == 0 ? 0 : trunc_units(s, lead(s) - bits);
+        }
+        const float pf = static_cast<float>(std::ldexp(static_cast<double>(part), -u));
+        const float sa = static_cast<float>(a.scales[(i / a.block.rows) * a.scale_cols() + k0 / a.block.cols]);
+        const float sb = static_cast<float>(b.scales[(k0 / b.block.rows) * b.scale_cols() + j / b.block.cols]);
+        acc = add_f(acc, mul_f(pf, mul_f(sa, sb)));
+      }
+      c[i * n + j] = mul_f(acc, g);
+    }
+  return c;
+}
+
+template <class E, class S>
+int truncated_vs_integers(std::uint32_t seed, std::size_t m, std::size_t k, std::size_t n, mixprec::block_shape ba,
+                          mixprec::block_shape bb, std::size_t promotion, int bits, std::size_t group) {
+  std::mt19937 rng(seed);
+  const auto a = rand_tensor<E, S>(rng, m, k, ba, true, false);  // special scales, finite elements
+  const auto b = rand_tensor<E, S>(rng, k, n, bb, true, false);
+  block_gemm_options o;
+  o.promotion = promotion;
+  o.acc = block_accumulator::truncated(bits, group);
+  const float ga = 0.5f, gb = 3.0f;  // given globals: g = 1.5
+  const auto c = mixprec::block_scaled_gemm(a, b, o, ga, gb);
+  const auto r = ref_truncated(a, b, promotion == 0 ? ba.cols : promotion, bits, group, mul_f(ga, gb));
+  int bad = 0;
+  for (std::size_t q = 0; q < c.size(); ++q) {
+    if (!same_bits(c[q], r[q]) && bad++ < 3) {
+      MESSAGE("seed " << seed << " bits " << bits << " group " << group << " at " << q << ": " << c[q] << " vs "
+                      << r[q]);
+    }
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("block-scaled GEMM, truncated accumulator: bit for bit against exact integer arithmetic") {
+  using mixprec::block_shape;
+  using mixprec::float8_e8m0fnu;
+  const block_shape r32{1, 32}, c32{32, 1}, r16{1, 16}, t16{16, 16};
+  int bad = 0;
+  std::uint32_t seed = 200;
+  for (int bits : {1, 3, 8, 13, 23}) {
+    for (std::size_t group : {1u, 3u, 4u, 32u}) {
+      bad += truncated_vs_integers<mixprec::float8_e4m3fn, float8_e8m0fnu>(++seed, 13, 100, 37, r32, c32, 0, bits, group);
+      bad += truncated_vs_integers<mixprec::float8_e4m3fn, float8_e8m0fnu>(++seed, 5, 64, 9, r32, c32, 8, bits, group);
+      bad += truncated_vs_integers<mixprec::float4_e2m1fn, mixprec::float8_ue4m3>(++seed, 7, 48, 19, r16, t16, 0, bits,
+                                                                                  group);
+      bad += truncated_vs_integers<mixprec::mxint8, float8_e8m0fnu>(++seed, 4, 64, 11, r32, c32, 32, bits, group);
+      bad += truncated_vs_integers<mixprec::float6_e3m2fn, float8_e8m0fnu>(++seed, 4, 64, 11, r32, c32, 16, bits,
+                                                                           group);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("block-scaled GEMM, truncated accumulator: Inf and NaN products") {
+  // E5M2 has Inf: the finite terms of its group truncate to 0 and the sum is Inf (or NaN for
+  // Inf - Inf); a NaN element gives NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  block_gemm_options o;
+  o.acc = block_accumulator::truncated(8, 2);
+  CHECK(dot_ones<mixprec::float8_e5m2>({1.0f, inf, 3.0f, 4.0f}, o)[0] == inf);
+  CHECK(dot_ones<mixprec::float8_e5m2>({1.0f, 2.0f, -inf, 4.0f}, o)[0] == -inf);
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({inf, -inf, 3.0f, 4.0f}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({inf, 1.0f, -inf, 4.0f}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({1.0f, 2.0f, 3.0f, std::nanf("")}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({std::nanf(""), 2.0f, 3.0f, 4.0f}, o)[0]));
 }

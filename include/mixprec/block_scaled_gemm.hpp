@@ -103,6 +103,7 @@ inline double truncated_group(double acc, const double* p, std::size_t n, int bi
   double s = trunc_to(acc, q);
   for (std::size_t i = 0; i < n; ++i) s += trunc_to(p[i], q);  // exact: multiples of 2^q below 2^(emax+6)
   if (exact_eq(s, 0.0)) return 0.0;
+  if (!std::isfinite(s)) return s;  // an Inf or NaN term (trunc_to keeps them; ilogb(NaN) - bits would overflow)
   return trunc_to(s, std::ilogb(s) - bits);
 }
 
@@ -234,6 +235,79 @@ void bgemm_fp32(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<
 #endif
 }
 
+/// The truncated model into c, bgemm_fast operands, default FP environment: truncated_group's
+/// operations on the bits of the doubles, a row of C at a time over contiguous j. The products,
+/// the running sums and every partial are normal doubles (bgemm_fast: at least 2^-149, at most 16
+/// significant bits) or zero, so ilogb is the exponent field and truncation clears low bits; a
+/// group with an Inf or NaN gives the double sum (Inf or NaN, as trunc_to keeps them).
+template <class EA, class SA, class EB, class SB>
+void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b, std::size_t chunk,
+                     int bits, std::size_t group, float g, float* c) {
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  if (m == 0 || n == 0) return;
+  const float* ta = bgemm_elem<EA>::table();
+  const float* tb = bgemm_elem<EB>::table();
+  using u64 = std::uint64_t;
+  auto to_bits = [](double x) { return bit_cast<u64>(x); };
+  auto expo = [](u64 u) { return static_cast<std::int64_t>((u >> 52) & 0x7FFu); };  // 0 for a zero
+  // x truncated toward zero to a multiple of 2^(qb - 1075) (qb a biased exponent: 2^(qb-1023) has
+  // its unit 52 bits below): keeps d = expo(x) - qb bits below x's leading bit.
+  auto trunc_q = [expo](u64 u, std::int64_t qb) {
+    const std::int64_t d = expo(u) - qb;
+    const u64 keep = d < 0 ? 0u : d >= 52 ? ~u64{0} : ~((u64{1} << (52 - d)) - 1u);
+    return u & keep;
+  };
+  const u64 keep_bits = ~((u64{1} << (52 - bits)) - 1u);
+  std::vector<float> bf(k * n), af(k), sb(n), acc(n);
+  std::vector<double> part(n), sum(n);
+  std::vector<std::int64_t> qb(n);
+  for (std::size_t q = 0; q < k * n; ++q) bf[q] = tb[byte_of(b.elements[q])];
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t kk = 0; kk < k; ++kk) af[kk] = ta[byte_of(a.elements[i * k + kk])];
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+      const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+      std::fill(part.begin(), part.end(), 0.0);
+      for (std::size_t g0 = k0; g0 < k1; g0 += group) {
+        const std::size_t g1 = k1 - g0 < group ? k1 : g0 + group;
+        for (std::size_t j = 0; j < n; ++j) qb[j] = expo(to_bits(part[j]));
+        for (std::size_t kk = g0; kk < g1; ++kk) {
+          const double av = af[kk];
+          const float* brow = bf.data() + kk * n;
+          for (std::size_t j = 0; j < n; ++j) qb[j] = std::max(qb[j], expo(to_bits(av * static_cast<double>(brow[j]))));
+        }
+        bool special = false;
+        for (std::size_t j = 0; j < n; ++j) {
+          special = special || qb[j] == 0x7FF;
+          qb[j] -= bits;
+          sum[j] = bit_cast<double>(trunc_q(to_bits(part[j]), qb[j]));
+        }
+        for (std::size_t kk = g0; kk < g1; ++kk) {
+          const double av = af[kk];
+          const float* brow = bf.data() + kk * n;
+          for (std::size_t j = 0; j < n; ++j)
+            sum[j] += bit_cast<double>(trunc_q(to_bits(av * static_cast<double>(brow[j])), qb[j]));  // exact
+        }
+        for (std::size_t j = 0; j < n; ++j) part[j] = special && qb[j] + bits == 0x7FF ? part[j] : bit_cast<double>(to_bits(sum[j]) & keep_bits);
+        if (special) {  // an Inf or NaN term: the finite terms truncate to 0, the rest is their sum
+          for (std::size_t j = 0; j < n; ++j) {
+            if (qb[j] + bits != 0x7FF) continue;
+            for (std::size_t kk = g0; kk < g1; ++kk) part[j] += static_cast<double>(af[kk]) * static_cast<double>(bf[kk * n + j]);
+          }
+        }
+      }
+      const float sa = static_cast<float>(a.scale_of(i, k0));
+      for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
+      for (std::size_t j = 0; j < n; ++j) {
+        const float sab = round_to<float>(static_cast<double>(sa) * static_cast<double>(sb[j]));
+        const float v = round_to<float>(static_cast<double>(round_to<float>(part[j])) * static_cast<double>(sab));
+        acc[j] = round_to<float>(static_cast<double>(acc[j]) + static_cast<double>(v));
+      }
+    }
+    for (std::size_t j = 0; j < n; ++j) c[i * n + j] = round_to<float>(static_cast<double>(acc[j]) * static_cast<double>(g));
+  }
+}
+
 }  // namespace detail
 
 /// C (M x N, row-major floats) = A B for block-scaled A (M x K) and B (K x N); see the header
@@ -267,9 +341,12 @@ std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const
   if constexpr (detail::bgemm_fast<EA, SA, EB, SB>) {
     // The same operations in the default FP environment (nearest, no FTZ/DAZ; else the loop
     // below), with the products of two elements exact in float.
-    if (opt.acc.model == block_accumulator::kind::fp32 && std::fegetround() == FE_TONEAREST &&
-        detail::simd_blk::fp_env_ok()) {
-      detail::bgemm_fp32(a, b, chunk, g, c.data());
+    if (std::fegetround() == FE_TONEAREST && detail::simd_blk::fp_env_ok()) {
+      if (opt.acc.model == block_accumulator::kind::fp32) {
+        detail::bgemm_fp32(a, b, chunk, g, c.data());
+      } else {
+        detail::bgemm_truncated(a, b, chunk, opt.acc.mantissa_bits, opt.acc.group, g, c.data());
+      }
       return c;
     }
   }
