@@ -40,6 +40,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -248,17 +249,19 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
   const float* ta = bgemm_elem<EA>::table();
   const float* tb = bgemm_elem<EB>::table();
   using u64 = std::uint64_t;
-  auto to_bits = [](double x) { return bit_cast<u64>(x); };
-  auto expo = [](u64 u) { return static_cast<std::int64_t>((u >> 52) & 0x7FFu); };  // 0 for a zero
-  // x truncated toward zero to a multiple of 2^(qb - 1075) (qb a biased exponent: 2^(qb-1023) has
-  // its unit 52 bits below): keeps d = expo(x) - qb bits below x's leading bit.
-  auto trunc_q = [expo](u64 u, std::int64_t qb) {
-    const std::int64_t d = expo(u) - qb;
-    const u64 keep = d < 0 ? 0u : d >= 52 ? ~u64{0} : ~((u64{1} << (52 - d)) - 1u);
-    return u & keep;
+  auto to_bits = [](double x) {
+    u64 u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
   };
+  auto from_bits = [](u64 u) {
+    double x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  };
+  auto expo = [](u64 u) { return static_cast<std::int64_t>((u >> 52) & 0x7FFu); };  // 0 for a zero
   const u64 keep_bits = ~((u64{1} << (52 - bits)) - 1u);
-  std::vector<float> bf(k * n), af(k), sb(n), acc(n);
+  std::vector<float> bf(k * n), af(k), sb(n), acc(n), v(n);
   std::vector<double> part(n), sum(n);
   std::vector<std::int64_t> qb(n);
   for (std::size_t q = 0; q < k * n; ++q) bf[q] = tb[byte_of(b.elements[q])];
@@ -276,19 +279,13 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
           const float* brow = bf.data() + kk * n;
           for (std::size_t j = 0; j < n; ++j) qb[j] = std::max(qb[j], expo(to_bits(av * static_cast<double>(brow[j]))));
         }
-        bool special = false;
-        for (std::size_t j = 0; j < n; ++j) {
-          special = special || qb[j] == 0x7FF;
-          qb[j] -= bits;
-          sum[j] = bit_cast<double>(trunc_q(to_bits(part[j]), qb[j]));
-        }
+        const bool special = *std::max_element(qb.begin(), qb.end()) == 0x7FF;
+        for (std::size_t j = 0; j < n; ++j) qb[j] -= bits;
+        bgemm_trunc_set(part.data(), qb.data(), sum.data(), n);
         for (std::size_t kk = g0; kk < g1; ++kk) {
-          const double av = af[kk];
-          const float* brow = bf.data() + kk * n;
-          for (std::size_t j = 0; j < n; ++j)
-            sum[j] += bit_cast<double>(trunc_q(to_bits(av * static_cast<double>(brow[j])), qb[j]));  // exact
+          bgemm_trunc_add(static_cast<double>(af[kk]), bf.data() + kk * n, qb.data(), sum.data(), n);  // exact sums
         }
-        for (std::size_t j = 0; j < n; ++j) part[j] = special && qb[j] + bits == 0x7FF ? part[j] : bit_cast<double>(to_bits(sum[j]) & keep_bits);
+        for (std::size_t j = 0; j < n; ++j) part[j] = special && qb[j] + bits == 0x7FF ? part[j] : from_bits(to_bits(sum[j]) & keep_bits);
         if (special) {  // an Inf or NaN term: the finite terms truncate to 0, the rest is their sum
           for (std::size_t j = 0; j < n; ++j) {
             if (qb[j] + bits != 0x7FF) continue;
@@ -298,13 +295,12 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
       }
       const float sa = static_cast<float>(a.scale_of(i, k0));
       for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
-      for (std::size_t j = 0; j < n; ++j) {
-        const float sab = round_to<float>(static_cast<double>(sa) * static_cast<double>(sb[j]));
-        const float v = round_to<float>(static_cast<double>(round_to<float>(part[j])) * static_cast<double>(sab));
-        acc[j] = round_to<float>(static_cast<double>(acc[j]) + static_cast<double>(v));
-      }
+      // IEEE float operations (the default environment): v in one loop, acc + v in the next, so
+      // the product is never fused into the add.
+      for (std::size_t j = 0; j < n; ++j) v[j] = static_cast<float>(part[j]) * (sa * sb[j]);
+      for (std::size_t j = 0; j < n; ++j) acc[j] = acc[j] + v[j];
     }
-    for (std::size_t j = 0; j < n; ++j) c[i * n + j] = round_to<float>(static_cast<double>(acc[j]) * static_cast<double>(g));
+    for (std::size_t j = 0; j < n; ++j) c[i * n + j] = acc[j] * g;
   }
 }
 

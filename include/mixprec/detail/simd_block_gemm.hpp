@@ -15,7 +15,10 @@
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
 #define MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
 
+#include <algorithm>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
     (defined(__x86_64__) || defined(_M_X64))
@@ -115,6 +118,62 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
 }
 
 #endif  // MIXPREC_BGEMM_SIMD
+
+/// out[j] = x[j] truncated as in bgemm_trunc_add (x[j] a normal double or zero).
+inline void bgemm_trunc_set(const double* x, const std::int64_t* qb, double* out, std::size_t n) noexcept {
+  std::size_t j = 0;
+#if defined(MIXPREC_BGEMM_AVX512)
+  const __m512i one = _mm512_set1_epi64(1), e_mask = _mm512_set1_epi64(0x7FF), c52 = _mm512_set1_epi64(52),
+                zero = _mm512_setzero_si512(), c63 = _mm512_set1_epi64(63);
+  for (; j + 8 <= n; j += 8) {
+    const __m512i u = _mm512_loadu_si512(x + j);
+    const __m512i d = _mm512_sub_epi64(_mm512_and_si512(_mm512_srli_epi64(u, 52), e_mask), _mm512_loadu_si512(qb + j));
+    const __m512i sh = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(c52, d), zero), c63);
+    const __m512i keep = _mm512_andnot_si512(_mm512_sub_epi64(_mm512_sllv_epi64(one, sh), one), _mm512_set1_epi64(-1));
+    _mm512_storeu_si512(out + j, _mm512_maskz_and_epi64(_mm512_cmpge_epi64_mask(d, zero), u, keep));
+  }
+#endif
+  for (; j < n; ++j) {
+    std::uint64_t u;
+    std::memcpy(&u, x + j, sizeof u);
+    const std::int64_t d = static_cast<std::int64_t>((u >> 52) & 0x7FFu) - qb[j];
+    const std::int64_t sh = std::min<std::int64_t>(std::max<std::int64_t>(52 - d, 0), 63);
+    u &= d < 0 ? std::uint64_t{0} : ~((std::uint64_t{1} << sh) - 1u);
+    std::memcpy(out + j, &u, sizeof u);
+  }
+}
+
+/// The truncated model's inner step (block_scaled_gemm.hpp, bgemm_truncated): for j < n,
+/// sum[j] += (av * b[j]) truncated toward zero to keep expo - qb[j] bits below its leading bit
+/// (0 when that is negative); av * b[j] an exact, normal or zero double (expo: its exponent field).
+inline void bgemm_trunc_add(double av, const float* b, const std::int64_t* qb, double* sum, std::size_t n) noexcept {
+  std::size_t j = 0;
+#if defined(MIXPREC_BGEMM_AVX512)
+  const __m512d va = _mm512_set1_pd(av);
+  const __m512i one = _mm512_set1_epi64(1), e_mask = _mm512_set1_epi64(0x7FF), c52 = _mm512_set1_epi64(52),
+                zero = _mm512_setzero_si512(), c63 = _mm512_set1_epi64(63);
+  for (; j < n; j += 8) {
+    const __mmask8 live = n - j >= 8 ? static_cast<__mmask8>(0xFF) : static_cast<__mmask8>((1u << (n - j)) - 1u);
+    const __m512i u = _mm512_castpd_si512(_mm512_mul_pd(va, _mm512_cvtps_pd(_mm512_castps512_ps256(_mm512_maskz_loadu_ps(static_cast<__mmask16>(live), b + j)))));
+    const __m512i d = _mm512_sub_epi64(_mm512_and_si512(_mm512_srli_epi64(u, 52), e_mask), _mm512_maskz_loadu_epi64(live, qb + j));
+    const __m512i sh = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(c52, d), zero), c63);
+    const __m512i keep = _mm512_andnot_si512(_mm512_sub_epi64(_mm512_sllv_epi64(one, sh), one), _mm512_set1_epi64(-1));
+    const __m512i t = _mm512_maskz_and_epi64(_mm512_cmpge_epi64_mask(d, zero), u, keep);
+    _mm512_mask_storeu_pd(sum + j, live, _mm512_add_pd(_mm512_maskz_loadu_pd(live, sum + j), _mm512_castsi512_pd(t)));
+  }
+#endif
+  for (; j < n; ++j) {
+    const double p = av * static_cast<double>(b[j]);
+    std::uint64_t u;
+    std::memcpy(&u, &p, sizeof u);
+    const std::int64_t d = static_cast<std::int64_t>((u >> 52) & 0x7FFu) - qb[j];
+    const std::int64_t sh = std::min<std::int64_t>(std::max<std::int64_t>(52 - d, 0), 63);
+    u &= d < 0 ? std::uint64_t{0} : ~((std::uint64_t{1} << sh) - 1u);
+    double t;
+    std::memcpy(&t, &u, sizeof t);
+    sum[j] += t;
+  }
+}
 
 }  // namespace detail
 }  // namespace mixprec
