@@ -275,7 +275,7 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
         const std::size_t g1 = k1 - g0 < group ? k1 : g0 + group;
         for (std::size_t j = 0; j < n; ++j) qb[j] = expo(to_bits(part[j]));
         for (std::size_t kk = g0; kk < g1; ++kk) {
-          const double av = af[kk];
+          const double av = static_cast<double>(af[kk]);
           const float* brow = bf.data() + kk * n;
           for (std::size_t j = 0; j < n; ++j) qb[j] = std::max(qb[j], expo(to_bits(av * static_cast<double>(brow[j]))));
         }
