@@ -21,6 +21,11 @@
 //              truncated to mantissa_bits fraction bits. Published: Hopper FP8 MMA keeps about
 //              13-14 bits (DeepSeek-V3 §3.5.2; SageAttention2 calls it FP22, 1/8/13), B200
 //              f8f6f4 about 25 (DeepGEMM#176); the grouping and alignment of acc are the model.
+//              A group with an Inf or NaN term gives the sum of those (finite terms drop out).
+// Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
+// scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
+// (detail/simd_block_gemm.hpp; 1.1-1.5x the time of mixprec::gemm float, bench/README.md) and
+// the truncated model vectorised over a row of C; elsewhere a scalar loop. Same bits everywhere.
 //   mixprec::block_gemm_options o;
 //   o.acc = mixprec::block_accumulator::truncated(13, 4);
 //   o.promotion = 128;                                         // DeepGEMM: FP32 every 128 K
