@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../config.hpp"
+
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
     (defined(__x86_64__) || defined(_M_X64))
 #if defined(__AVX512F__)
