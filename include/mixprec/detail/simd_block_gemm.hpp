@@ -121,6 +121,18 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
 
 #endif  // MIXPREC_BGEMM_SIMD
 
+#if defined(MIXPREC_BGEMM_AVX2)
+/// AVX2: u (4 doubles' bits) truncated as bgemm_trunc_add says, d = exponent field - qb.
+inline __m256i bgemm_trunc4(__m256i u, __m256i qb) noexcept {
+  const __m256i one = _mm256_set1_epi64x(1), zero = _mm256_setzero_si256();
+  const __m256i d = _mm256_sub_epi64(_mm256_and_si256(_mm256_srli_epi64(u, 52), _mm256_set1_epi64x(0x7FF)), qb);
+  __m256i sh = _mm256_sub_epi64(_mm256_set1_epi64x(52), d);
+  sh = _mm256_blendv_epi8(sh, zero, _mm256_cmpgt_epi64(zero, sh));  // max(sh, 0); sllv gives 0 past 63
+  const __m256i low = _mm256_sub_epi64(_mm256_sllv_epi64(one, sh), one);
+  return _mm256_andnot_si256(_mm256_or_si256(low, _mm256_cmpgt_epi64(zero, d)), u);  // d < 0: 0
+}
+#endif
+
 /// out[j] = x[j] truncated as in bgemm_trunc_add (x[j] a normal double or zero).
 inline void bgemm_trunc_set(const double* x, const std::int64_t* qb, double* out, std::size_t n) noexcept {
   std::size_t j = 0;
@@ -133,6 +145,12 @@ inline void bgemm_trunc_set(const double* x, const std::int64_t* qb, double* out
     const __m512i sh = _mm512_min_epi64(_mm512_max_epi64(_mm512_sub_epi64(c52, d), zero), c63);
     const __m512i keep = _mm512_andnot_si512(_mm512_sub_epi64(_mm512_sllv_epi64(one, sh), one), _mm512_set1_epi64(-1));
     _mm512_storeu_si512(out + j, _mm512_maskz_and_epi64(_mm512_cmpge_epi64_mask(d, zero), u, keep));
+  }
+#elif defined(MIXPREC_BGEMM_AVX2)
+  for (; j + 4 <= n; j += 4) {
+    const __m256i u = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + j));
+    const __m256i q = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + j));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + j), bgemm_trunc4(u, q));
   }
 #endif
   for (; j < n; ++j) {
@@ -162,6 +180,13 @@ inline void bgemm_trunc_add(double av, const float* b, const std::int64_t* qb, d
     const __m512i keep = _mm512_andnot_si512(_mm512_sub_epi64(_mm512_sllv_epi64(one, sh), one), _mm512_set1_epi64(-1));
     const __m512i t = _mm512_maskz_and_epi64(_mm512_cmpge_epi64_mask(d, zero), u, keep);
     _mm512_mask_storeu_pd(sum + j, live, _mm512_add_pd(_mm512_maskz_loadu_pd(live, sum + j), _mm512_castsi512_pd(t)));
+  }
+#elif defined(MIXPREC_BGEMM_AVX2)
+  const __m256d va = _mm256_set1_pd(av);
+  for (; j + 4 <= n; j += 4) {
+    const __m256i u = _mm256_castpd_si256(_mm256_mul_pd(va, _mm256_cvtps_pd(_mm_loadu_ps(b + j))));
+    const __m256i t = bgemm_trunc4(u, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(qb + j)));
+    _mm256_storeu_pd(sum + j, _mm256_add_pd(_mm256_loadu_pd(sum + j), _mm256_castsi256_pd(t)));
   }
 #endif
   for (; j < n; ++j) {
