@@ -83,6 +83,7 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
                        const float* sa, const float* sb, float* acc) noexcept {
   constexpr int MR = static_cast<int>(bgemm_mr);
   constexpr std::size_t W = bgemm_w, NR = bgemm_nr;
+  std::size_t blk = 0, in_blk = 0;  // k0 / kb and k0 % kb (chunk divides kb: no division per chunk)
   for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
     const std::size_t len = k - k0 < chunk ? k - k0 : chunk;
     bgemm_v c0[MR], c1[MR];
@@ -103,14 +104,24 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
       ap += MR;
       bp += NR;
     }
-    // Epilogue: acc += float(partial * float(sa * sb)), row by row.
-    const float* sap = sa + (k0 / kb) * bgemm_mr;
-    const float* sbp = sb + (k0 / kb) * NR;
+    // Epilogue: acc += float(partial * float(sa * sb)), row by row. The tile pointer goes through
+    // an empty asm so that GCC reloads acc from the tile (else it keeps a second copy on the stack).
+    const float* sap = sa + blk * bgemm_mr;
+    const float* sbp = sb + blk * NR;
+    in_blk += chunk;
+    if (in_blk == kb) {
+      in_blk = 0;
+      ++blk;
+    }
+    float* tp = acc;
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+r"(tp));
+#endif
     const bgemm_v s0 = bgemm_load(sbp), s1 = bgemm_load(sbp + W);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const bgemm_v a = bgemm_set1(sap[r]);
-      float* t = acc + static_cast<std::size_t>(r) * NR;
+      float* t = tp + static_cast<std::size_t>(r) * NR;
       const bgemm_v v0 = bgemm_opaque(bgemm_mul(c0[r], bgemm_mul(a, s0)));
       const bgemm_v v1 = bgemm_opaque(bgemm_mul(c1[r], bgemm_mul(a, s1)));
       bgemm_store(t, bgemm_add(bgemm_load(t), v0));
