@@ -46,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -159,6 +160,24 @@ constexpr bool bgemm_fast = bgemm_elem<EA>::ok && bgemm_elem<EB>::ok && bgemm_sc
                             bgemm_elem<EA>::qmin + bgemm_elem<EB>::qmin >= -149 &&
                             bgemm_elem<EA>::emax + bgemm_elem<EB>::emax + 2 <= 127;
 
+/// n floats of scratch: a buffer kept per thread up to 8 MiB (a fresh allocation per call costs
+/// page faults comparable to a 256^3 product), above that `own`, freed by the caller.
+inline float* bgemm_scratch(std::size_t n, std::unique_ptr<float[]>& own) {
+  if (n > (std::size_t{8} << 20) / sizeof(float)) {
+    own.reset(new float[n]);
+    return own.get();
+  }
+  thread_local std::unique_ptr<float[]> buf;
+  thread_local std::size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    cap = 0;
+    buf.reset(new float[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
 /// The FP32 model into c (m x n, zeroed), bgemm_fast operands, default FP environment: the SIMD
 /// tiles of detail/simd_block_gemm.hpp, else a row of C at a time over contiguous j.
 template <class EA, class SA, class EB, class SB>
@@ -174,8 +193,10 @@ void bgemm_fp32(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<
   const std::size_t nkb = (k + kb - 1) / kb, slivers = (m + MR - 1) / MR;
   auto up16 = [](std::size_t x) { return (x + 15) / 16 * 16; };  // 64-byte multiples
   const std::size_t la = up16(k * MR), lsa = up16(nkb * MR), lb = up16(k * NR), lsb = up16(nkb * NR);
-  std::vector<float> buf(slivers * (la + lsa) + lb + lsb + MR * NR + 16);
-  float* apack = buf.data() + ((64u - (reinterpret_cast<std::uintptr_t>(buf.data()) & 63u)) & 63u) / sizeof(float);
+  // Not zero-filled: the packing below writes every float the tiles read.
+  std::unique_ptr<float[]> own;
+  float* buf = bgemm_scratch(slivers * (la + lsa) + lb + lsb + MR * NR + 16, own);
+  float* apack = buf + ((64u - (reinterpret_cast<std::uintptr_t>(buf) & 63u)) & 63u) / sizeof(float);
   float* sapack = apack + slivers * la;
   float* bpack = sapack + slivers * lsa;
   float* sbpack = bpack + lb;
