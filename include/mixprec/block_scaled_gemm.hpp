@@ -24,7 +24,7 @@
 //              A group with an Inf or NaN term gives the sum of those (finite terms drop out).
 // Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
 // scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
-// (detail/simd_block_gemm.hpp; 1.1-1.5x the time of mixprec::gemm float, bench/README.md) and
+// (detail/simd_block_gemm.hpp; 1.1-1.4x the time of mixprec::gemm float, bench/README.md) and
 // the truncated model vectorised over a row of C; elsewhere a scalar loop. Same bits everywhere.
 //   mixprec::block_gemm_options o;
 //   o.acc = mixprec::block_accumulator::truncated(13, 4);
