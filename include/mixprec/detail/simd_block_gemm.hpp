@@ -9,7 +9,9 @@
 //   acc     = acc + float(partial * float(sa * sb))   (two roundings: the product is kept out of
 //             an FMA by an empty asm barrier; GCC contracts vector mul + add otherwise);
 // ap: k x MR floats (row r of A at ap[p * MR + r]), bp: k x NR, sa: MR scales per K block of kb,
-// sb: NR per K block. Needs MXCSR nearest, FTZ and DAZ clear (the caller checks).
+// sb: NR per K block; chunk divides kb. Needs MXCSR nearest, FTZ and DAZ clear (the caller
+// checks). Also the truncated model's truncate-and-add over a row of C (bgemm_trunc_set/_add:
+// AVX-512, AVX2, or scalar; always compiled).
 //   alignas(64) float acc[bgemm_mr * bgemm_nr] = {};
 //   detail::bgemm_tile(k, 32, 32, ap, bp, sa, sb, acc);
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP
