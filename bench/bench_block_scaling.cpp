@@ -16,11 +16,12 @@
 //                      (dequant) of n elements: the same bytes (less the scales, 1/32 or 1/16 of
 //                      the elements), the data-movement limit the targets are stated against
 //     n       65536 (256 KiB of floats: L2) and 16777216 (64 MiB: DRAM)
-//   gemm/<impl>/<m>   C = A B, m x m x m, single thread
+//   gemm/<impl>/<m>   C = A B, m x m x m (256 and 1024; mxfp8_tc 256 only), single thread
 //             f32       mixprec::gemm(exec::seq, ...) float, matmul precision highest (peer)
 //             mxfp8     block_scaled_gemm: A 1x32, B 32x1 MXFP8 (TE rule), FP32 accumulator model
 //             mxfp8_tc  the same with block_accumulator::truncated(13, 4), promotion 32
 //             nvfp4     block_scaled_gemm: A 1x16, B 16x1 NVFP4 (TE rule), FP32 accumulator model
+//             fp8blk    block_scaled_gemm: A 1x128, B 128x128 DeepSeek-V3 FP8, FP32 model
 // Counters: bytes_per_second counts input + output bytes (elements and scales);
 // bench/bench_block_scaling_table.py prints the ratios to copy and to f32.
 //
@@ -33,6 +34,7 @@
 #include <vector>
 
 #include <mixprec/block_scaled_gemm.hpp>
+#include <mixprec/block_scaling_fp8.hpp>
 #include <mixprec/block_scaling_mx.hpp>
 #include <mixprec/block_scaling_nvfp4.hpp>
 #include <mixprec/kernels.hpp>
@@ -161,7 +163,7 @@ void register_quant() {
   }
 }
 
-enum class gimpl { f32, mxfp8, mxfp8_tc, nvfp4 };
+enum class gimpl { f32, mxfp8, mxfp8_tc, nvfp4, fp8blk };
 
 void gemm_bench(benchmark::State& st, gimpl im) {
   const auto m = static_cast<std::size_t>(st.range(0));
@@ -173,6 +175,8 @@ void gemm_bench(benchmark::State& st, gimpl im) {
   nb.block = block_columnwise(16);
   const auto qa = ra.quantize(a.data(), m, m), qb = rb.quantize(b.data(), m, m);
   const auto pa = na.quantize(a.data(), m, m), pb = nb.quantize(b.data(), m, m);
+  const deepseek_fp8_recipe da{}, db{block_shape{128, 128}};
+  const auto fa = da.quantize(a.data(), m, m), fb = db.quantize(b.data(), m, m);
   block_gemm_options tc;
   tc.acc = block_accumulator::truncated(13, 4);
   tc.promotion = 32;
@@ -197,6 +201,11 @@ void gemm_bench(benchmark::State& st, gimpl im) {
         benchmark::DoNotOptimize(r.data());
         break;
       }
+      case gimpl::fp8blk: {
+        auto r = block_scaled_gemm(fa, fb);
+        benchmark::DoNotOptimize(r.data());
+        break;
+      }
     }
     benchmark::ClobberMemory();
   }
@@ -205,12 +214,13 @@ void gemm_bench(benchmark::State& st, gimpl im) {
 }
 
 void register_gemm() {
-  const char* names[] = {"f32", "mxfp8", "mxfp8_tc", "nvfp4"};
-  for (gimpl im : {gimpl::f32, gimpl::mxfp8, gimpl::mxfp8_tc, gimpl::nvfp4})
-    benchmark::RegisterBenchmark((std::string("gemm/") + names[static_cast<int>(im)]).c_str(),
-                                 [im](benchmark::State& s) { gemm_bench(s, im); })
-        ->Arg(256)
-        ->Unit(benchmark::kMillisecond);
+  const char* names[] = {"f32", "mxfp8", "mxfp8_tc", "nvfp4", "fp8blk"};
+  for (gimpl im : {gimpl::f32, gimpl::mxfp8, gimpl::mxfp8_tc, gimpl::nvfp4, gimpl::fp8blk}) {
+    auto* bm = benchmark::RegisterBenchmark((std::string("gemm/") + names[static_cast<int>(im)]).c_str(),
+                                            [im](benchmark::State& s) { gemm_bench(s, im); });
+    bm->Arg(256)->Unit(benchmark::kMillisecond);
+    if (im != gimpl::mxfp8_tc) bm->Arg(1024);  // the truncated model is seconds per call there
+  }
 }
 
 }  // namespace

@@ -51,7 +51,7 @@ def main(path):
             m = name.split("/")[1]
             ref = gemm.get("f32/" + m)
             t, unit = gemm[name]
-            print("| %s | %.2f %s | %s |" % (name, t, unit, ("%.0fx" % (t / ref[0])) if ref else "–"))
+            print("| %s | %.2f %s | %s |" % (name, t, unit, ("%.2fx" % (t / ref[0])) if ref else "–"))
 
 
 if __name__ == "__main__":

@@ -5,11 +5,14 @@
 // result against the float GEMM of the dequantized operands.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <random>
 #include <stdexcept>
+#include <type_traits>
 #include <vector>
 
 #include <mixprec/amp.hpp>
@@ -221,4 +224,373 @@ TEST_CASE("block-scaled GEMM: argument checks") {
   CHECK_THROWS_AS(mixprec::block_scaled_gemm(a, c32.quantize(x.data(), 32, 2), o), std::invalid_argument);
   o.acc = block_accumulator::fp32();
   CHECK(mixprec::block_scaled_gemm(a, c32.quantize(x.data(), 32, 2), o) == std::vector<float>(4, 32.0f));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The fast FP32 path (detail/simd_block_gemm.hpp's tiles, or the row loop without SIMD) against a
+// plain triple loop of the model written here: every float operation through a volatile, so each
+// is rounded once to float and none is fused (GCC contracts a * b + c across statements).
+// Elements and scales are random codes (NaN, Inf, zero and extreme scales placed on purpose);
+// shapes leave partial tiles in M and N, several promotion chunks and a partial last K block.
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+float mul_f(float x, float y) {
+  volatile float r = x * y;
+  return r;
+}
+float add_f(float x, float y) {
+  volatile float r = x + y;
+  return r;
+}
+
+float value_of(const mixprec::mxint8& e) { return static_cast<float>(e.code) / 64.0f; }
+template <class E>
+float value_of(const E& e) {
+  return static_cast<float>(e);
+}
+
+template <class T>
+struct is_nvfp4_tensor : std::false_type {};
+template <>
+struct is_nvfp4_tensor<mixprec::block_scaled_tensor<mixprec::float4_e2m1fn, mixprec::float8_ue4m3>> : std::true_type {};
+
+/// The model, one C element at a time (header comment of block_scaled_gemm.hpp).
+template <class TA, class TB>
+std::vector<float> ref_model(const TA& a, const TB& b, std::size_t chunk, float ga, float gb) {
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  if (!(ga > 0.0f)) ga = is_nvfp4_tensor<TA>::value ? 1.0f / a.tensor_scale : 1.0f;
+  if (!(gb > 0.0f)) gb = is_nvfp4_tensor<TB>::value ? 1.0f / b.tensor_scale : 1.0f;
+  const float g = mul_f(ga, gb);
+  std::vector<float> c(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        float s = 0.0f;
+        for (std::size_t kk = k0; kk < k && kk < k0 + chunk; ++kk)
+          s = add_f(s, mul_f(value_of(a.elements[i * k + kk]), value_of(b.elements[kk * n + j])));
+        const float sa = static_cast<float>(a.scales[(i / a.block.rows) * a.scale_cols() + k0 / a.block.cols]);
+        const float sb = static_cast<float>(b.scales[(k0 / b.block.rows) * b.scale_cols() + j / b.block.cols]);
+        acc = add_f(acc, mul_f(s, mul_f(sa, sb)));
+      }
+      c[i * n + j] = mul_f(acc, g);
+    }
+  return c;
+}
+
+template <class E>
+E rand_elem(std::mt19937& rng, bool special) {
+  if constexpr (std::is_same<E, mixprec::mxint8>::value) {
+    return mixprec::mxint8{static_cast<std::int8_t>(static_cast<int>(rng() % 256u) - 128)};
+  } else {
+    constexpr unsigned mask = (1u << E::format_type::storage_bits) - 1u;
+    for (;;) {
+      const E e = E::from_bits(static_cast<typename E::format_type::storage_type>(rng() & mask));
+      if (special || std::isfinite(static_cast<float>(e))) return e;
+    }
+  }
+}
+
+template <class S>
+S rand_scale(std::mt19937& rng) {
+  if constexpr (std::is_same<S, float>::value) {
+    return std::ldexp(1.0f + static_cast<float>(rng() % 1024u) / 1024.0f, static_cast<int>(rng() % 21u) - 10);
+  } else if constexpr (std::is_same<S, mixprec::float8_e8m0fnu>::value) {
+    return S::from_bits(static_cast<std::uint8_t>(117u + rng() % 20u));
+  } else {
+    return S::from_bits(static_cast<std::uint8_t>(rng() % 0x7Fu));  // UE4M3: 0 .. 448, no NaN
+  }
+}
+
+/// Scale values that must pass through unchanged: zero, NaN, infinity, the extremes.
+template <class S>
+std::vector<S> special_scales() {
+  if constexpr (std::is_same<S, float>::value) {
+    return {0.0f, std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(), 1e-40f, 3e38f, -2.0f};
+  } else if constexpr (std::is_same<S, mixprec::float8_e8m0fnu>::value) {
+    return {S::from_bits(0x00), S::from_bits(0xFF), S::from_bits(0xFE), S::from_bits(0x01)};
+  } else {
+    return {S::from_bits(0x00), S::from_bits(0x7F), S::from_bits(0x01), S::from_bits(0x7E)};
+  }
+}
+
+template <class E, class S>
+mixprec::block_scaled_tensor<E, S> rand_tensor(std::mt19937& rng, std::size_t rows, std::size_t cols,
+                                               mixprec::block_shape block, bool specials,
+                                               bool special_elements = true) {
+  mixprec::block_scaled_tensor<E, S> t;
+  t.rows = rows;
+  t.cols = cols;
+  t.block = block;
+  for (std::size_t q = 0; q < rows * cols; ++q) t.elements.push_back(rand_elem<E>(rng, specials && special_elements && rng() % 97u == 0));
+  for (std::size_t q = 0; q < t.scale_rows() * t.scale_cols(); ++q) t.scales.push_back(rand_scale<S>(rng));
+  if (specials) {
+    const auto sp = special_scales<S>();
+    // Each special on one block, on grids of at least 6 blocks, so most of C stays finite.
+    const std::size_t count = std::min(sp.size(), t.scales.size() / 6);
+    for (std::size_t q = 0; q < count; ++q) t.scales[rng() % t.scales.size()] = sp[(q + rows) % sp.size()];
+  }
+  t.tensor_scale = 37.5f;
+  return t;
+}
+
+bool same_bits(float x, float y) { return fbits(x) == fbits(y) || (std::isnan(x) && std::isnan(y)); }
+
+/// Mismatches of block_scaled_gemm (FP32 model) against ref_model for random A (m x k), B (k x n).
+template <class EA, class SA, class EB, class SB>
+int fast_vs_model(std::uint32_t seed, std::size_t m, std::size_t k, std::size_t n, mixprec::block_shape ba,
+                  mixprec::block_shape bb, std::size_t promotion, bool specials, float ga = 0.0f, float gb = 0.0f) {
+  std::mt19937 rng(seed);
+  const auto a = rand_tensor<EA, SA>(rng, m, k, ba, specials);
+  const auto b = rand_tensor<EB, SB>(rng, k, n, bb, specials);
+  block_gemm_options o;
+  o.promotion = promotion;
+  const auto c = mixprec::block_scaled_gemm(a, b, o, ga, gb);
+  const auto r = ref_model(a, b, promotion == 0 ? ba.cols : promotion, ga, gb);
+  int bad = 0, finite = 0;
+  for (std::size_t q = 0; q < c.size(); ++q) {
+    finite += std::isfinite(r[q]) && r[q] != 0.0f;
+    if (!same_bits(c[q], r[q]) && bad++ < 3) {
+      MESSAGE("seed " << seed << " m " << m << " k " << k << " n " << n << " at " << q << ": " << c[q] << " vs model "
+                      << r[q]);
+    }
+  }
+  CHECK(c.size() == m * n);
+  if (m * n >= 16 && k != 0) CHECK(finite * 2 > static_cast<int>(m * n));  // the check is not all NaN or zero
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("block-scaled GEMM, FP32 accumulator: fast path bit for bit against the model's triple loop") {
+  using mixprec::block_shape;
+  using mixprec::float8_e8m0fnu;
+  const block_shape r32{1, 32}, c32{32, 1}, r16{1, 16}, c16{16, 1}, t16{16, 16}, r128{1, 128}, t128{128, 128};
+  int bad = 0;
+  for (bool sp : {false, true}) {
+    const std::uint32_t s = sp ? 100 : 0;
+    // MXFP8 (E4M3, E5M2 with Inf/NaN elements when sp): partial tiles, partial last K block (100),
+    // promotion below the block (8, 16).
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e4m3fn, float8_e8m0fnu>(
+        s + 1, 13, 96, 47, r32, c32, 0, sp);
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e4m3fn, float8_e8m0fnu>(
+        s + 2, 29, 100, 33, r32, c32, 8, sp);
+    bad += fast_vs_model<mixprec::float8_e5m2, float8_e8m0fnu, mixprec::float8_e5m2, float8_e8m0fnu>(
+        s + 3, 15, 64, 17, r32, c32, 16, sp);
+    // MXFP8 E4M3 x E5M2 (TE's backward GEMMs), MXFP6 both kinds, MXFP4, MXINT8.
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e5m2, float8_e8m0fnu>(
+        s + 4, 30, 64, 65, r32, c32, 0, sp);
+    bad += fast_vs_model<mixprec::float6_e2m3fn, float8_e8m0fnu, mixprec::float6_e3m2fn, float8_e8m0fnu>(
+        s + 5, 14, 128, 32, r32, c32, 32, sp);
+    bad += fast_vs_model<mixprec::float4_e2m1fn, float8_e8m0fnu, mixprec::float4_e2m1fn, float8_e8m0fnu>(
+        s + 6, 45, 130, 70, r32, c32, 0, sp);
+    bad += fast_vs_model<mixprec::mxint8, float8_e8m0fnu, mixprec::mxint8, float8_e8m0fnu>(s + 7, 16, 64, 20, r32, c32,
+                                                                                          0, sp);
+    // NVFP4: 1x16 activations, 16x1 and 16x16 weights, TE's S_dec (default) and given globals.
+    bad += fast_vs_model<mixprec::float4_e2m1fn, mixprec::float8_ue4m3, mixprec::float4_e2m1fn, mixprec::float8_ue4m3>(
+        s + 8, 20, 80, 40, r16, c16, 0, sp);
+    bad += fast_vs_model<mixprec::float4_e2m1fn, mixprec::float8_ue4m3, mixprec::float4_e2m1fn, mixprec::float8_ue4m3>(
+        s + 9, 33, 48, 31, r16, t16, 0, sp);
+    bad += fast_vs_model<mixprec::float4_e2m1fn, mixprec::float8_ue4m3, mixprec::float4_e2m1fn, mixprec::float8_ue4m3>(
+        s + 10, 7, 32, 9, r16, t16, 0, sp, 0.125f, 3.0f);
+    // FP8 blocks (DeepSeek-V3, TE Float8BlockScaling): 1x128 x 128x128, FP32 scales, promotion
+    // every 128 (the block) and every 32; a partial last K block (300).
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float, mixprec::float8_e4m3fn, float>(s + 11, 17, 384, 70, r128, t128,
+                                                                                      0, sp);
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float, mixprec::float8_e4m3fn, float>(s + 12, 15, 300, 130, r128,
+                                                                                      t128, 32, sp);
+    // 2D A blocks, and 1 x 1.
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float, mixprec::float8_e4m3fn, float>(s + 13, 40, 256, 20, t128, t128,
+                                                                                      0, sp);
+    bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e4m3fn, float8_e8m0fnu>(
+        s + 14, 1, 32, 1, r32, c32, 0, sp);
+  }
+  // A packed panel above 8 MiB (its own allocation, not the per-thread scratch).
+  bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e4m3fn, float8_e8m0fnu>(
+      16, 1100, 1920, 1, r32, c32, 0, false);
+  // K = 0: C = 0 * g.
+  bad += fast_vs_model<mixprec::float8_e4m3fn, float8_e8m0fnu, mixprec::float8_e4m3fn, float8_e8m0fnu>(15, 3, 0, 5, r32,
+                                                                                                      c32, 0, false);
+  CHECK(bad == 0);
+}
+
+TEST_CASE("block-scaled GEMM, FP32 accumulator: every recipe's quantized operands against the model") {
+  std::mt19937 rng(7);
+  const std::size_t m = 19, k = 256, n = 37;
+  const auto x = randn(m * k, rng, 2.0f), w = randn(k * n, rng, 0.1f);
+  int bad = 0;
+  auto cmp = [&](const auto& a, const auto& b, std::size_t chunk, std::size_t promo) {
+    block_gemm_options o;
+    o.promotion = promo;
+    const auto c = mixprec::block_scaled_gemm(a, b, o);
+    const auto r = ref_model(a, b, chunk, 0.0f, 0.0f);
+    for (std::size_t i = 0; i < c.size(); ++i) bad += !same_bits(c[i], r[i]);
+  };
+  using mixprec::block_columnwise;
+  using mixprec::block_rowwise;
+  using mixprec::mx_block_rule;
+  auto mx = [&](auto elem, mx_block_rule rule) {
+    using E = decltype(elem);
+    const mixprec::mx_block_recipe<E> ra{rule, block_rowwise(32)}, rb{rule, block_columnwise(32)};
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 32, 0);
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 16, 16);
+  };
+  for (auto rule : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil}) {
+    mx(mixprec::float8_e4m3fn{}, rule);
+    mx(mixprec::float8_e5m2{}, rule);
+    mx(mixprec::float6_e2m3fn{}, rule);
+    mx(mixprec::float6_e3m2fn{}, rule);
+    mx(mixprec::float4_e2m1fn{}, rule);
+    mx(mixprec::mxint8{}, rule);
+  }
+  {
+    const mixprec::nvfp4_recipe ra{}, rb{mixprec::nvfp4_order::te, mixprec::nvfp4_encode_factor::reciprocal,
+                                        mixprec::block_shape{16, 16}};
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 16, 0);
+    mixprec::nvfp4_recipe r1{};
+    r1.block = block_columnwise(16);
+    cmp(ra.quantize(x.data(), m, k), r1.quantize(w.data(), k, n), 16, 0);
+  }
+  for (bool ue8m0 : {false, true}) {  // DeepSeek-V3 FP32 scales and the UE8M0 variant
+    const mixprec::deepseek_fp8_recipe ra{block_rowwise(128), ue8m0}, rb{mixprec::block_shape{128, 128}, ue8m0};
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 128, 0);
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 32, 32);
+  }
+  {
+    const mixprec::te_fp8_block_recipe ra{}, rb{mixprec::block_shape{128, 128}};
+    cmp(ra.quantize(x.data(), m, k), rb.quantize(w.data(), k, n), 128, 0);
+  }
+  CHECK(bad == 0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The truncated model against exact integer arithmetic: element values as integers in units of
+// their quantum, products and sums in int64 (units of 2^-u), truncation toward zero by integer
+// division, leading bits by counting; the promotion steps as ref_model's volatile floats.
+// ---------------------------------------------------------------------------------------------
+namespace {
+
+template <class E>
+constexpr int qmin_of() {
+  if constexpr (std::is_same<E, mixprec::mxint8>::value) {
+    return -6;
+  } else {
+    return E::format_type::qmin;
+  }
+}
+
+/// floor(log2 |x|) for x != 0.
+int lead(std::int64_t x) {
+  std::uint64_t u = x < 0 ? static_cast<std::uint64_t>(-x) : static_cast<std::uint64_t>(x);
+  int e = -1;
+  while (u != 0) {
+    u >>= 1;
+    ++e;
+  }
+  return e;
+}
+
+/// x truncated toward zero to a multiple of 2^sh (units).
+std::int64_t trunc_units(std::int64_t x, int sh) {
+  if (sh <= 0) return x;
+  if (sh >= 62) return 0;
+  const std::int64_t d = std::int64_t{1} << sh;
+  return x / d * d;  // C++ division truncates toward zero
+}
+
+template <class TA, class TB>
+std::vector<float> ref_truncated(const TA& a, const TB& b, std::size_t chunk, int bits, std::size_t group, float g) {
+  using EA = typename std::decay_t<decltype(a.elements)>::value_type;
+  using EB = typename std::decay_t<decltype(b.elements)>::value_type;
+  constexpr int qa = qmin_of<EA>(), qb = qmin_of<EB>(), u = -(qa + qb);  // a product is an integer times 2^-u
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  auto units = [](float v, int q) { return static_cast<std::int64_t>(std::ldexp(static_cast<double>(v), -q)); };
+  std::vector<float> c(m * n);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const std::size_t k1 = std::min(k, k0 + chunk);
+        std::int64_t part = 0;
+        for (std::size_t g0 = k0; g0 < k1; g0 += group) {
+          const std::size_t g1 = std::min(k1, g0 + group);
+          std::vector<std::int64_t> t;
+          for (std::size_t kk = g0; kk < g1; ++kk)
+            t.push_back(units(value_of(a.elements[i * k + kk]), qa) * units(value_of(b.elements[kk * n + j]), qb));
+          int emax = part != 0 ? lead(part) : -1000;
+          for (std::int64_t x : t)
+            if (x != 0) emax = std::max(emax, lead(x));
+          if (emax == -1000) continue;
+          const int sh = emax - bits;  // the grid, in units
+          std::int64_t s = trunc_units(part, sh);
+          for (std::int64_t x : t) s += trunc_units(x, sh);
+          part = s == 0 ? 0 : trunc_units(s, lead(s) - bits);
+        }
+        const float pf = static_cast<float>(std::ldexp(static_cast<double>(part), -u));
+        const float sa = static_cast<float>(a.scales[(i / a.block.rows) * a.scale_cols() + k0 / a.block.cols]);
+        const float sb = static_cast<float>(b.scales[(k0 / b.block.rows) * b.scale_cols() + j / b.block.cols]);
+        acc = add_f(acc, mul_f(pf, mul_f(sa, sb)));
+      }
+      c[i * n + j] = mul_f(acc, g);
+    }
+  return c;
+}
+
+template <class E, class S>
+int truncated_vs_integers(std::uint32_t seed, std::size_t m, std::size_t k, std::size_t n, mixprec::block_shape ba,
+                          mixprec::block_shape bb, std::size_t promotion, int bits, std::size_t group) {
+  std::mt19937 rng(seed);
+  const auto a = rand_tensor<E, S>(rng, m, k, ba, true, false);  // special scales, finite elements
+  const auto b = rand_tensor<E, S>(rng, k, n, bb, true, false);
+  block_gemm_options o;
+  o.promotion = promotion;
+  o.acc = block_accumulator::truncated(bits, group);
+  const float ga = 0.5f, gb = 3.0f;  // given globals: g = 1.5
+  const auto c = mixprec::block_scaled_gemm(a, b, o, ga, gb);
+  const auto r = ref_truncated(a, b, promotion == 0 ? ba.cols : promotion, bits, group, mul_f(ga, gb));
+  int bad = 0;
+  for (std::size_t q = 0; q < c.size(); ++q) {
+    if (!same_bits(c[q], r[q]) && bad++ < 3) {
+      MESSAGE("seed " << seed << " bits " << bits << " group " << group << " at " << q << ": " << c[q] << " vs "
+                      << r[q]);
+    }
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("block-scaled GEMM, truncated accumulator: bit for bit against exact integer arithmetic") {
+  using mixprec::block_shape;
+  using mixprec::float8_e8m0fnu;
+  const block_shape r32{1, 32}, c32{32, 1}, r16{1, 16}, t16{16, 16};
+  int bad = 0;
+  std::uint32_t seed = 200;
+  for (int bits : {1, 3, 8, 13, 23}) {
+    for (std::size_t group : {1u, 3u, 4u, 32u}) {
+      bad += truncated_vs_integers<mixprec::float8_e4m3fn, float8_e8m0fnu>(++seed, 13, 100, 37, r32, c32, 0, bits, group);
+      bad += truncated_vs_integers<mixprec::float8_e4m3fn, float8_e8m0fnu>(++seed, 5, 64, 9, r32, c32, 8, bits, group);
+      bad += truncated_vs_integers<mixprec::float4_e2m1fn, mixprec::float8_ue4m3>(++seed, 7, 48, 19, r16, t16, 0, bits,
+                                                                                  group);
+      bad += truncated_vs_integers<mixprec::mxint8, float8_e8m0fnu>(++seed, 4, 64, 11, r32, c32, 32, bits, group);
+      bad += truncated_vs_integers<mixprec::float6_e3m2fn, float8_e8m0fnu>(++seed, 4, 64, 11, r32, c32, 16, bits,
+                                                                           group);
+    }
+  }
+  CHECK(bad == 0);
+}
+
+TEST_CASE("block-scaled GEMM, truncated accumulator: Inf and NaN products") {
+  // E5M2 has Inf: the finite terms of its group truncate to 0 and the sum is Inf (or NaN for
+  // Inf - Inf); a NaN element gives NaN.
+  const float inf = std::numeric_limits<float>::infinity();
+  block_gemm_options o;
+  o.acc = block_accumulator::truncated(8, 2);
+  CHECK(dot_ones<mixprec::float8_e5m2>({1.0f, inf, 3.0f, 4.0f}, o)[0] == inf);
+  CHECK(dot_ones<mixprec::float8_e5m2>({1.0f, 2.0f, -inf, 4.0f}, o)[0] == -inf);
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({inf, -inf, 3.0f, 4.0f}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({inf, 1.0f, -inf, 4.0f}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({1.0f, 2.0f, 3.0f, std::nanf("")}, o)[0]));
+  CHECK(std::isnan(dot_ones<mixprec::float8_e5m2>({std::nanf(""), 2.0f, 3.0f, 4.0f}, o)[0]));
 }

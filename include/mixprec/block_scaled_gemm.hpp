@@ -21,6 +21,11 @@
 //              truncated to mantissa_bits fraction bits. Published: Hopper FP8 MMA keeps about
 //              13-14 bits (DeepSeek-V3 §3.5.2; SageAttention2 calls it FP22, 1/8/13), B200
 //              f8f6f4 about 25 (DeepGEMM#176); the grouping and alignment of acc are the model.
+//              A group with an Inf or NaN term gives the sum of those (finite terms drop out).
+// Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
+// scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
+// (detail/simd_block_gemm.hpp; 1.1-1.4x the time of mixprec::gemm float, bench/README.md) and
+// the truncated model vectorised over a row of C; elsewhere a scalar loop. Same bits everywhere.
 //   mixprec::block_gemm_options o;
 //   o.acc = mixprec::block_accumulator::truncated(13, 4);
 //   o.promotion = 128;                                         // DeepGEMM: FP32 every 128 K
@@ -35,9 +40,13 @@
 #endif
 
 #include <algorithm>
+#include <array>
 #include <cfenv>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <type_traits>
 #include <vector>
@@ -46,6 +55,8 @@
 #include "block_scaling_mx.hpp"
 #include "block_scaling_nvfp4.hpp"
 #include "detail/bits.hpp"
+#include "detail/simd_block_gemm.hpp"
+#include "detail/widen_table.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
 
@@ -99,6 +110,7 @@ inline double truncated_group(double acc, const double* p, std::size_t n, int bi
   double s = trunc_to(acc, q);
   for (std::size_t i = 0; i < n; ++i) s += trunc_to(p[i], q);  // exact: multiples of 2^q below 2^(emax+6)
   if (exact_eq(s, 0.0)) return 0.0;
+  if (!std::isfinite(s)) return s;  // an Inf or NaN term (trunc_to keeps them; ilogb(NaN) - bits would overflow)
   return trunc_to(s, std::ilogb(s) - bits);
 }
 
@@ -108,6 +120,214 @@ float global_decode(const T&) noexcept {
 }
 inline float global_decode(const block_scaled_tensor<float4_e2m1fn, float8_ue4m3>& t) noexcept {
   return 1.0f / t.tensor_scale;  // TE's S_dec = 1 / S_enc
+}
+
+/// The element types of the fast FP32 path: a value table by storage byte, and the bounds that
+/// make the product of two elements exact in float (significant bits, lowest quantum, top exponent).
+template <class E>
+struct bgemm_elem {
+  static constexpr bool ok = false;
+  static constexpr int sig = 64, qmin = -10000, emax = 10000;
+};
+template <class F>
+struct bgemm_elem<basic_float<F>> {
+  static constexpr bool ok = widen_table_exact<basic_float<F>, float>;
+  static constexpr int sig = F::mantissa_bits + 1, qmin = F::qmin, emax = F::emax;
+  static const float* table() noexcept { return widen_table<basic_float<F>, float>(); }
+};
+template <>
+struct bgemm_elem<mxint8> {
+  static constexpr bool ok = sizeof(mxint8) == 1;
+  static constexpr int sig = 8, qmin = -6, emax = 1;  // c / 64, c in [-128, 127]
+  static const float* table() noexcept {
+    static const std::array<float, 256> t = [] {
+      std::array<float, 256> v{};
+      for (int b = 0; b < 256; ++b) v[static_cast<std::size_t>(b)] = static_cast<float>(b < 128 ? b : b - 256) / 64.0f;
+      return v;
+    }();
+    return t.data();
+  }
+};
+template <class S>
+struct bgemm_scale : std::is_same<S, float> {};
+template <class F>
+struct bgemm_scale<basic_float<F>> : std::integral_constant<bool, holds_all_values<F, float32_format>> {};
+/// Whether the fast FP32 path applies: every product of an EA and an EB element is exact in
+/// float, and both scale types convert to float exactly.
+template <class EA, class SA, class EB, class SB>
+constexpr bool bgemm_fast = bgemm_elem<EA>::ok && bgemm_elem<EB>::ok && bgemm_scale<SA>::value &&
+                            bgemm_scale<SB>::value && bgemm_elem<EA>::sig + bgemm_elem<EB>::sig <= 24 &&
+                            bgemm_elem<EA>::qmin + bgemm_elem<EB>::qmin >= -149 &&
+                            bgemm_elem<EA>::emax + bgemm_elem<EB>::emax + 2 <= 127;
+
+/// n floats of scratch: a buffer kept per thread up to 8 MiB (a fresh allocation per call costs
+/// page faults comparable to a 256^3 product), above that `own`, freed by the caller.
+inline float* bgemm_scratch(std::size_t n, std::unique_ptr<float[]>& own) {
+  if (n > (std::size_t{8} << 20) / sizeof(float)) {
+    own.reset(new float[n]);
+    return own.get();
+  }
+  thread_local std::unique_ptr<float[]> buf;
+  thread_local std::size_t cap = 0;
+  if (cap < n) {
+    buf.reset();
+    cap = 0;
+    buf.reset(new float[n]);
+    cap = n;
+  }
+  return buf.get();
+}
+
+/// The FP32 model into c (m x n, zeroed), bgemm_fast operands, default FP environment: the SIMD
+/// tiles of detail/simd_block_gemm.hpp, else a row of C at a time over contiguous j.
+template <class EA, class SA, class EB, class SB>
+void bgemm_fp32(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b, std::size_t chunk,
+                float g, float* c) {
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  if (m == 0 || n == 0) return;
+  const float* ta = bgemm_elem<EA>::table();
+  const float* tb = bgemm_elem<EB>::table();
+#if defined(MIXPREC_BGEMM_SIMD)
+  constexpr std::size_t MR = bgemm_mr, NR = bgemm_nr;
+  const std::size_t kb = a.block.cols;
+  const std::size_t nkb = (k + kb - 1) / kb, slivers = (m + MR - 1) / MR;
+  auto up16 = [](std::size_t x) { return (x + 15) / 16 * 16; };  // 64-byte multiples
+  const std::size_t la = up16(k * MR), lsa = up16(nkb * MR), lb = up16(k * NR), lsb = up16(nkb * NR);
+  // Not zero-filled: the packing below writes every float the tiles read.
+  std::unique_ptr<float[]> own;
+  float* buf = bgemm_scratch(slivers * (la + lsa) + lb + lsb + MR * NR + 16, own);
+  float* apack = buf + ((64u - (reinterpret_cast<std::uintptr_t>(buf) & 63u)) & 63u) / sizeof(float);
+  float* sapack = apack + slivers * la;
+  float* bpack = sapack + slivers * lsa;
+  float* sbpack = bpack + lb;
+  float* tile = sbpack + lsb;
+  // A: each sliver of MR rows as k x MR (zero rows past m), its scales per K block.
+  for (std::size_t s = 0; s < slivers; ++s) {
+    const std::size_t i0 = s * MR, rows = std::min(MR, m - i0);
+    float* d = apack + s * la;
+    for (std::size_t r = 0; r < MR; ++r) {
+      if (r < rows) {
+        const EA* src = a.elements.data() + (i0 + r) * k;
+        for (std::size_t p = 0; p < k; ++p) d[p * MR + r] = ta[byte_of(src[p])];
+      } else {
+        for (std::size_t p = 0; p < k; ++p) d[p * MR + r] = 0.0f;
+      }
+    }
+    float* ds = sapack + s * lsa;
+    for (std::size_t q = 0; q < nkb; ++q)
+      for (std::size_t r = 0; r < MR; ++r) ds[q * MR + r] = r < rows ? static_cast<float>(a.scale_of(i0 + r, q * kb)) : 0.0f;
+  }
+  for (std::size_t j0 = 0; j0 < n; j0 += NR) {
+    const std::size_t cols = std::min(NR, n - j0);
+    for (std::size_t p = 0; p < k; ++p) {
+      const EB* src = b.elements.data() + p * n + j0;
+      float* d = bpack + p * NR;
+      for (std::size_t x = 0; x < cols; ++x) d[x] = tb[byte_of(src[x])];
+      for (std::size_t x = cols; x < NR; ++x) d[x] = 0.0f;
+    }
+    for (std::size_t q = 0; q < nkb; ++q)
+      for (std::size_t x = 0; x < NR; ++x) sbpack[q * NR + x] = x < cols ? static_cast<float>(b.scale_of(q * kb, j0 + x)) : 0.0f;
+    for (std::size_t s = 0; s < slivers; ++s) {
+      const std::size_t i0 = s * MR, rows = std::min(MR, m - i0);
+      std::fill(tile, tile + MR * NR, 0.0f);
+      bgemm_tile(k, chunk, kb, apack + s * la, bpack, sapack + s * lsa, sbpack, tile);
+      for (std::size_t r = 0; r < rows; ++r)
+        for (std::size_t x = 0; x < cols; ++x) c[(i0 + r) * n + j0 + x] = tile[r * NR + x] * g;
+    }
+  }
+#else
+  // The products are exact in float, so float(s + p) is the same with or without contraction;
+  // f32_mul (round_to) for the product that feeds the add: a plain float product there may be
+  // fused into an FMA (GCC narrows the exact double product back to a float multiply).
+  auto mulf = [](float x, float y) { return static_cast<float>(static_cast<double>(x) * static_cast<double>(y)); };
+  std::vector<float> bf(k * n), af(k), s(n), acc(n), sb(n);
+  for (std::size_t q = 0; q < k * n; ++q) bf[q] = tb[byte_of(b.elements[q])];
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t kk = 0; kk < k; ++kk) af[kk] = ta[byte_of(a.elements[i * k + kk])];
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+      const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+      std::fill(s.begin(), s.end(), 0.0f);
+      for (std::size_t kk = k0; kk < k1; ++kk) {
+        const float av = af[kk];
+        const float* brow = bf.data() + kk * n;
+        for (std::size_t j = 0; j < n; ++j) s[j] = s[j] + av * brow[j];
+      }
+      const float sa = static_cast<float>(a.scale_of(i, k0));
+      for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
+      for (std::size_t j = 0; j < n; ++j) acc[j] = acc[j] + f32_mul(s[j], mulf(sa, sb[j]));
+    }
+    for (std::size_t j = 0; j < n; ++j) c[i * n + j] = mulf(acc[j], g);
+  }
+#endif
+}
+
+/// The truncated model into c, bgemm_fast operands, default FP environment: truncated_group's
+/// operations on the bits of the doubles, a row of C at a time over contiguous j. The products,
+/// the running sums and every partial are normal doubles (bgemm_fast: at least 2^-149, at most 16
+/// significant bits) or zero, so ilogb is the exponent field and truncation clears low bits; a
+/// group with an Inf or NaN gives the double sum (Inf or NaN, as trunc_to keeps them).
+template <class EA, class SA, class EB, class SB>
+void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b, std::size_t chunk,
+                     int bits, std::size_t group, float g, float* c) {
+  const std::size_t m = a.rows, n = b.cols, k = a.cols;
+  if (m == 0 || n == 0) return;
+  const float* ta = bgemm_elem<EA>::table();
+  const float* tb = bgemm_elem<EB>::table();
+  using u64 = std::uint64_t;
+  auto to_bits = [](double x) {
+    u64 u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+  };
+  auto from_bits = [](u64 u) {
+    double x;
+    std::memcpy(&x, &u, sizeof x);
+    return x;
+  };
+  auto expo = [](u64 u) { return static_cast<std::int64_t>((u >> 52) & 0x7FFu); };  // 0 for a zero
+  const u64 keep_bits = ~((u64{1} << (52 - bits)) - 1u);
+  std::vector<float> bf(k * n), af(k), sb(n), acc(n), v(n);
+  std::vector<double> part(n), sum(n);
+  std::vector<std::int64_t> qb(n);
+  for (std::size_t q = 0; q < k * n; ++q) bf[q] = tb[byte_of(b.elements[q])];
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t kk = 0; kk < k; ++kk) af[kk] = ta[byte_of(a.elements[i * k + kk])];
+    std::fill(acc.begin(), acc.end(), 0.0f);
+    for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+      const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+      std::fill(part.begin(), part.end(), 0.0);
+      for (std::size_t g0 = k0; g0 < k1; g0 += group) {
+        const std::size_t g1 = k1 - g0 < group ? k1 : g0 + group;
+        for (std::size_t j = 0; j < n; ++j) qb[j] = expo(to_bits(part[j]));
+        for (std::size_t kk = g0; kk < g1; ++kk) {
+          const double av = static_cast<double>(af[kk]);
+          const float* brow = bf.data() + kk * n;
+          for (std::size_t j = 0; j < n; ++j) qb[j] = std::max(qb[j], expo(to_bits(av * static_cast<double>(brow[j]))));
+        }
+        const bool special = *std::max_element(qb.begin(), qb.end()) == 0x7FF;
+        for (std::size_t j = 0; j < n; ++j) qb[j] -= bits;
+        bgemm_trunc_set(part.data(), qb.data(), sum.data(), n);
+        for (std::size_t kk = g0; kk < g1; ++kk) {
+          bgemm_trunc_add(static_cast<double>(af[kk]), bf.data() + kk * n, qb.data(), sum.data(), n);  // exact sums
+        }
+        for (std::size_t j = 0; j < n; ++j) part[j] = special && qb[j] + bits == 0x7FF ? part[j] : from_bits(to_bits(sum[j]) & keep_bits);
+        if (special) {  // an Inf or NaN term: the finite terms truncate to 0, the rest is their sum
+          for (std::size_t j = 0; j < n; ++j) {
+            if (qb[j] + bits != 0x7FF) continue;
+            for (std::size_t kk = g0; kk < g1; ++kk) part[j] += static_cast<double>(af[kk]) * static_cast<double>(bf[kk * n + j]);
+          }
+        }
+      }
+      const float sa = static_cast<float>(a.scale_of(i, k0));
+      for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
+      // IEEE float operations (the default environment): v in one loop, acc + v in the next, so
+      // the product is never fused into the add.
+      for (std::size_t j = 0; j < n; ++j) v[j] = static_cast<float>(part[j]) * (sa * sb[j]);
+      for (std::size_t j = 0; j < n; ++j) acc[j] = acc[j] + v[j];
+    }
+    for (std::size_t j = 0; j < n; ++j) c[i * n + j] = acc[j] * g;
+  }
 }
 
 }  // namespace detail
@@ -140,35 +360,17 @@ std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const
   const float g = round_to<float>(static_cast<double>(ga) * static_cast<double>(gb));
   const std::size_t m = a.rows, n = b.cols, k = a.cols;
   std::vector<float> c(m * n, 0.0f);
-  if (opt.acc.model == block_accumulator::kind::fp32 && std::fegetround() == FE_TONEAREST &&
-      detail::simd_blk::fp_env_ok()) {
-    // The same operations, a row of C at a time over contiguous j (vectorisable), in the default
-    // FP environment (nearest, no FTZ/DAZ; else the loop below): the products of two elements are
-    // exact in float, so float(s + p) is the same with or without contraction; the scale steps
-    // are exact double products rounded once to float.
-    auto mulf = [](float x, float y) { return static_cast<float>(static_cast<double>(x) * static_cast<double>(y)); };
-    std::vector<float> bf(k * n), af(k), s(n), acc(n), sb(n);
-    for (std::size_t q = 0; q < k * n; ++q) bf[q] = static_cast<float>(detail::element_value(b.elements[q]));
-    for (std::size_t i = 0; i < m; ++i) {
-      for (std::size_t kk = 0; kk < k; ++kk) af[kk] = static_cast<float>(detail::element_value(a.elements[i * k + kk]));
-      std::fill(acc.begin(), acc.end(), 0.0f);
-      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
-        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
-        std::fill(s.begin(), s.end(), 0.0f);
-        for (std::size_t kk = k0; kk < k1; ++kk) {
-          const float av = af[kk];
-          const float* brow = bf.data() + kk * n;
-          for (std::size_t j = 0; j < n; ++j) s[j] = s[j] + av * brow[j];
-        }
-        const float sa = static_cast<float>(a.scale_of(i, k0));
-        for (std::size_t j = 0; j < n; ++j) sb[j] = static_cast<float>(b.scale_of(k0, j));
-        // f32_mul (round_to) for the product that feeds the add: a plain float product there may
-        // be fused into an FMA (GCC narrows the exact double product back to a float multiply).
-        for (std::size_t j = 0; j < n; ++j) acc[j] = acc[j] + detail::f32_mul(s[j], mulf(sa, sb[j]));
+  if constexpr (detail::bgemm_fast<EA, SA, EB, SB>) {
+    // The same operations in the default FP environment (nearest, no FTZ/DAZ; else the loop
+    // below), with the products of two elements exact in float.
+    if (std::fegetround() == FE_TONEAREST && detail::simd_blk::fp_env_ok()) {
+      if (opt.acc.model == block_accumulator::kind::fp32) {
+        detail::bgemm_fp32(a, b, chunk, g, c.data());
+      } else {
+        detail::bgemm_truncated(a, b, chunk, opt.acc.mantissa_bits, opt.acc.group, g, c.data());
       }
-      for (std::size_t j = 0; j < n; ++j) c[i * n + j] = mulf(acc[j], g);
+      return c;
     }
-    return c;
   }
   std::vector<double> pa(k);
   double p[64];
