@@ -858,8 +858,39 @@ class mlp_run {
   /// Block modes: how a GEMM operand is cut into blocks (along its GEMM's K dimension).
   enum class blocks : unsigned char { along_cols, along_rows, tiles };
 
+  /// Block modes, deterministic rounding: x quantized in rowwise blocks and dequantized into out
+  /// (one quantization: counts like fake_quant's).
+  void fake_quant_rowwise(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    std::vector<float> back;
+    if (spec_.recipe == block_recipe::mxfp8) {
+      const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+    } else {
+      mixprec::nvfp4_recipe r;
+      r.block = mixprec::block_rowwise(16);
+      r.stochastic = false;
+      r.seed = ++quantizations_;
+      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+    }
+    std::copy(back.begin(), back.end(), out);
+  }
+
   /// Block modes: the rows x cols tensor x quantized with the mode's recipe and dequantized into out.
   void fake_quant(const float* x, std::size_t rows, std::size_t cols, blocks b, bool gradient, float* out) {
+    const bool stochastic = spec_.recipe != block_recipe::mxfp8 && gradient;
+    if (b == blocks::along_rows && !stochastic) {
+      // Blocks down the columns are the rowwise blocks of x^T, with the same scales and codes (amax
+      // and nearest rounding do not depend on position): quantize x^T rowwise (the vector path).
+      std::vector<float> xt(rows * cols), back(rows * cols);
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t c = 0; c < cols; ++c) xt[c * rows + r] = x[r * cols + c];
+      }
+      fake_quant_rowwise(xt.data(), cols, rows, back.data());
+      for (std::size_t c = 0; c < cols; ++c) {
+        for (std::size_t r = 0; r < rows; ++r) out[r * cols + c] = back[c * rows + r];
+      }
+      return;
+    }
     std::vector<float> back;
     const std::size_t n = spec_.recipe == block_recipe::mxfp8 ? 32 : 16;
     const mixprec::block_shape shape = b == blocks::along_cols   ? mixprec::block_rowwise(n)
