@@ -367,12 +367,18 @@ TEST_CASE("optim fast path: the vector random stream is counter_rng's") {
     for (std::uint64_t offset : {0ull, 5ull, 0xfffffffffffffff0ull}) {
       const mixprec::counter_rng rng(seed);
       so::isa::rng_stream s(rng.key(), offset);
-      for (int round = 0; round < 3; ++round) {
-        const so::vi v = s.next();
-        std::uint32_t got[kLanes];
+      for (int round = 0; round < 6; ++round) {
+        // next(), next16() (the top 16 bits) and last() (next()'s values again) in turn
+        const bool top = round % 2 == 1;
+        const so::vi v = top ? s.next16() : s.next();
+        const so::vi again = s.last();
+        std::uint32_t got[kLanes], got_again[kLanes];
         std::memcpy(got, &v, sizeof got);
+        std::memcpy(got_again, &again, sizeof got_again);
         for (std::size_t k = 0; k < kLanes; ++k) {
-          REQUIRE(got[k] == rng(offset + static_cast<std::uint64_t>(round) * kLanes + k));
+          const std::uint32_t want = rng(offset + static_cast<std::uint64_t>(round) * kLanes + k);
+          REQUIRE(got[k] == (top ? want >> 16 : want));
+          REQUIRE(got_again[k] == want);
         }
       }
     }

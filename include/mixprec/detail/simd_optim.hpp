@@ -178,6 +178,23 @@ struct isa {
       const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
       return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
     }
+    /// next() >> 16, cheaper: one vpermt2w picks the top word of each 64-bit lane (next()'s
+    /// final xor changes bit 0 only). What the bfloat16 (and, >> 3 more, half) rounding reads.
+    __m512i next16() noexcept {
+      const __m512i a = mix(t0), b = mix(t1);
+      t0 = _mm512_add_epi64(t0, step);
+      t1 = _mm512_add_epi64(t1, step);
+      const __m512i top = _mm512_set_epi16(0, 63, 0, 59, 0, 55, 0, 51, 0, 47, 0, 43, 0, 39, 0, 35, 0, 31, 0, 27, 0, 23, 0,
+                                           19, 0, 15, 0, 11, 0, 7, 0, 3);
+      return _mm512_maskz_permutex2var_epi16(0x55555555u, a, top, b);
+    }
+    /// The full values of the last next() / next16() (for the rare paths).
+    __m512i last() noexcept {
+      rng_stream s = *this;
+      s.t0 = _mm512_sub_epi64(t0, step);
+      s.t1 = _mm512_sub_epi64(t1, step);
+      return s.next();
+    }
   };
 };
 #else  // AVX2 + FMA + F16C
@@ -274,6 +291,21 @@ struct isa {
       const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
       const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
+    }
+    /// next() >> 16 (its final xor changes bit 0 only).
+    __m256i next16() noexcept {
+      const __m256i a = mix(t0), b = mix(t1);
+      t0 = _mm256_add_epi64(t0, step);
+      t1 = _mm256_add_epi64(t1, step);
+      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
+      return _mm256_srli_epi32(_mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0)), 16);
+    }
+    /// The full values of the last next() / next16() (for the rare paths).
+    __m256i last() noexcept {
+      rng_stream s = *this;
+      s.t0 = _mm256_sub_epi64(t0, step);
+      s.t1 = _mm256_sub_epi64(t1, step);
+      return s.next();
     }
   };
 };
@@ -400,6 +432,88 @@ inline vf stochastic(vf x, vi r, tag<half>) noexcept {
   return stochastic_half_general(x, r);
 }
 
+/// T's 16-bit codes of a vector, packed (what store16 writes).
+using vh = decltype(isa::half_bits(vf{}));
+
+/// held_result<T>(x) that keeps T's bits for the store (half: the vcvtps2ph result, not
+/// converted a second time by the store).
+template <class T>
+struct kept {
+  vf f;
+};
+template <>
+struct kept<half> {
+  vf f;
+  vh h;
+};
+template <class T>
+inline kept<T> keep(vf x) noexcept {
+  if constexpr (std::is_same<T, half>::value) {
+    const vh h = isa::half_bits(x);
+    return {isa::half_to_float(h), h};
+  } else {
+    return {held_result<T>(x)};
+  }
+}
+inline void store(float* p, const kept<float>& x) noexcept { store(p, x.f); }
+inline void store(bfloat16* p, const kept<bfloat16>& x) noexcept { store_held(p, x.f); }
+inline void store(half* p, const kept<half>& x) noexcept { isa::store16(p, x.h); }
+
+/// Stores the final parameter value x, an op's result, rounded to W (nearest even, or
+/// stochastic with rng's next bits) and returns the stored value as float when Copy (for the
+/// model copy; otherwise x). bfloat16: the high words of u + 0x7fff + lsb (nearest even) or of
+/// u + (r >> 16) (stochastic), no NaN test: such an x that is NaN is quiet with its low 16 bits
+/// zero (see bf16_rne_bits_result), which neither sum changes. half, stochastic: the
+/// truncation of u + (r >> 19) where every lane is zero or a half normal (else
+/// stochastic_half_general with the full bits), stored by vcvtps2ph (exact, or infinity past 65504).
+template <bool Copy, class Rng>
+inline vf store_final(float* p, vf x, bool, Rng&) noexcept {
+  store(p, x);
+  return x;
+}
+template <bool Copy, class Rng>
+inline vf store_final(bfloat16* p, vf x, bool sr, Rng& rng) noexcept {
+  const vi u = isa::bits(x);
+  vi t;
+  if (sr) {
+    t = isa::add32(u, rng.next16());
+  } else {
+#if defined(MIXPREC_OPTIM_AVX512)
+    const __mmask16 odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+    t = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+    t = _mm512_mask_add_epi32(t, odd, t, _mm512_set1_epi32(1));
+#else
+    t = isa::add32(isa::add32(u, isa::set1i(0x7fff)), isa::and32(isa::srli(u, 16), isa::set1i(1)));
+#endif
+  }
+  isa::store16(p, isa::high_words(t));
+  if constexpr (Copy) {
+    return isa::from_bits(isa::and32(t, isa::set1i(0xffff0000u)));
+  } else {
+    return x;
+  }
+}
+template <bool Copy, class Rng>
+inline vf store_final(half* p, vf x, bool sr, Rng& rng) noexcept {
+  vh h;
+  if (sr) {
+    const vi r16 = rng.next16();
+    if (all_half_normal_or_zero(x)) {
+      h = isa::half_bits(isa::from_bits(isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u))));
+    } else {
+      h = isa::half_bits(stochastic_half_general(x, rng.last()));
+    }
+  } else {
+    h = isa::half_bits(x);
+  }
+  isa::store16(p, h);
+  if constexpr (Copy) {
+    return isa::half_to_float(h);
+  } else {
+    return x;
+  }
+}
+
 /// model_copy[i..i+N) = round_to<M>(params[i..i+N)), p the parameters' values as float.
 template <class M, class W>
 inline void store_copy(M* copy, const W* params, std::size_t i, vf p) noexcept {
@@ -432,17 +546,6 @@ constexpr std::size_t K = 2;
     }                              \
   }
 
-/// The final write's value: x (an op's result) rounded to W, nearest even or stochastic with
-/// the next random bits.
-template <class W, class Rng>
-inline vf final_value(vf x, bool sr, Rng& rng) noexcept {
-  if constexpr (std::is_same<W, float>::value) {
-    return x;
-  } else {
-    return sr ? stochastic(x, rng.next(), tag<W>{}) : held_result<W>(x);
-  }
-}
-
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
 /// it stopped (the caller's scalar loop does the rest).
 template <bool Decoupled, class T, class M, class Body>
@@ -458,7 +561,8 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf pc[K], gc[K], m0[K], d[K], m_new[K], v_new[K], p_new[K];
+    vf pc[K], gc[K], m0[K], d[K], p_new[K];
+    kept<T> m_new[K], v_new[K];
     {
       MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
       if (wd) {
@@ -470,21 +574,24 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
       }
       MIXPREC_OPTIM_EACH(m0[k] = V::load(b.m + i + k * N); d[k] = V::sub(gc[k], m0[k]))
       if (small) {
-        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w, d[k], m0[k])))
+        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w, d[k], m0[k])))
       } else {
-        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w1, d[k], gc[k])))
+        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w1, d[k], gc[k])))
       }
-      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::mul(V::load(b.v + i + k * N), beta2)))
-      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::fma(V::mul(omb2, gc[k]), gc[k], v_new[k])))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k])))
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(V::load(b.v + i + k * N), beta2)))
+      MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
       MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
       MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
-      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k]), d[k])))
-      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(p_new[k], sr, rng))
+      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
     }
-    MIXPREC_OPTIM_EACH(store_held(b.m + i + k * N, m_new[k]); store_held(b.v + i + k * N, v_new[k]);
-                       store_held(b.p + i + k * N, p_new[k]))
-    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    MIXPREC_OPTIM_EACH(store(b.m + i + k * N, m_new[k]); store(b.v + i + k * N, v_new[k]))
+    if (b.copy == nullptr) {
+      MIXPREC_OPTIM_EACH(store_final<false>(b.p + i + k * N, p_new[k], sr, rng))
+    } else {
+      MIXPREC_OPTIM_EACH(p_new[k] = store_final<true>(b.p + i + k * N, p_new[k], sr, rng);
+                         store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    }
   }
   return i;
 }
@@ -501,29 +608,38 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf bv[K], p_new[K];
+    vf p_new[K];
     {
       vf pc[K], gc[K];
+      kept<T> bv[K];
       MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
       if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
       if (momentum) {
         if (first) {
-          MIXPREC_OPTIM_EACH(bv[k] = wd ? held_result<T>(gc[k]) : held<T>(gc[k]))  // gc may be a loaded NaN
+          if (wd || !std::is_same<T, bfloat16>::value) {
+            MIXPREC_OPTIM_EACH(bv[k] = keep<T>(gc[k]))
+          } else {
+            MIXPREC_OPTIM_EACH(bv[k].f = held<T>(gc[k]))  // gc may be a loaded signalling NaN
+          }
         } else {
-          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::mul(V::load(b.buf + i + k * N), mu)))
-          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::fma(gc[k], omt, bv[k])))
+          MIXPREC_OPTIM_EACH(bv[k].f = held_result<T>(V::mul(V::load(b.buf + i + k * N), mu)))
+          MIXPREC_OPTIM_EACH(bv[k] = keep<T>(V::fma(gc[k], omt, bv[k].f)))
         }
         if (nesterov) {
-          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k], mu_alpha, gc[k])))
+          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k].f, mu_alpha, gc[k])))
         } else {
-          MIXPREC_OPTIM_EACH(gc[k] = bv[k])
+          MIXPREC_OPTIM_EACH(gc[k] = bv[k].f)
         }
+        MIXPREC_OPTIM_EACH(store(b.buf + i + k * N, bv[k]))
       }
-      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(V::fma(gc[k], neg_lr, pc[k]), sr, rng))
+      MIXPREC_OPTIM_EACH(p_new[k] = V::fma(gc[k], neg_lr, pc[k]))
     }
-    if (momentum) MIXPREC_OPTIM_EACH(store_held(b.buf + i + k * N, bv[k]))
-    MIXPREC_OPTIM_EACH(store_held(b.p + i + k * N, p_new[k]))
-    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    if (b.copy == nullptr) {
+      MIXPREC_OPTIM_EACH(store_final<false>(b.p + i + k * N, p_new[k], sr, rng))
+    } else {
+      MIXPREC_OPTIM_EACH(p_new[k] = store_final<true>(b.p + i + k * N, p_new[k], sr, rng);
+                         store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    }
   }
   return i;
 }
