@@ -359,6 +359,20 @@ inline vf held_result(vf x) noexcept {
   }
 }
 
+#if defined(MIXPREC_OPTIM_AVX512) && defined(__AVX512BF16__)
+#define MIXPREC_OPTIM_BF16_PAIR 1
+/// held_result<bfloat16> of a and b by one vcvtne2ps2bf16 and two vpermw. That instruction
+/// treats float subnormal inputs as zero: only for lanes that cannot be subnormal.
+inline void held_bf16_pair(vf& a, vf& b) noexcept {
+  const __m512i p = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a));  // words 0-15: a, 16-31: b
+  const __m512i lo = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0,
+                                      2, 0, 1, 0, 0, 0);
+  const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi32(16 << 16));
+  a = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo, p));
+  b = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi, p));
+}
+#endif
+
 /// Stores x rounded to T, nearest even (exact when x already holds a T value).
 inline void store(float* p, vf x) noexcept {
 #if defined(MIXPREC_OPTIM_AVX512)
@@ -557,6 +571,8 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
   const vf eps = V::set1(b.eps), nss = V::set1(b.neg_step_size);
   const bool small = b.beta1_weight.small, wd = b.weight_decay;
+  // the denominator's roundings can take held_bf16_pair (no subnormal reaches them)
+  const bool pair = b.bc2_sqrt <= 1.0f && (b.eps == 0.0f || b.eps >= 0x1p-126f);
   const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
   typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
@@ -580,9 +596,22 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
       }
       MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(V::load(b.v + i + k * N), beta2)))
       MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+#if defined(MIXPREC_OPTIM_BF16_PAIR)
+      if (std::is_same<T, bfloat16>::value && pair) {
+        // sqrt of a bfloat16 value, that over bc2 <= 1, that plus eps (0 or normal): never subnormal
+        MIXPREC_OPTIM_EACH(d[k] = V::sqrt(v_new[k].f))
+        held_bf16_pair(d[0], d[1]);
+        MIXPREC_OPTIM_EACH(d[k] = V::div(d[k], bc2))
+        held_bf16_pair(d[0], d[1]);
+        MIXPREC_OPTIM_EACH(d[k] = V::add(d[k], eps))
+        held_bf16_pair(d[0], d[1]);
+      } else
+#endif
+      {
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+      }
       MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
     }
     MIXPREC_OPTIM_EACH(store(b.m + i + k * N, m_new[k]); store(b.v + i + k * N, v_new[k]))
