@@ -261,6 +261,12 @@ TEST_CASE("optim fast path: Adam and AdamW, bit for bit with the portable loop")
     all_adam<bfloat16, float>(5);
     compare_adam<bfloat16, half>(mixprec::exec::seq, false, {}, {}, true, 6, -8, 1);
     compare_adam<bfloat16, bfloat16>(mixprec::exec::seq, true, {}, {}, true, 7, -8, 1);
+    // eps a subnormal (the denominator's vcvtne2ps2bf16 pairs, which flush subnormals, must be off)
+    mixprec::adam_options tiny_eps;
+    tiny_eps.eps = 1e-39f;
+    compare_adam<bfloat16, float>(mixprec::exec::seq, false, tiny_eps, {}, false, 14, -8, 1);
+    compare_adam<bfloat16, float>(mixprec::exec::seq, true, tiny_eps, {mixprec::rounding::stochastic, 3, 0}, false, 15,
+                                  -8, 1);
   }
   SUBCASE("half") {
     all_adam<half, bfloat16>(8);
