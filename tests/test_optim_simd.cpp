@@ -387,6 +387,16 @@ TEST_CASE("optim fast path: the vector random stream is counter_rng's") {
           REQUIRE(got_again[k] == want);
         }
       }
+      // stride 2 (the odd elements of a block): lane k of round j is counter offset + 1 + 2 (j N + k)
+      so::isa::rng_stream odd(rng.key(), offset + 1, 2);
+      for (int round = 0; round < 2; ++round) {
+        const so::vi v = odd.next();
+        std::uint32_t got[kLanes];
+        std::memcpy(got, &v, sizeof got);
+        for (std::size_t k = 0; k < kLanes; ++k) {
+          REQUIRE(got[k] == rng(offset + 1 + 2 * (static_cast<std::uint64_t>(round) * kLanes + k)));
+        }
+      }
     }
   }
 }
