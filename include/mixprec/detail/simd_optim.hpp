@@ -262,11 +262,10 @@ struct isa {
   struct rng_stream {
     __m256i t0, t1, step;
     static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
-      const __m256i b = _mm256_set1_epi64x(static_cast<long long>(c));
-      const __m256i lo = _mm256_mul_epu32(a, b);
-      const __m256i cross =
-          _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
-      return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+      // lo(a) lo(c) + (lo(a) hi(c) + hi(a) lo(c)) 2^32: the cross terms by one vpmulld with c's halves swapped
+      const __m256i lo = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c)));
+      const __m256i cross = _mm256_mullo_epi32(a, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
+      return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi32(cross, _mm256_srli_epi64(cross, 32)), 32));
     }
     // SplitMix64's output function up to the high 32 bits (odd 32-bit slots) of its second
     // product, all that the high half of the result needs (see next()): hi(z * c) =
