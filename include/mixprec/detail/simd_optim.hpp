@@ -671,6 +671,12 @@ template <bool Decoupled, class T, class M, class Body>
 std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
+  // the pointers as locals: the stores below could alias b, and would make the loop reload them
+  T* const p_ = b.p;
+  const T* const g_ = b.g;
+  T* const m_ = b.m;
+  T* const v_ = b.v;
+  M* const copy_ = b.copy;
   const vf decay = V::set1(b.decay), wd_alpha = V::set1(b.wd_alpha);
   const vf w = V::set1(b.beta1_weight.w), w1 = V::set1(b.beta1_weight.w_minus_1);
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
@@ -687,8 +693,8 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
     vf pc[K], gc[K], m0[K], d[K], p_new[K];
     kept<T> m_new[K], v_new[K];
     {
-      load_block(b.p + i, pc);
-      load_block(b.g + i, gc);
+      load_block(p_ + i, pc);
+      load_block(g_ + i, gc);
       if (wd) {
         if constexpr (Decoupled) {
           MIXPREC_OPTIM_EACH(pc[k] = held_result<T>(V::mul(pc[k], decay)))
@@ -696,14 +702,14 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
           MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
         }
       }
-      load_block(b.m + i, m0);
+      load_block(m_ + i, m0);
       MIXPREC_OPTIM_EACH(d[k] = V::sub(gc[k], m0[k]))
       if (small) {
         MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w, d[k], m0[k])))
       } else {
         MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w1, d[k], gc[k])))
       }
-      load_block(b.v + i, d);
+      load_block(v_ + i, d);
       MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(d[k], beta2)))
       MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
 #if defined(MIXPREC_OPTIM_BF16_PAIR)
@@ -724,13 +730,13 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
       }
       MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
     }
-    store_block(b.m + i, m_new);
-    store_block(b.v + i, v_new);
-    if (b.copy == nullptr) {
-      store_final_block<false>(b.p + i, p_new, sr, rng);
+    store_block(m_ + i, m_new);
+    store_block(v_ + i, v_new);
+    if (copy_ == nullptr) {
+      store_final_block<false>(p_ + i, p_new, sr, rng);
     } else {
-      store_final_block<true>(b.p + i, p_new, sr, rng);
-      store_copy_block(b.copy, b.p, i, p_new);
+      store_final_block<true>(p_ + i, p_new, sr, rng);
+      store_copy_block(copy_, p_, i, p_new);
     }
   }
   return i;
@@ -741,6 +747,10 @@ template <class T, class M, class Body>
 std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
+  T* const p_ = b.p;  // as in adam
+  const T* const g_ = b.g;
+  T* const buf_ = b.buf;
+  M* const copy_ = b.copy;
   const vf wd_alpha = V::set1(b.wd_alpha), mu = V::set1(b.mu), omt = V::set1(b.one_minus_tau);
   const vf mu_alpha = V::set1(b.mu_alpha), neg_lr = V::set1(b.neg_lr);
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
@@ -752,8 +762,8 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
     {
       vf pc[K], gc[K];
       kept<T> bv[K];
-      load_block(b.p + i, pc);
-      load_block(b.g + i, gc);
+      load_block(p_ + i, pc);
+      load_block(g_ + i, gc);
       if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
       if (momentum) {
         if (first) {
@@ -764,7 +774,7 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
           }
         } else {
           vf b0[K];
-          load_block(b.buf + i, b0);
+          load_block(buf_ + i, b0);
           MIXPREC_OPTIM_EACH(bv[k].f = held_result<T>(V::mul(b0[k], mu)))
           MIXPREC_OPTIM_EACH(bv[k] = keep<T>(V::fma(gc[k], omt, bv[k].f)))
         }
@@ -773,15 +783,15 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
         } else {
           MIXPREC_OPTIM_EACH(gc[k] = bv[k].f)
         }
-        store_block(b.buf + i, bv);
+        store_block(buf_ + i, bv);
       }
       MIXPREC_OPTIM_EACH(p_new[k] = V::fma(gc[k], neg_lr, pc[k]))
     }
-    if (b.copy == nullptr) {
-      store_final_block<false>(b.p + i, p_new, sr, rng);
+    if (copy_ == nullptr) {
+      store_final_block<false>(p_ + i, p_new, sr, rng);
     } else {
-      store_final_block<true>(b.p + i, p_new, sr, rng);
-      store_copy_block(b.copy, b.p, i, p_new);
+      store_final_block<true>(p_ + i, p_new, sr, rng);
+      store_copy_block(copy_, p_, i, p_new);
     }
   }
   return i;
