@@ -4,7 +4,8 @@
 // bfloat16 (C = float), vectorised: every PyTorch tensor op is one IEEE float vector op (add, sub,
 // mul, div, sqrt and fma are correctly rounded lane by lane, exactly as the scalar ieee::*_rn
 // ops) followed by a round-to-nearest-even to T (half: vcvtps2ph imm 0; bfloat16: the integer
-// form (u + 0x7fff + lsb) & 0xffff0000, NaNs quieted as mixprec does). The final write of a
+// form (u + 0x7fff + lsb) & 0xffff0000, NaNs quieted as mixprec does, or with AVX-512-BF16
+// vcvtne2ps2bf16 where no subnormal can reach it). The final write of a
 // half/bfloat16 parameter in rounding::stochastic draws counter_rng(seed) at offset + i for
 // element i, the same bits the scalar path uses, and rounds with the same rule as
 // detail::pack: away from zero iff (discarded fraction as 32 bits) + bits >= 2^32.
@@ -12,10 +13,10 @@
 // included); tests/test_optim_simd.cpp compares the two on every variant. Other rounding modes,
 // mixed dtypes and double take the portable loop. A model copy of float, half or bfloat16 is
 // written by the vector loop, other copy types by a scalar loop over the block just written.
-// Chosen at compile time: AVX-512 F/BW/VL (DQ's vpmullq when present), else AVX2 + FMA + F16C,
-// else none. MIXPREC_NO_SIMD compiles the portable path only.
+// Chosen at compile time: AVX-512 F/BW/VL (DQ's vpmullq, BF16's vcvtne2ps2bf16 when present),
+// else AVX2 + FMA + F16C, else none. MIXPREC_NO_SIMD compiles the portable path only.
 // Example: built with -march=native, adam_step(exec::seq, span<bfloat16>(p), ...) runs
-// simd_optim::adam over whole vectors and the portable loop over the last n % 16 elements.
+// simd_optim::adam over blocks of 2 vectors and the portable loop over the last n % 32 elements.
 #ifndef MIXPREC_DETAIL_SIMD_OPTIM_HPP
 #define MIXPREC_DETAIL_SIMD_OPTIM_HPP
 
