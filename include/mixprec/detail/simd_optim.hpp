@@ -188,8 +188,8 @@ struct isa {
       const __m512i a = mix(t0), b = mix(t1);
       t0 = _mm512_add_epi64(t0, step);
       t1 = _mm512_add_epi64(t1, step);
-      const __m512i top = _mm512_set_epi16(0, 63, 0, 59, 0, 55, 0, 51, 0, 47, 0, 43, 0, 39, 0, 35, 0, 31, 0, 27, 0, 23, 0,
-                                           19, 0, 15, 0, 11, 0, 7, 0, 3);
+      const __m512i top = _mm512_set_epi16(0, 63, 0, 59, 0, 55, 0, 51, 0, 47, 0, 43, 0, 39, 0, 35, 0, 31, 0, 27, 0, 23,
+                                           0, 19, 0, 15, 0, 11, 0, 7, 0, 3);
       return _mm512_maskz_permutex2var_epi16(0x55555555u, a, top, b);
     }
     /// The full values of the last next() / next16() (for the rare paths).
@@ -371,8 +371,8 @@ inline vf held_result(vf x) noexcept {
 /// treats float subnormal inputs as zero: only for lanes that cannot be subnormal.
 inline void held_bf16_pair(vf& a, vf& b) noexcept {
   const __m512i p = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a));  // words 0-15: a, 16-31: b
-  const __m512i lo = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3, 0,
-                                      2, 0, 1, 0, 0, 0);
+  const __m512i lo = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3,
+                                      0, 2, 0, 1, 0, 0, 0);
   const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi32(16 << 16));
   a = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo, p));
   b = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi, p));
@@ -519,7 +519,8 @@ inline vf store_final(half* p, vf x, bool sr, Rng& rng) noexcept {
   if (sr) {
     const vi r16 = rng.next16();
     if (all_half_normal_or_zero(x)) {
-      h = isa::half_bits(isa::from_bits(isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u))));
+      const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u));
+      h = isa::half_bits(isa::from_bits(t));
     } else {
       h = isa::half_bits(stochastic_half_general(x, rng.last()));
     }
