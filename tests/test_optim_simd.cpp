@@ -261,6 +261,12 @@ TEST_CASE("optim fast path: Adam and AdamW, bit for bit with the portable loop")
     all_adam<bfloat16, float>(5);
     compare_adam<bfloat16, half>(mixprec::exec::seq, false, {}, {}, true, 6, -8, 1);
     compare_adam<bfloat16, bfloat16>(mixprec::exec::seq, true, {}, {}, true, 7, -8, 1);
+    // eps a subnormal (the denominator's vcvtne2ps2bf16 pairs, which flush subnormals, must be off)
+    mixprec::adam_options tiny_eps;
+    tiny_eps.eps = 1e-39f;
+    compare_adam<bfloat16, float>(mixprec::exec::seq, false, tiny_eps, {}, false, 14, -8, 1);
+    compare_adam<bfloat16, float>(mixprec::exec::seq, true, tiny_eps, {mixprec::rounding::stochastic, 3, 0}, false, 15,
+                                  -8, 1);
   }
   SUBCASE("half") {
     all_adam<half, bfloat16>(8);
@@ -367,12 +373,28 @@ TEST_CASE("optim fast path: the vector random stream is counter_rng's") {
     for (std::uint64_t offset : {0ull, 5ull, 0xfffffffffffffff0ull}) {
       const mixprec::counter_rng rng(seed);
       so::isa::rng_stream s(rng.key(), offset);
-      for (int round = 0; round < 3; ++round) {
-        const so::vi v = s.next();
+      for (int round = 0; round < 6; ++round) {
+        // next(), next16() (the top 16 bits) and last() (next()'s values again) in turn
+        const bool top = round % 2 == 1;
+        const so::vi v = top ? s.next16() : s.next();
+        const so::vi again = s.last();
+        std::uint32_t got[kLanes], got_again[kLanes];
+        std::memcpy(got, &v, sizeof got);
+        std::memcpy(got_again, &again, sizeof got_again);
+        for (std::size_t k = 0; k < kLanes; ++k) {
+          const std::uint32_t want = rng(offset + static_cast<std::uint64_t>(round) * kLanes + k);
+          REQUIRE(got[k] == (top ? want >> 16 : want));
+          REQUIRE(got_again[k] == want);
+        }
+      }
+      // stride 2 (the odd elements of a block): lane k of round j is counter offset + 1 + 2 (j N + k)
+      so::isa::rng_stream odd(rng.key(), offset + 1, 2);
+      for (int round = 0; round < 2; ++round) {
+        const so::vi v = odd.next();
         std::uint32_t got[kLanes];
         std::memcpy(got, &v, sizeof got);
         for (std::size_t k = 0; k < kLanes; ++k) {
-          REQUIRE(got[k] == rng(offset + static_cast<std::uint64_t>(round) * kLanes + k));
+          REQUIRE(got[k] == rng(offset + 1 + 2 * (static_cast<std::uint64_t>(round) * kLanes + k)));
         }
       }
     }

@@ -4,7 +4,8 @@
 // bfloat16 (C = float), vectorised: every PyTorch tensor op is one IEEE float vector op (add, sub,
 // mul, div, sqrt and fma are correctly rounded lane by lane, exactly as the scalar ieee::*_rn
 // ops) followed by a round-to-nearest-even to T (half: vcvtps2ph imm 0; bfloat16: the integer
-// form (u + 0x7fff + lsb) & 0xffff0000, NaNs quieted as mixprec does). The final write of a
+// form (u + 0x7fff + lsb) & 0xffff0000, NaNs quieted as mixprec does, or with AVX-512-BF16
+// vcvtne2ps2bf16 where no subnormal can reach it). The final write of a
 // half/bfloat16 parameter in rounding::stochastic draws counter_rng(seed) at offset + i for
 // element i, the same bits the scalar path uses, and rounds with the same rule as
 // detail::pack: away from zero iff (discarded fraction as 32 bits) + bits >= 2^32.
@@ -12,10 +13,10 @@
 // included); tests/test_optim_simd.cpp compares the two on every variant. Other rounding modes,
 // mixed dtypes and double take the portable loop. A model copy of float, half or bfloat16 is
 // written by the vector loop, other copy types by a scalar loop over the block just written.
-// Chosen at compile time: AVX-512 F/BW/VL (DQ's vpmullq when present), else AVX2 + FMA + F16C,
-// else none. MIXPREC_NO_SIMD compiles the portable path only.
+// Chosen at compile time: AVX-512 F/BW/VL (DQ's vpmullq, BF16's vcvtne2ps2bf16 when present),
+// else AVX2 + FMA + F16C, else none. MIXPREC_NO_SIMD compiles the portable path only.
 // Example: built with -march=native, adam_step(exec::seq, span<bfloat16>(p), ...) runs
-// simd_optim::adam over whole vectors and the portable loop over the last n % 16 elements.
+// simd_optim::adam over blocks of 2 vectors and the portable loop over the last n % 32 elements.
 #ifndef MIXPREC_DETAIL_SIMD_OPTIM_HPP
 #define MIXPREC_DETAIL_SIMD_OPTIM_HPP
 
@@ -121,6 +122,8 @@ struct isa {
   static vi widen16(__m256i h) noexcept { return _mm512_cvtepu16_epi32(h); }
   static __m256i narrow32(vi x) noexcept { return _mm512_cvtepi32_epi16(x); }
   static void store16(void* p, __m256i h) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), h); }
+  static vi load_words(const void* p) noexcept { return _mm512_loadu_si512(p); }
+  static void store_words(void* p, vi x) noexcept { _mm512_storeu_si512(p, x); }
   static vi blend_nan(vf x, vi a, vi nan_lanes) noexcept {  // nan_lanes where x is NaN, else a
     return _mm512_mask_blend_epi32(_mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q), a, nan_lanes);
   }
@@ -161,13 +164,14 @@ struct isa {
       z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
       return mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
     }
-    rng_stream(std::uint64_t key, std::uint64_t counter) noexcept {
-      constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
+    /// Lane j of the stream's k-th next() is counter + (k N + j) stride.
+    rng_stream(std::uint64_t key, std::uint64_t counter, std::uint64_t stride = 1) noexcept {
+      const std::uint64_t g = 0x9E3779B97F4A7C15ull, gs = g * stride;
       const std::uint64_t t = key + (counter + 1) * g;
       const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
-      t0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(t)), mul64(lanes, g));
-      t1 = _mm512_add_epi64(t0, _mm512_set1_epi64(static_cast<long long>(8 * g)));
-      step = _mm512_set1_epi64(static_cast<long long>(16 * g));
+      t0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(t)), mul64(lanes, gs));
+      t1 = _mm512_add_epi64(t0, _mm512_set1_epi64(static_cast<long long>(8 * gs)));
+      step = _mm512_set1_epi64(static_cast<long long>(16 * gs));
     }
     __m512i next() noexcept {
       const __m512i a = mix(t0), b = mix(t1);
@@ -177,6 +181,23 @@ struct isa {
       const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
       const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
       return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
+    }
+    /// next() >> 16, cheaper: one vpermt2w picks the top word of each 64-bit lane (next()'s
+    /// final xor changes bit 0 only). What the bfloat16 (and, >> 3 more, half) rounding reads.
+    __m512i next16() noexcept {
+      const __m512i a = mix(t0), b = mix(t1);
+      t0 = _mm512_add_epi64(t0, step);
+      t1 = _mm512_add_epi64(t1, step);
+      const __m512i top = _mm512_set_epi16(0, 63, 0, 59, 0, 55, 0, 51, 0, 47, 0, 43, 0, 39, 0, 35, 0, 31, 0, 27, 0, 23,
+                                           0, 19, 0, 15, 0, 11, 0, 7, 0, 3);
+      return _mm512_maskz_permutex2var_epi16(0x55555555u, a, top, b);
+    }
+    /// The full values of the last next() / next16() (for the rare paths).
+    __m512i last() noexcept {
+      rng_stream s = *this;
+      s.t0 = _mm512_sub_epi64(t0, step);
+      s.t1 = _mm512_sub_epi64(t1, step);
+      return s.next();
     }
   };
 };
@@ -214,6 +235,8 @@ struct isa {
     return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(x, x), 0x08));
   }
   static void store16(void* p, __m128i h) noexcept { _mm_storeu_si128(static_cast<__m128i*>(p), h); }
+  static vi load_words(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static void store_words(void* p, vi x) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), x); }
   static vi blend_nan(vf x, vi a, vi nan_lanes) noexcept {
     return _mm256_castps_si256(
         _mm256_blendv_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(nan_lanes), _mm256_cmp_ps(x, x, _CMP_UNORD_Q)));
@@ -240,11 +263,10 @@ struct isa {
   struct rng_stream {
     __m256i t0, t1, step;
     static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
-      const __m256i b = _mm256_set1_epi64x(static_cast<long long>(c));
-      const __m256i lo = _mm256_mul_epu32(a, b);
-      const __m256i cross =
-          _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), b), _mm256_mul_epu32(a, _mm256_srli_epi64(b, 32)));
-      return _mm256_add_epi64(lo, _mm256_slli_epi64(cross, 32));
+      // lo(a) lo(c) + (lo(a) hi(c) + hi(a) lo(c)) 2^32: the cross terms by one vpmulld with c's halves swapped
+      const __m256i lo = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c)));
+      const __m256i cross = _mm256_mullo_epi32(a, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
+      return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi32(cross, _mm256_srli_epi64(cross, 32)), 32));
     }
     // SplitMix64's output function up to the high 32 bits (odd 32-bit slots) of its second
     // product, all that the high half of the result needs (see next()): hi(z * c) =
@@ -258,13 +280,14 @@ struct isa {
           z, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
       return _mm256_add_epi32(lo_lo, _mm256_add_epi32(cross, _mm256_slli_epi64(cross, 32)));  // odd slots
     }
-    rng_stream(std::uint64_t key, std::uint64_t counter) noexcept {
-      constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
+    /// Lane j of the stream's k-th next() is counter + (k N + j) stride.
+    rng_stream(std::uint64_t key, std::uint64_t counter, std::uint64_t stride = 1) noexcept {
+      const std::uint64_t g = 0x9E3779B97F4A7C15ull, gs = g * stride;
       const std::uint64_t t = key + (counter + 1) * g;
-      t0 = _mm256_set_epi64x(static_cast<long long>(t + 3 * g), static_cast<long long>(t + 2 * g),
-                             static_cast<long long>(t + g), static_cast<long long>(t));
-      t1 = _mm256_add_epi64(t0, _mm256_set1_epi64x(static_cast<long long>(4 * g)));
-      step = _mm256_set1_epi64x(static_cast<long long>(8 * g));
+      t0 = _mm256_set_epi64x(static_cast<long long>(t + 3 * gs), static_cast<long long>(t + 2 * gs),
+                             static_cast<long long>(t + gs), static_cast<long long>(t));
+      t1 = _mm256_add_epi64(t0, _mm256_set1_epi64x(static_cast<long long>(4 * gs)));
+      step = _mm256_set1_epi64x(static_cast<long long>(8 * gs));
     }
     __m256i next() noexcept {
       const __m256i a = mix(t0), b = mix(t1);
@@ -274,6 +297,21 @@ struct isa {
       const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
       const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
+    }
+    /// next() >> 16 (its final xor changes bit 0 only).
+    __m256i next16() noexcept {
+      const __m256i a = mix(t0), b = mix(t1);
+      t0 = _mm256_add_epi64(t0, step);
+      t1 = _mm256_add_epi64(t1, step);
+      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
+      return _mm256_srli_epi32(_mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0)), 16);
+    }
+    /// The full values of the last next() / next16() (for the rare paths).
+    __m256i last() noexcept {
+      rng_stream s = *this;
+      s.t0 = _mm256_sub_epi64(t0, step);
+      s.t1 = _mm256_sub_epi64(t1, step);
+      return s.next();
     }
   };
 };
@@ -326,6 +364,20 @@ inline vf held_result(vf x) noexcept {
     return held<T>(x);
   }
 }
+
+#if defined(MIXPREC_OPTIM_AVX512) && defined(__AVX512BF16__)
+#define MIXPREC_OPTIM_BF16_PAIR 1
+/// held_result<bfloat16> of a and b by one vcvtne2ps2bf16 and two vpermw. That instruction
+/// treats float subnormal inputs as zero: only for lanes that cannot be subnormal.
+inline void held_bf16_pair(vf& a, vf& b) noexcept {
+  const __m512i p = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a));  // words 0-15: a, 16-31: b
+  const __m512i lo = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3,
+                                      0, 2, 0, 1, 0, 0, 0);
+  const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi32(16 << 16));
+  a = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo, p));
+  b = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi, p));
+}
+#endif
 
 /// Stores x rounded to T, nearest even (exact when x already holds a T value).
 inline void store(float* p, vf x) noexcept {
@@ -400,6 +452,89 @@ inline vf stochastic(vf x, vi r, tag<half>) noexcept {
   return stochastic_half_general(x, r);
 }
 
+/// T's 16-bit codes of a vector, packed (what store16 writes).
+using vh = decltype(isa::half_bits(vf{}));
+
+/// held_result<T>(x) that keeps T's bits for the store (half: the vcvtps2ph result, not
+/// converted a second time by the store).
+template <class T>
+struct kept {
+  vf f;
+};
+template <>
+struct kept<half> {
+  vf f;
+  vh h;
+};
+template <class T>
+inline kept<T> keep(vf x) noexcept {
+  if constexpr (std::is_same<T, half>::value) {
+    const vh h = isa::half_bits(x);
+    return {isa::half_to_float(h), h};
+  } else {
+    return {held_result<T>(x)};
+  }
+}
+inline void store(float* p, const kept<float>& x) noexcept { store(p, x.f); }
+inline void store(bfloat16* p, const kept<bfloat16>& x) noexcept { store_held(p, x.f); }
+inline void store(half* p, const kept<half>& x) noexcept { isa::store16(p, x.h); }
+
+/// Stores the final parameter value x, an op's result, rounded to W (nearest even, or
+/// stochastic with rng's next bits) and returns the stored value as float when Copy (for the
+/// model copy; otherwise x). bfloat16: the high words of u + 0x7fff + lsb (nearest even) or of
+/// u + (r >> 16) (stochastic), no NaN test: such an x that is NaN is quiet with its low 16 bits
+/// zero (see bf16_rne_bits_result), which neither sum changes. half, stochastic: the
+/// truncation of u + (r >> 19) where every lane is zero or a half normal (else
+/// stochastic_half_general with the full bits), stored by vcvtps2ph (exact, or infinity past 65504).
+template <bool Copy, class Rng>
+inline vf store_final(float* p, vf x, bool, Rng&) noexcept {
+  store(p, x);
+  return x;
+}
+template <bool Copy, class Rng>
+inline vf store_final(bfloat16* p, vf x, bool sr, Rng& rng) noexcept {
+  const vi u = isa::bits(x);
+  vi t;
+  if (sr) {
+    t = isa::add32(u, rng.next16());
+  } else {
+#if defined(MIXPREC_OPTIM_AVX512)
+    const __mmask16 odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+    t = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+    t = _mm512_mask_add_epi32(t, odd, t, _mm512_set1_epi32(1));
+#else
+    t = isa::add32(isa::add32(u, isa::set1i(0x7fff)), isa::and32(isa::srli(u, 16), isa::set1i(1)));
+#endif
+  }
+  isa::store16(p, isa::high_words(t));
+  if constexpr (Copy) {
+    return isa::from_bits(isa::and32(t, isa::set1i(0xffff0000u)));
+  } else {
+    return x;
+  }
+}
+template <bool Copy, class Rng>
+inline vf store_final(half* p, vf x, bool sr, Rng& rng) noexcept {
+  vh h;
+  if (sr) {
+    const vi r16 = rng.next16();
+    if (all_half_normal_or_zero(x)) {
+      const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u));
+      h = isa::half_bits(isa::from_bits(t));
+    } else {
+      h = isa::half_bits(stochastic_half_general(x, rng.last()));
+    }
+  } else {
+    h = isa::half_bits(x);
+  }
+  isa::store16(p, h);
+  if constexpr (Copy) {
+    return isa::half_to_float(h);
+  } else {
+    return x;
+  }
+}
+
 /// model_copy[i..i+N) = round_to<M>(params[i..i+N)), p the parameters' values as float.
 template <class M, class W>
 inline void store_copy(M* copy, const W* params, std::size_t i, vf p) noexcept {
@@ -432,14 +567,103 @@ constexpr std::size_t K = 2;
     }                              \
   }
 
-/// The final write's value: x (an op's result) rounded to W, nearest even or stochastic with
-/// the next random bits.
-template <class W, class Rng>
-inline vf final_value(vf x, bool sr, Rng& rng) noexcept {
-  if constexpr (std::is_same<W, float>::value) {
-    return x;
+// A block is K N consecutive elements, held as vector k = elements [k N, k N + N); with AVX2,
+// bfloat16 blocks (K N words) as vector 0 = the even elements and vector 1 = the odd ones: a
+// shift and a mask from the loaded words, an or of a shift to store them, 8 % faster there than
+// widening and narrowing (with AVX-512, one vpermw each way, 7 % slower). Every op is lane-wise,
+// so only the loads, the stores, the random bits (two streams of stride 2) and the model copy
+// see the layout.
+template <class T>
+#if defined(MIXPREC_OPTIM_AVX512)
+constexpr bool even_odd = false;
+#else
+constexpr bool even_odd = std::is_same<T, bfloat16>::value;
+#endif
+
+template <class T>
+inline void load_block(const T* p, vf (&x)[K]) noexcept {
+  if constexpr (even_odd<T>) {
+    const vi u = isa::load_words(p);
+    x[0] = isa::from_bits(isa::slli(u, 16));
+    x[1] = isa::from_bits(isa::and32(u, isa::set1i(0xffff0000u)));
   } else {
-    return sr ? stochastic(x, rng.next(), tag<W>{}) : held_result<W>(x);
+    x[0] = isa::load(p);
+    x[1] = isa::load(p + isa::N);
+  }
+}
+/// The words of a bfloat16 block from its even and odd lanes (the kept halves of e and o).
+inline vi block_words(vi e, vi o) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  return _mm512_ternarylogic_epi32(_mm512_srli_epi32(e, 16), o, _mm512_set1_epi32(static_cast<int>(0xffff0000u)), 0xf8);
+#else
+  return isa::or32(isa::srli(e, 16), isa::and32(o, isa::set1i(0xffff0000u)));
+#endif
+}
+template <class T>
+inline void store_block(T* p, const kept<T> (&x)[K]) noexcept {
+  if constexpr (even_odd<T>) {
+    isa::store_words(p, block_words(isa::bits(x[0].f), isa::bits(x[1].f)));
+  } else {
+    store(p, x[0]);
+    store(p + isa::N, x[1]);
+  }
+}
+
+/// The random streams of a block: one, or the even and the odd elements' (stride 2).
+template <class T, bool EvenOdd = even_odd<T>>
+struct block_rng {
+  isa::rng_stream s[1];
+  block_rng(std::uint64_t key, std::uint64_t counter) noexcept : s{isa::rng_stream(key, counter)} {}
+};
+template <class T>
+struct block_rng<T, true> {
+  isa::rng_stream s[2];
+  block_rng(std::uint64_t key, std::uint64_t counter) noexcept
+      : s{isa::rng_stream(key, counter, 2), isa::rng_stream(key, counter + 1, 2)} {}
+};
+
+/// store_final for a block (x as load_block holds it); with Copy, x becomes the stored values.
+template <bool Copy, class T>
+inline void store_final_block(T* p, vf (&x)[K], bool sr, block_rng<T>& rng) noexcept {
+  if constexpr (even_odd<T>) {
+    vi t[K];
+    for (std::size_t k = 0; k < K; ++k) {
+      const vi u = isa::bits(x[k]);
+      if (sr) {
+        t[k] = isa::add32(u, rng.s[k].next16());
+      } else {
+#if defined(MIXPREC_OPTIM_AVX512)
+        const __mmask16 odd = _mm512_test_epi32_mask(u, _mm512_set1_epi32(0x10000));
+        t[k] = _mm512_add_epi32(u, _mm512_set1_epi32(0x7fff));
+        t[k] = _mm512_mask_add_epi32(t[k], odd, t[k], _mm512_set1_epi32(1));
+#else
+        t[k] = isa::add32(isa::add32(u, isa::set1i(0x7fff)), isa::and32(isa::srli(u, 16), isa::set1i(1)));
+#endif
+      }
+    }
+    isa::store_words(p, block_words(t[0], t[1]));
+    if constexpr (Copy) {
+      for (std::size_t k = 0; k < K; ++k) x[k] = isa::from_bits(isa::and32(t[k], isa::set1i(0xffff0000u)));
+    }
+  } else {
+    x[0] = store_final<Copy>(p, x[0], sr, rng.s[0]);
+    x[1] = store_final<Copy>(p + isa::N, x[1], sr, rng.s[0]);
+  }
+}
+
+/// store_copy for a block: copy[i..i+K N) = round_to<M>(params[i..i+K N)), x the stored
+/// parameters as load_block holds them.
+template <class M, class W>
+inline void store_copy_block(M* copy, const W* params, std::size_t i, const vf (&x)[K]) noexcept {
+  if constexpr (!even_odd<W>) {
+    store_copy(copy, params, i, x[0]);
+    store_copy(copy, params, i + isa::N, x[1]);
+  } else if constexpr (std::is_same<M, W>::value) {
+    isa::store_words(copy + i, block_words(isa::bits(x[0]), isa::bits(x[1])));
+  } else {
+    for (std::size_t k = i; k < i + K * isa::N; ++k) {
+      copy[k] = round_to<M>(params[k], rounding::nearest_even, overflow::ieee, 0u);
+    }
   }
 }
 
@@ -449,18 +673,30 @@ template <bool Decoupled, class T, class M, class Body>
 std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
+  // the pointers as locals: the stores below could alias b, and would make the loop reload them
+  T* const p_ = b.p;
+  const T* const g_ = b.g;
+  T* const m_ = b.m;
+  T* const v_ = b.v;
+  M* const copy_ = b.copy;
   const vf decay = V::set1(b.decay), wd_alpha = V::set1(b.wd_alpha);
   const vf w = V::set1(b.beta1_weight.w), w1 = V::set1(b.beta1_weight.w_minus_1);
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
   const vf eps = V::set1(b.eps), nss = V::set1(b.neg_step_size);
   const bool small = b.beta1_weight.small, wd = b.weight_decay;
   const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
-  typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  // The denominator's roundings can take held_bf16_pair (no subnormal reaches them); not with
+  // stochastic rounding, where vcvtne2ps2bf16 competes with the generator's vpmullq (0.85 ns
+  // per element without, 0.90 with, on Zen 4).
+  [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (b.eps == 0.0f || b.eps >= 0x1p-126f);
+  block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf pc[K], gc[K], m0[K], d[K], m_new[K], v_new[K], p_new[K];
+    vf pc[K], gc[K], m0[K], d[K], p_new[K];
+    kept<T> m_new[K], v_new[K];
     {
-      MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
+      load_block(p_ + i, pc);
+      load_block(g_ + i, gc);
       if (wd) {
         if constexpr (Decoupled) {
           MIXPREC_OPTIM_EACH(pc[k] = held_result<T>(V::mul(pc[k], decay)))
@@ -468,23 +704,42 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
           MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
         }
       }
-      MIXPREC_OPTIM_EACH(m0[k] = V::load(b.m + i + k * N); d[k] = V::sub(gc[k], m0[k]))
+      load_block(m_ + i, m0);
+      MIXPREC_OPTIM_EACH(d[k] = V::sub(gc[k], m0[k]))
       if (small) {
-        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w, d[k], m0[k])))
+        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w, d[k], m0[k])))
       } else {
-        MIXPREC_OPTIM_EACH(m_new[k] = held_result<T>(V::fma(w1, d[k], gc[k])))
+        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w1, d[k], gc[k])))
       }
-      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::mul(V::load(b.v + i + k * N), beta2)))
-      MIXPREC_OPTIM_EACH(v_new[k] = held_result<T>(V::fma(V::mul(omb2, gc[k]), gc[k], v_new[k])))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k])))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
-      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k]), d[k])))
-      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(p_new[k], sr, rng))
+      load_block(v_ + i, d);
+      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(d[k], beta2)))
+      MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
+#if defined(MIXPREC_OPTIM_BF16_PAIR)
+      if (std::is_same<T, bfloat16>::value && pair) {
+        // sqrt of a bfloat16 value, that over bc2 <= 1, that plus eps (0 or normal): never subnormal
+        MIXPREC_OPTIM_EACH(d[k] = V::sqrt(v_new[k].f))
+        held_bf16_pair(d[0], d[1]);
+        MIXPREC_OPTIM_EACH(d[k] = V::div(d[k], bc2))
+        held_bf16_pair(d[0], d[1]);
+        MIXPREC_OPTIM_EACH(d[k] = V::add(d[k], eps))
+        held_bf16_pair(d[0], d[1]);
+      } else
+#endif
+      {
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+      }
+      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
     }
-    MIXPREC_OPTIM_EACH(store_held(b.m + i + k * N, m_new[k]); store_held(b.v + i + k * N, v_new[k]);
-                       store_held(b.p + i + k * N, p_new[k]))
-    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    store_block(m_ + i, m_new);
+    store_block(v_ + i, v_new);
+    if (copy_ == nullptr) {
+      store_final_block<false>(p_ + i, p_new, sr, rng);
+    } else {
+      store_final_block<true>(p_ + i, p_new, sr, rng);
+      store_copy_block(copy_, p_, i, p_new);
+    }
   }
   return i;
 }
@@ -494,36 +749,52 @@ template <class T, class M, class Body>
 std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
+  T* const p_ = b.p;  // as in adam
+  const T* const g_ = b.g;
+  T* const buf_ = b.buf;
+  M* const copy_ = b.copy;
   const vf wd_alpha = V::set1(b.wd_alpha), mu = V::set1(b.mu), omt = V::set1(b.one_minus_tau);
   const vf mu_alpha = V::set1(b.mu_alpha), neg_lr = V::set1(b.neg_lr);
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
   const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
-  typename V::rng_stream rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
-    vf bv[K], p_new[K];
+    vf p_new[K];
     {
       vf pc[K], gc[K];
-      MIXPREC_OPTIM_EACH(pc[k] = V::load(b.p + i + k * N); gc[k] = V::load(b.g + i + k * N))
+      kept<T> bv[K];
+      load_block(p_ + i, pc);
+      load_block(g_ + i, gc);
       if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
       if (momentum) {
         if (first) {
-          MIXPREC_OPTIM_EACH(bv[k] = wd ? held_result<T>(gc[k]) : held<T>(gc[k]))  // gc may be a loaded NaN
+          if (wd || !std::is_same<T, bfloat16>::value) {
+            MIXPREC_OPTIM_EACH(bv[k] = keep<T>(gc[k]))
+          } else {
+            MIXPREC_OPTIM_EACH(bv[k].f = held<T>(gc[k]))  // gc may be a loaded signalling NaN
+          }
         } else {
-          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::mul(V::load(b.buf + i + k * N), mu)))
-          MIXPREC_OPTIM_EACH(bv[k] = held_result<T>(V::fma(gc[k], omt, bv[k])))
+          vf b0[K];
+          load_block(buf_ + i, b0);
+          MIXPREC_OPTIM_EACH(bv[k].f = held_result<T>(V::mul(b0[k], mu)))
+          MIXPREC_OPTIM_EACH(bv[k] = keep<T>(V::fma(gc[k], omt, bv[k].f)))
         }
         if (nesterov) {
-          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k], mu_alpha, gc[k])))
+          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k].f, mu_alpha, gc[k])))
         } else {
-          MIXPREC_OPTIM_EACH(gc[k] = bv[k])
+          MIXPREC_OPTIM_EACH(gc[k] = bv[k].f)
         }
+        store_block(buf_ + i, bv);
       }
-      MIXPREC_OPTIM_EACH(p_new[k] = final_value<T>(V::fma(gc[k], neg_lr, pc[k]), sr, rng))
+      MIXPREC_OPTIM_EACH(p_new[k] = V::fma(gc[k], neg_lr, pc[k]))
     }
-    if (momentum) MIXPREC_OPTIM_EACH(store_held(b.buf + i + k * N, bv[k]))
-    MIXPREC_OPTIM_EACH(store_held(b.p + i + k * N, p_new[k]))
-    if (b.copy != nullptr) MIXPREC_OPTIM_EACH(store_copy(b.copy, b.p, i + k * N, p_new[k]))
+    if (copy_ == nullptr) {
+      store_final_block<false>(p_ + i, p_new, sr, rng);
+    } else {
+      store_final_block<true>(p_ + i, p_new, sr, rng);
+      store_copy_block(copy_, p_, i, p_new);
+    }
   }
   return i;
 }
