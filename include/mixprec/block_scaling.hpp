@@ -150,9 +150,12 @@ void for_each_block(std::size_t rows, std::size_t cols, block_shape b, F&& f) {
 /// max |x| over a block with fmax from 0 (NaN ignored, an infinity gives inf).
 inline float block_amax_fmax(const float* in, std::size_t cols, std::size_t r0, std::size_t r1, std::size_t c0,
                              std::size_t c1) noexcept {
-  float m = 0.0f;
+  float m = 0.0f;  // never NaN, so fmax(m, a) is a > m ? a : m (a NaN a leaves m)
   for (std::size_t i = r0; i < r1; ++i)
-    for (std::size_t j = c0; j < c1; ++j) m = std::fmax(m, std::fabs(in[i * cols + j]));
+    for (std::size_t j = c0; j < c1; ++j) {
+      const float a = std::fabs(in[i * cols + j]);
+      m = a > m ? a : m;
+    }
   return m;
 }
 

@@ -286,11 +286,14 @@ struct nvfp4_recipe {
       std::vector<double> sd(t.scales.size());
       for (std::size_t k = 0; k < sd.size(); ++k) sd[k] = static_cast<double>(static_cast<float>(t.scales[k])) * s_dec;
       const std::size_t sc = t.scale_cols();
+      const std::size_t bc = t.block.cols;
       for (std::size_t i = 0; i < t.rows; ++i) {
         const double* srow = sd.data() + (i / t.block.rows) * sc;
-        for (std::size_t j = 0; j < t.cols; ++j) {
-          const double v = lut[t.elements[i * t.cols + j].bits() & 0xFu] * srow[j / t.block.cols];
-          out[i * t.cols + j] = round_to<float>(v);
+        for (std::size_t j0 = 0; j0 < t.cols; j0 += bc) {
+          const double s = srow[j0 / bc];
+          for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
+            out[i * t.cols + j] = round_to<float>(lut[t.elements[i * t.cols + j].bits() & 0xFu] * s);
+          }
         }
       }
       return;
