@@ -287,12 +287,18 @@ struct nvfp4_recipe {
       for (std::size_t k = 0; k < sd.size(); ++k) sd[k] = static_cast<double>(static_cast<float>(t.scales[k])) * s_dec;
       const std::size_t sc = t.scale_cols();
       const std::size_t bc = t.block.cols;
+#if defined(MIXPREC_SIMD_X86)
+      const bool hw = detail::simd_blk::fp_env_ok();  // then cvtsd2ss is round_to<float> for non-NaN values
+#else
+      const bool hw = false;
+#endif
       for (std::size_t i = 0; i < t.rows; ++i) {
         const double* srow = sd.data() + (i / t.block.rows) * sc;
         for (std::size_t j0 = 0; j0 < t.cols; j0 += bc) {
           const double s = srow[j0 / bc];
           for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
-            out[i * t.cols + j] = round_to<float>(lut[t.elements[i * t.cols + j].bits() & 0xFu] * s);
+            const double v = lut[t.elements[i * t.cols + j].bits() & 0xFu] * s;
+            out[i * t.cols + j] = hw && !std::isnan(v) ? static_cast<float>(v) : round_to<float>(v);
           }
         }
       }
