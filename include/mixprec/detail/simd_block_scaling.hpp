@@ -33,6 +33,7 @@
 
 #include "../mx.hpp"
 #include "simd_convert.hpp"
+#include "simd_narrow8.hpp"
 
 namespace mixprec {
 namespace detail {
@@ -262,38 +263,47 @@ namespace simd512 {
 inline __m512 abs16(__m512 x) noexcept {
   return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)));
 }
-/// E4M3 satfinite RNE codes (32-bit lanes) of 16 floats.
+/// E4M3 (satfinite RNE, NaN 0x7F with its sign) codes, 32-bit lanes, of 16 floats, every case:
+/// simd_narrow8's converter (the one vector float -> FP8/FP4 rounding of the library).
 inline __m512i e4m3_codes(__m512 v) noexcept {
-  const __m512i u = _mm512_castps_si512(v);
-  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
-  __m512i c =
-      _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7FFFF)), lsb), 20),
-                       _mm512_set1_epi32(960));
-  c = _mm512_min_epi32(c, _mm512_set1_epi32(0x7E));
-  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(512.0f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3C800000)), cs);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(0x7F));
-  return _mm512_or_si512(c, sign);
+  return narrow8::codes512<float_traits<float8_e4m3fn>::format_type>(_mm512_castps_si512(v), overflow::saturate);
 }
-/// E2M1 satfinite RNE codes (32-bit lanes) of 16 floats: |v| >= 1 by integer rounding to one
-/// mantissa bit (code = ((u + 0x1FFFFF + bit 22) >> 22) - 252, at most 7: Inf and NaN too), below
-/// 1 RNE(|v| * 2); the sign ORed in except for NaN (round_to's satfinite NaN is +6).
+/// E2M1 (satfinite RNE, NaN 7 without sign: round_to's) codes of 16 floats, every case.
 inline __m512i e2m1_codes(__m512 v) noexcept {
+  return narrow8::codes512<float_traits<float4_e2m1fn>::format_type>(_mm512_castps_si512(v), overflow::saturate);
+}
+/// The common case of e4m3_codes(x * 2^k) inside a block, on x's bits (no multiply): each lane zero
+/// or with |x| at least lo = bits of max(2^(-6-k), FLT_MIN) (a float normal scaled to an E4M3
+/// normal) and |x| * 2^k at most 464 (the caller checks the block max). Then the code is |x|'s
+/// bits with the exponent moved, rounded to 3 mantissa bits:
+///   code = (a + cb + bit 20 of a) >> 20,  cb = ((k - 120) << 23) + 0x7FFFF,  sign ORed in.
+/// bad: the nonzero lanes below lo, which the caller re-encodes with e4m3_codes.
+inline __m512i e4m3_codes_pow2(__m512i x, __m512i cb, __m512i lo, __mmask16& bad) noexcept {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 nz = _mm512_test_epi32_mask(a, a);
+  bad = _mm512_mask_cmplt_epu32_mask(nz, a, lo);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  const __m512i c = _mm512_maskz_srli_epi32(nz, _mm512_add_epi32(_mm512_add_epi32(a, cb), lsb), 20);
+  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80), 0xF8);  // c | (s & 0x80)
+}
+/// The common case of e2m1_codes(v): |v| < 7 and not NaN (the caller checks the block max).
+/// |v| >= 1: ((a - (252 << 22) + 0x1FFFFF + bit 22 of a) >> 22); below: RNE(|v| * 2); sign ORed in.
+inline __m512i e2m1_codes_small(__m512 v) noexcept {
   const __m512i u = _mm512_castps_si512(v);
   const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 22), _mm512_set1_epi32(1));
-  __m512i c = _mm512_sub_epi32(
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x1FFFFF)), lsb), 22),
-      _mm512_set1_epi32(252));
-  c = _mm512_min_epi32(c, _mm512_set1_epi32(7));
-  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)), cs);
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8));
-  return _mm512_mask_or_epi32(c, _mm512_cmple_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), c, sign);
+  __m512i c = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(static_cast<int>(0x1FFFFFu - (252u << 22)))), lsb), 22);
+  c = _mm512_mask_cvt_roundps_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)),
+                                    _mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
+                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(u, 28), _mm512_set1_epi32(8), 0xF8);  // c | (s & 8)
+}
+/// 4 x 16 codes (32-bit lanes, < 256) -> 64 bytes in order: two packs and one permute.
+inline void store64(std::uint8_t* o, __m512i c0, __m512i c1, __m512i c2, __m512i c3) noexcept {
+  const __m512i b = _mm512_packus_epi16(_mm512_packus_epi32(c0, c1), _mm512_packus_epi32(c2, c3));
+  _mm512_storeu_si512(reinterpret_cast<void*>(o),
+                      _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b));
 }
 /// 16 E4M3 codes (bytes) -> floats (exact).
 inline __m512 e4m3_values(const std::uint8_t* p) noexcept {
@@ -326,20 +336,20 @@ inline float amax(const float* in, std::size_t n) noexcept {
   return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
 }
 
-/// Lane i of the result = max over the 16 lanes of v[i] (v[i] without NaN): a transposing tree.
-inline __m512 hmax16x16(__m512* v) noexcept {
-  __m512 m[8], w[4];
+/// Lane i of the result = max over the 16 lanes of v[i] as unsigned integers (of |x| bits: the
+/// float max, a NaN winning): a transposing tree.
+inline __m512i umax16x16(const __m512i* v) noexcept {
+  __m512i m[8], w[4];
   for (int k = 0; k < 8; ++k)
-    m[k] = _mm512_max_ps(_mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]));
+    m[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
   for (int k = 0; k < 4; ++k)
-    w[k] = _mm512_max_ps(_mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
-  const __m512 u01 = _mm512_max_ps(_mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
-  const __m512 u23 = _mm512_max_ps(_mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
-  return _mm512_max_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
-                       _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
+    w[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(m[2 * k], m[2 * k + 1]), _mm512_unpackhi_epi64(m[2 * k], m[2 * k + 1]));
+  const __m512i u01 = _mm512_max_epu32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                       _mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512i u23 = _mm512_max_epu32(_mm512_shuffle_i32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                       _mm512_shuffle_i32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm512_max_epu32(_mm512_shuffle_i32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
+                          _mm512_shuffle_i32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 /// Lane i of v in every lane.
 inline __m512 lane(__m512 v, int i) noexcept { return _mm512_permutexvar_ps(_mm512_set1_epi32(i), v); }
@@ -363,35 +373,63 @@ inline __m512 mx_te_factors(__m512i c) noexcept {
   return _mm512_castsi512_ps(f);
 }
 
+/// One block of 32: amax (NaN ignored), code, every element through e4m3_codes.
+inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
+  const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));  // a NaN lane loses
+  const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
+  *scale = code;
+  const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
+}
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
                                 std::uint8_t* scale) noexcept {
-  const __m512 z = _mm512_setzero_ps();
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t b = 0;
   for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
-    __m512 a[16];
+    __m512i a[16];
     for (int k = 0; k < 16; ++k)
-      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)),
-                           _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
-    const __m512i codes = mx_te_codes(hmax16x16(a));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+      a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(in + 32 * k), abs_mask),
+                              _mm512_and_si512(_mm512_loadu_si512(in + 32 * k + 16), abs_mask));
+    const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
+    const __m512i codes = mx_te_codes(bmax);
     const __m512 r = mx_te_factors(codes);
-    for (int k = 0; k < 16; ++k) {
-      const __m512 rk = lane(r, k);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k),
-                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k), rk))));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k + 16),
-                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k + 16), rk))));
+    // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too).
+    if (_mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) != 0xFFFF) {
+      for (int k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + static_cast<unsigned>(k));
+      continue;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    // k = 127 - code (code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
+    const __mmask16 c0 = _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512());
+    const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes), c0, _mm512_setzero_si512());
+    alignas(64) std::int32_t cb[16], lo[16];
+    alignas(64) float rf[16];
+    _mm512_store_si512(reinterpret_cast<void*>(cb),
+                       _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23),
+                                        _mm512_set1_epi32(0x7FFFF)));
+    _mm512_store_si512(reinterpret_cast<void*>(lo),
+                       _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23));
+    _mm512_store_ps(rf, r);
+    for (int k = 0; k < 16; k += 2) {
+      const float* p = in + 32 * k;
+      __m512i x[4], c[4];
+      __mmask16 bad[4];
+      for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_loadu_si512(p + 16 * i);
+        c[i] = e4m3_codes_pow2(x[i], _mm512_set1_epi32(cb[k + i / 2]), _mm512_set1_epi32(lo[k + i / 2]), bad[i]);
+      }
+      if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {  // E4M3 subnormals or float subnormals: every case
+        for (int i = 0; i < 4; ++i)
+          if (bad[i] != 0) c[i] = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x[i]), _mm512_set1_ps(rf[k + i / 2])));
+      }
+      store64(elem + 32 * k, c[0], c[1], c[2], c[3]);
     }
   }
-  for (; b < nblocks; ++b, in += 32, elem += 32) {
-    const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
-    const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));
-    const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
-    scale[b] = code;
-    const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
-  }
+  for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b);
 }
 
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
@@ -438,31 +476,42 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
   const __m512 z = _mm512_setzero_ps();
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+  // One block: amax (NaN ignored), the scalar scale rule, every element through e2m1_codes.
+  const auto block = [&](const float* x16, std::uint8_t* e16, std::uint8_t* s1) {
+    const __m512 x = _mm512_loadu_ps(x16);
+    float sf, r;
+    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, *s1, r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e16), _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
+  };
   std::size_t b = 0;
   for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {  // 16 blocks: the scales as one vector
-    __m512 a[16];
-    for (int k = 0; k < 16; ++k) a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * k)), z);
-    const __m512 bmax = hmax16x16(a);
+    __m512i a[16];
+    for (int k = 0; k < 16; ++k) a[k] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * k), abs_mask);
+    const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
     const __m512 pre = p.legacy ? _mm512_mul_ps(_mm512_mul_ps(bmax, _mm512_set1_ps(rcp6)), _mm512_set1_ps(p.s_enc))
                                 : _mm512_mul_ps(bmax, _mm512_set1_ps(k_te));
-    const __m512i codes = e4m3_codes(pre);  // pre >= 0, not NaN
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512i codes = _mm512_and_si512(e4m3_codes(pre), _mm512_set1_epi32(0x7F));  // pre >= 0
     const __m512 sf = e4m3_values_of(codes);
     const __m512 r =
         _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
                                  : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
                       _mm512_set1_ps(3.4028234663852886e38f));
-    for (int k = 0; k < 16; ++k)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16 * k),
-                       _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), lane(r, k)))));
+    // The common case for all 16 blocks: no NaN, every scaled element below 7 (e2m1_codes_small).
+    if (_mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) != 0xFFFF) {
+      for (int k = 0; k < 16; ++k) block(in + 16 * k, elem + 16 * k, scale + b + static_cast<unsigned>(k));
+      continue;
+    }
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    alignas(64) float rf[16];
+    _mm512_store_ps(rf, r);
+    for (int k = 0; k < 16; k += 4)
+      store64(elem + 16 * k, e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), _mm512_set1_ps(rf[k]))),
+              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 16), _mm512_set1_ps(rf[k + 1]))),
+              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 32), _mm512_set1_ps(rf[k + 2]))),
+              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 48), _mm512_set1_ps(rf[k + 3]))));
   }
-  for (; b < nblocks; ++b, in += 16, elem += 16) {
-    const __m512 x = _mm512_loadu_ps(in);
-    float sf, r;
-    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem),
-                     _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
-  }
+  for (; b < nblocks; ++b, in += 16, elem += 16) block(in, elem, scale + b);
 }
 
 inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks, float s_dec,
