@@ -304,3 +304,54 @@ TEST_CASE("NVFP4 quantize_into with the tensor amax given: quantize's result, an
     }
   }
 }
+
+TEST_CASE("block_scaling fast paths: tensors the common-case kernels take (no specials, moderate range)") {
+  // Blocks within a few binades of each other, as real activations: the AVX-512 kernels' common
+  // case (groups of 16 blocks with no NaN, no overflow: exponent moved on the bits for MXFP8,
+  // e2m1_codes_small for NVFP4), mixed with E4M3 / E2M1 rounding edges, zeros, -0, tiny values
+  // that take the per-vector general path, and blocks whose scaled max sits at 464 / 7.
+  std::mt19937 g(77);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 999), ex(-4, 4);
+  const std::vector<float> edge = interesting();
+  std::uniform_int_distribution<std::size_t> pe(0, edge.size() - 1);
+  const std::size_t rows = 24, cols = 1024;
+  std::vector<float> x(rows * cols);
+  for (std::size_t b0 = 0; b0 < x.size(); b0 += 16) {
+    const int e = ex(g);
+    for (std::size_t i = b0; i < b0 + 16; ++i) {
+      const int k = pick(g);
+      float v = std::ldexp(nd(g), e);
+      if (k < 150) v = std::ldexp(edge[pe(g)], e - 4) * (k % 2 == 0 ? -1.0f : 1.0f);  // rounding edges
+      else if (k < 170) v = k % 2 == 0 ? 0.0f : -0.0f;
+      else if (k < 175) v = std::ldexp(nd(g), e - 20 - k % 12);  // E4M3 subnormal after scaling / E2M1 0
+      else if (k < 177) v = std::ldexp(nd(g), -130);              // float subnormal
+      x[i] = v;
+    }
+  }
+  // A few MX blocks with max exactly 448 * 2^j (scaled max 448) and NVFP4 blocks at the top edge.
+  for (std::size_t j = 0; j < 8; ++j) x[64 * j + 3] = std::ldexp(448.0f, static_cast<int>(j) - 4);
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> mx{mixprec::mx_block_rule::te_rceil,
+                                                            mixprec::block_rowwise(32)};
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    check_same(mx.quantize_at(l, x.data(), rows, cols), mx.quantize_at(simd_level::portable, x.data(), rows, cols));
+    for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+      for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient}) {
+        mixprec::nvfp4_recipe r;
+        r.order = order;
+        r.factor = factor;
+        check_same(r.quantize_at(l, x.data(), rows, cols), r.quantize_at(simd_level::portable, x.data(), rows, cols));
+        // S_enc = 1 (tensor amax 2688 given): blocks of max 6 have R = 1, every E2M1 edge as it is.
+        std::vector<float> y(x.size());
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = i % 16 == 0 ? 6.0f : edge[(i * 7) % edge.size()];
+        for (std::size_t i = 0; i < y.size(); ++i)
+          if (y[i] > 6.0f) y[i] = std::fmod(y[i], 6.0f) * (i % 3 == 0 ? -1.0f : 1.0f);
+        const float amax = 2688.0f;
+        mixprec::nvfp4_recipe::tensor_type ref, fast;
+        r.quantize_into_at(simd_level::portable, y.data(), rows, cols, ref, &amax);
+        r.quantize_into_at(l, y.data(), rows, cols, fast, &amax);
+        check_same(fast, ref);
+      }
+  }
+}

@@ -287,17 +287,18 @@ inline __m512i e4m3_codes_pow2(__m512i x, __m512i cb, __m512i lo, __mmask16& bad
   return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80), 0xF8);  // c | (s & 0x80)
 }
 /// The common case of e2m1_codes(v): |v| < 7 and not NaN (the caller checks the block max).
-/// |v| >= 1: ((a - (252 << 22) + 0x1FFFFF + bit 22 of a) >> 22); below: RNE(|v| * 2); sign ORed in.
+/// |v| >= 1: 2 + n, n = ((a - 0x3F800000 + 0x1FFFFF + bit 22 of a) >> 22); below: RNE(|v| * 2), the
+/// low bits of d = bits(|v| + 2^22) (one float addition, ulp 0.5). code = min(n + 2 + bits(2^22), d)
+/// & 7: below 1 n wraps high, from 1 up 2 + n <= RNE(2|v|). Sign as bit 3.
 inline __m512i e2m1_codes_small(__m512 v) noexcept {
   const __m512i u = _mm512_castps_si512(v);
   const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 22), _mm512_set1_epi32(1));
-  __m512i c = _mm512_srli_epi32(
-      _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(static_cast<int>(0x1FFFFFu - (252u << 22)))), lsb), 22);
-  c = _mm512_mask_cvt_roundps_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)),
-                                    _mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
-                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(u, 28), _mm512_set1_epi32(8), 0xF8);  // c | (s & 8)
+  const __m512i n = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(static_cast<int>(0x1FFFFFu - 0x3F800000u))), lsb), 22);
+  const __m512i d = _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(4194304.0f)));
+  const __m512i c = _mm512_min_epu32(_mm512_add_epi32(n, _mm512_set1_epi32(0x4A800002)), d);
+  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(u, 28), _mm512_set1_epi32(7), 0xE4);  // C ? A : B
 }
 /// 4 x 16 codes (32-bit lanes, < 256) -> 64 bytes in order: two packs and one permute.
 inline void store64(std::uint8_t* o, __m512i c0, __m512i c1, __m512i c2, __m512i c3) noexcept {
@@ -385,48 +386,60 @@ inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* 
   _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
 }
 
+/// Chunks of up to 8 groups of 16 blocks: first every group's scales (independent work the core
+/// overlaps), then the elements, so no group waits on its own block-max tree and division.
+constexpr std::size_t kGroupsPerChunk = 8;
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
                                 std::uint8_t* scale) noexcept {
   const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t b = 0;
-  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
-    __m512i a[16];
-    for (int k = 0; k < 16; ++k)
-      a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(in + 32 * k), abs_mask),
-                              _mm512_and_si512(_mm512_loadu_si512(in + 32 * k + 16), abs_mask));
-    const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
-    const __m512i codes = mx_te_codes(bmax);
-    const __m512 r = mx_te_factors(codes);
-    // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too).
-    if (_mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) != 0xFFFF) {
-      for (int k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + static_cast<unsigned>(k));
-      continue;
+  while (b + 16 <= nblocks) {
+    const std::size_t ng = (nblocks - b) / 16 < kGroupsPerChunk ? (nblocks - b) / 16 : kGroupsPerChunk;
+    alignas(64) std::int32_t cb[16 * kGroupsPerChunk], lo[16 * kGroupsPerChunk];
+    alignas(64) float rf[16 * kGroupsPerChunk];
+    bool fast[kGroupsPerChunk];
+    for (std::size_t g = 0; g < ng; ++g) {  // the scales of 16 blocks as one vector
+      const float* gin = in + 512 * g;
+      __m512i a[16];
+      for (int k = 0; k < 16; ++k)
+        a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(gin + 32 * k), abs_mask),
+                                _mm512_and_si512(_mm512_loadu_si512(gin + 32 * k + 16), abs_mask));
+      const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
+      const __m512i codes = mx_te_codes(bmax);
+      const __m512 r = mx_te_factors(codes);
+      // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too).
+      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
+      // k = 127 - code (code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
+      const __mmask16 c0 = _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512());
+      const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes), c0, _mm512_setzero_si512());
+      _mm512_store_si512(reinterpret_cast<void*>(cb + 16 * g),
+                         _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23),
+                                          _mm512_set1_epi32(0x7FFFF)));
+      _mm512_store_si512(reinterpret_cast<void*>(lo + 16 * g),
+                         _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23));
+      _mm512_store_ps(rf + 16 * g, r);
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
-    // k = 127 - code (code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
-    const __mmask16 c0 = _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512());
-    const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes), c0, _mm512_setzero_si512());
-    alignas(64) std::int32_t cb[16], lo[16];
-    alignas(64) float rf[16];
-    _mm512_store_si512(reinterpret_cast<void*>(cb),
-                       _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23),
-                                        _mm512_set1_epi32(0x7FFFF)));
-    _mm512_store_si512(reinterpret_cast<void*>(lo),
-                       _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23));
-    _mm512_store_ps(rf, r);
-    for (int k = 0; k < 16; k += 2) {
-      const float* p = in + 32 * k;
-      __m512i x[4], c[4];
-      __mmask16 bad[4];
-      for (int i = 0; i < 4; ++i) {
-        x[i] = _mm512_loadu_si512(p + 16 * i);
-        c[i] = e4m3_codes_pow2(x[i], _mm512_set1_epi32(cb[k + i / 2]), _mm512_set1_epi32(lo[k + i / 2]), bad[i]);
+    for (std::size_t g = 0; g < ng; ++g, b += 16, in += 512, elem += 512) {
+      if (!fast[g]) {
+        for (std::size_t k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + k);
+        continue;
       }
-      if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {  // E4M3 subnormals or float subnormals: every case
-        for (int i = 0; i < 4; ++i)
-          if (bad[i] != 0) c[i] = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x[i]), _mm512_set1_ps(rf[k + i / 2])));
+      for (std::size_t k = 16 * g; k < 16 * g + 16; k += 2) {
+        const float* p = in + 32 * (k - 16 * g);
+        __m512i x[4], c[4];
+        __mmask16 bad[4];
+        for (std::size_t i = 0; i < 4; ++i) {
+          x[i] = _mm512_loadu_si512(p + 16 * i);
+          c[i] = e4m3_codes_pow2(x[i], _mm512_set1_epi32(cb[k + i / 2]), _mm512_set1_epi32(lo[k + i / 2]), bad[i]);
+        }
+        if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {  // E4M3 subnormals or float subnormals: every case
+          for (std::size_t i = 0; i < 4; ++i)
+            if (bad[i] != 0) c[i] = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x[i]), _mm512_set1_ps(rf[k + i / 2])));
+        }
+        store64(elem + 32 * (k - 16 * g), c[0], c[1], c[2], c[3]);
       }
-      store64(elem + 32 * k, c[0], c[1], c[2], c[3]);
     }
   }
   for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b);
@@ -484,32 +497,46 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
     simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, *s1, r);
     _mm_storeu_si128(reinterpret_cast<__m128i*>(e16), _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
   };
+  // Without branches: pre = (b * m1) * m2 (te: b * k_te, times 1; te_legacy: (b * (1/6)) * S_enc),
+  // r = rn / (sf * rd) (reciprocal: 1 / (sf * s_dec); quotient: S_enc / (sf * 1)).
+  const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
+  const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
   std::size_t b = 0;
-  for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {  // 16 blocks: the scales as one vector
-    __m512i a[16];
-    for (int k = 0; k < 16; ++k) a[k] = _mm512_and_si512(_mm512_loadu_si512(in + 16 * k), abs_mask);
-    const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
-    const __m512 pre = p.legacy ? _mm512_mul_ps(_mm512_mul_ps(bmax, _mm512_set1_ps(rcp6)), _mm512_set1_ps(p.s_enc))
-                                : _mm512_mul_ps(bmax, _mm512_set1_ps(k_te));
-    const __m512i codes = _mm512_and_si512(e4m3_codes(pre), _mm512_set1_epi32(0x7F));  // pre >= 0
-    const __m512 sf = e4m3_values_of(codes);
-    const __m512 r =
-        _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
-                                 : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
-                      _mm512_set1_ps(3.4028234663852886e38f));
-    // The common case for all 16 blocks: no NaN, every scaled element below 7 (e2m1_codes_small).
-    if (_mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) != 0xFFFF) {
-      for (int k = 0; k < 16; ++k) block(in + 16 * k, elem + 16 * k, scale + b + static_cast<unsigned>(k));
-      continue;
+  while (b + 16 <= nblocks) {  // chunks of groups, as for MXFP8
+    const std::size_t ng = (nblocks - b) / 16 < kGroupsPerChunk ? (nblocks - b) / 16 : kGroupsPerChunk;
+    alignas(64) float rf[16 * kGroupsPerChunk];
+    bool fast[kGroupsPerChunk];
+    for (std::size_t g = 0; g < ng; ++g) {  // the scales of 16 blocks as one vector
+      const float* gin = in + 256 * g;
+      __m512i a[16];
+      for (int k = 0; k < 16; ++k) a[k] = _mm512_and_si512(_mm512_loadu_si512(gin + 16 * k), abs_mask);
+      const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
+      const __m512 pre = _mm512_mul_ps(_mm512_mul_ps(bmax, m1), m2);
+      // UE4M3 codes of pre >= 0: the common case (0 or [2^-6, 464]) as e4m3_codes_pow2 with k = 0.
+      __mmask16 bad;
+      __m512i codes = e4m3_codes_pow2(_mm512_castps_si512(pre), _mm512_set1_epi32(static_cast<int>(0x7FFFFu - (120u << 23))),
+                                      _mm512_set1_epi32(121 << 23), bad);
+      if ((bad | _mm512_cmp_ps_mask(pre, _mm512_set1_ps(464.0f), _CMP_NLE_UQ)) != 0)
+        codes = _mm512_and_si512(e4m3_codes(pre), _mm512_set1_epi32(0x7F));
+      const __m512 sf = e4m3_values_of(codes);
+      const __m512 r = _mm512_min_ps(_mm512_div_ps(rn, _mm512_mul_ps(sf, rd)), _mm512_set1_ps(3.4028234663852886e38f));
+      // The common case for all 16 blocks: no NaN, every scaled element below 7 (e2m1_codes_small).
+      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) == 0xFFFF;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
+      _mm512_store_ps(rf + 16 * g, r);
     }
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
-    alignas(64) float rf[16];
-    _mm512_store_ps(rf, r);
-    for (int k = 0; k < 16; k += 4)
-      store64(elem + 16 * k, e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), _mm512_set1_ps(rf[k]))),
-              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 16), _mm512_set1_ps(rf[k + 1]))),
-              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 32), _mm512_set1_ps(rf[k + 2]))),
-              e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 48), _mm512_set1_ps(rf[k + 3]))));
+    for (std::size_t g = 0; g < ng; ++g, b += 16, in += 256, elem += 256) {
+      if (!fast[g]) {
+        for (std::size_t k = 0; k < 16; ++k) block(in + 16 * k, elem + 16 * k, scale + b + k);
+        continue;
+      }
+      const float* r = rf + 16 * g;
+      for (int k = 0; k < 16; k += 4)
+        store64(elem + 16 * k, e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), _mm512_set1_ps(r[k]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 16), _mm512_set1_ps(r[k + 1]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 32), _mm512_set1_ps(r[k + 2]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 48), _mm512_set1_ps(r[k + 3]))));
+    }
   }
   for (; b < nblocks; ++b, in += 16, elem += 16) block(in, elem, scale + b);
 }
