@@ -329,6 +329,9 @@ TEST_CASE("block_scaling fast paths: tensors the common-case kernels take (no sp
       x[i] = v;
     }
   }
+  // Rows 16-17: tiny blocks (max near 2^-118: element factors 2^121 and up) with float subnormals.
+  for (std::size_t i = 16 * cols; i < 18 * cols; ++i)
+    x[i] = i % 5 == 0 ? std::ldexp(nd(g), -128 - static_cast<int>(i % 17)) : std::ldexp(nd(g), -118);
   // A few MX blocks with max exactly 448 * 2^j (scaled max 448) and NVFP4 blocks at the top edge.
   for (std::size_t j = 0; j < 8; ++j) x[64 * j + 3] = std::ldexp(448.0f, static_cast<int>(j) - 4);
   const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> mx{mixprec::mx_block_rule::te_rceil,
