@@ -117,27 +117,18 @@ inline float hmax8(__m256 m) noexcept {
   v = _mm_max_ss(v, _mm_shuffle_ps(v, v, 1));
   return _mm_cvtss_f32(v);
 }
-/// E4M3 satfinite RNE codes (32-bit lanes) of 8 floats.
+/// E4M3 satfinite RNE codes (32-bit lanes) of 8 floats: simd_narrow8's converter.
 inline __m256i e4m3_codes(__m256 v) noexcept {
-  const __m256i u = _mm256_castps_si256(v);
-  const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
-  __m256i cn =
-      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7FFFF)), lsb), 20),
-                       _mm256_set1_epi32(960));
-  cn = _mm256_min_epi32(cn, _mm256_set1_epi32(0x7E));
-  const __m256 sub = _mm256_round_ps(_mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(512.0f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i cs = _mm256_cvttps_epi32(sub);
-  const __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), a);
-  const __m256i is_nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000));
-  __m256i c = _mm256_blendv_epi8(cn, cs, is_sub);
-  c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F), is_nan);
-  return _mm256_or_si256(c, sign);
+  return narrow8::codes256<float_traits<float8_e4m3fn>::format_type>(_mm256_castps_si256(v), overflow::saturate);
 }
-/// E2M1 satfinite RNE codes (32-bit lanes) of 8 floats.
+/// E2M1 satfinite RNE codes (32-bit lanes) of 8 floats: simd_narrow8's converter (NaN 7, no sign).
 inline __m256i e2m1_codes(__m256 v) noexcept {
+  return narrow8::codes256<float_traits<float4_e2m1fn>::format_type>(_mm256_castps_si256(v), overflow::saturate);
+}
+/// The common case of e2m1_codes, no lane NaN (the caller checks the block): the RNE midpoints
+/// 0.25 <, 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| passed, counted (ties to the even
+/// code; 7 at most, so Inf too); sign as bit 3.
+inline __m256i e2m1_codes_small(__m256 v) noexcept {
   const __m256 a = abs8(v);
   // Each compare gives -1 where passed; subtracting adds 1.
   __m256i c = _mm256_setzero_si256();
@@ -148,9 +139,23 @@ inline __m256i e2m1_codes(__m256 v) noexcept {
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(2.5f), _CMP_GT_OQ)));
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(3.5f), _CMP_GE_OQ)));
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(5.0f), _CMP_GT_OQ)));
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 28), _mm256_set1_epi32(8));
-  return _mm256_blendv_epi8(_mm256_or_si256(c, sign), _mm256_set1_epi32(7), nan);
+  return _mm256_or_si256(c, _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 28), _mm256_set1_epi32(8)));
+}
+/// The common case of e4m3_codes(x * 2^k), as simd512::e4m3_codes_pow2; bad: a bit per lane.
+inline __m256i e4m3_codes_pow2(__m256i x, __m256i cb, __m256i lo, int& bad) noexcept {
+  const __m256i a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+  bad = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(zero, _mm256_cmpgt_epi32(lo, a))));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
+  const __m256i c = _mm256_andnot_si256(zero, _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, cb), lsb), 20));
+  return _mm256_or_si256(c, _mm256_and_si256(_mm256_srli_epi32(x, 24), _mm256_set1_epi32(0x80)));
+}
+/// max of 8 unsigned lanes.
+inline std::uint32_t hmax8u(__m256i m) noexcept {
+  __m128i v = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+  v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0x4E));
+  v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0xB1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(v));
 }
 /// 4 x 8 codes (< 256) -> 32 bytes in order.
 inline void store32(std::uint8_t* o, __m256i a, __m256i b, __m256i c, __m256i d) noexcept {
@@ -202,17 +207,37 @@ inline float amax(const float* in, std::size_t n) noexcept {
 
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
                                 std::uint8_t* scale) noexcept {
+  const __m256i am = _mm256_set1_epi32(0x7FFFFFFF);
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
-    const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8), x2 = _mm256_loadu_ps(in + 16),
-                 x3 = _mm256_loadu_ps(in + 24);
-    const __m256 z = _mm256_setzero_ps();
-    const __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)),
-                                   _mm256_max_ps(_mm256_max_ps(abs8(x2), z), _mm256_max_ps(abs8(x3), z)));
-    const std::uint8_t code = simd_blk::mx_te_code(hmax8(m));
+    __m256i x[4], c[4];
+    for (int i = 0; i < 4; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * i));
+    const std::uint32_t mb =
+        hmax8u(_mm256_max_epu32(_mm256_max_epu32(_mm256_and_si256(x[0], am), _mm256_and_si256(x[1], am)),
+                                _mm256_max_epu32(_mm256_and_si256(x[2], am), _mm256_and_si256(x[3], am))));
+    float bmax = simd_blk::bits_float(mb);
+    if (mb > 0x7F800000u) {  // a NaN: the block max without it (the scalar fmax fold from 0)
+      const __m256 z = _mm256_setzero_ps();
+      __m256 m = z;
+      for (int i = 0; i < 4; ++i) m = _mm256_max_ps(abs8(_mm256_castsi256_ps(x[i])), m);  // a NaN lane loses
+      bmax = hmax8(m);
+    }
+    const std::uint8_t code = simd_blk::mx_te_code(bmax);
     scale[b] = code;
-    const __m256 r = _mm256_set1_ps(simd_blk::mx_te_factor(code));
-    store32(elem, e4m3_codes(_mm256_mul_ps(x0, r)), e4m3_codes(_mm256_mul_ps(x1, r)), e4m3_codes(_mm256_mul_ps(x2, r)),
-            e4m3_codes(_mm256_mul_ps(x3, r)));
+    const float f = simd_blk::mx_te_factor(code);
+    const __m256 r = _mm256_set1_ps(f);
+    if (mb <= 0x7F800000u && bmax * f <= 464.0f) {  // the common case: no NaN, no overflow
+      const int k = code == 0 ? 0 : 127 - code;
+      const __m256i cb = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(k - 120) << 23) + 0x7FFFF);
+      const __m256i lo = _mm256_set1_epi32((121 - k > 1 ? 121 - k : 1) << 23);
+      for (int i = 0; i < 4; ++i) {
+        int bad;
+        c[i] = e4m3_codes_pow2(x[i], cb, lo, bad);
+        if (bad != 0) c[i] = e4m3_codes(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r));
+      }
+    } else {
+      for (int i = 0; i < 4; ++i) c[i] = e4m3_codes(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r));
+    }
+    store32(elem, c[0], c[1], c[2], c[3]);
   }
 }
 
@@ -236,11 +261,16 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
   for (std::size_t b = 0; b < nblocks; ++b, in += 16, elem += 16) {
     const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8);
     const __m256 z = _mm256_setzero_ps();
-    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));
+    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));  // NaN ignored
     float sf, r;
     simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[b], r);
     const __m256 rv = _mm256_set1_ps(r);
-    store16(elem, e2m1_codes(_mm256_mul_ps(x0, rv)), e2m1_codes(_mm256_mul_ps(x1, rv)));
+    const __m256 v0 = _mm256_mul_ps(x0, rv), v1 = _mm256_mul_ps(x1, rv);
+    // No NaN element (a NaN compares unordered with itself): the common-case encoder.
+    if (_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(x0, x0, _CMP_UNORD_Q), _mm256_cmp_ps(x1, x1, _CMP_UNORD_Q))) == 0)
+      store16(elem, e2m1_codes_small(v0), e2m1_codes_small(v1));
+    else
+      store16(elem, e2m1_codes(v0), e2m1_codes(v1));
   }
 }
 
