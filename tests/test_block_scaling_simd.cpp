@@ -358,3 +358,50 @@ TEST_CASE("block_scaling fast paths: tensors the common-case kernels take (no sp
       }
   }
 }
+
+TEST_CASE("block_scaling fast paths: OCP MX (ocp_floor) MXFP8 E4M3 / E5M2 quantize equals the scalar recipe") {
+  // Random data with specials (Inf / NaN blocks: NaN scale), blocks of every magnitude, every
+  // E4M3 and E5M2 code and rounding midpoint scaled into blocks of max 2^j (the floor rule's
+  // boundary: scaled max up to 2^(emax + 1), saturating), zeros and float subnormals.
+  std::vector<float> v;
+  for (unsigned c = 0; c < 0x7B; ++c) {  // E5M2 values and midpoints
+    const float a = static_cast<float>(mixprec::float8_e5m2::from_bits(static_cast<std::uint8_t>(c)));
+    const float b = static_cast<float>(mixprec::float8_e5m2::from_bits(static_cast<std::uint8_t>(c + 1)));
+    const float mid = (a + b) / 2;
+    for (float y : {a, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) v.push_back(y);
+  }
+  for (float y : interesting()) v.push_back(y);
+  std::mt19937 g(5);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x;
+  for (int j = -140; j <= 127; j += 3) {  // blocks of max exactly 2^j, 2^j - ulp, 2^(j+1) - ulp
+    for (int variant = 0; variant < 3; ++variant) {
+      const float top = variant == 0 ? std::ldexp(1.0f, j)
+                        : variant == 1 ? std::nextafter(std::ldexp(1.0f, j), 0.0f)
+                                       : std::nextafter(std::ldexp(2.0f, j), 0.0f);
+      if (top == 0.0f || std::isinf(top)) continue;
+      for (int i = 0; i < 32; ++i) {
+        const float e = v[static_cast<std::size_t>(g() % v.size())] / 57344.0f;  // below 1
+        x.push_back(i == 7 ? -top : i % 9 == 0 ? nd(g) * top / 4 : std::ldexp(e, j) * (i % 2 ? -1.0f : 1.0f));
+      }
+    }
+  }
+  const std::vector<float> r1 = make_data(33, 64, 32, 9, true), r2 = make_data(40, 96, 32, 10, false);
+  x.insert(x.end(), r1.begin(), r1.end());
+  x.insert(x.end(), r2.begin(), r2.end());
+  for (int i = 0; i < 64 * 64; ++i) x.push_back(std::ldexp(nd(g), i / 512 - 4));  // moderate range
+  x.resize(x.size() / 64 * 64);
+  const std::size_t rows = x.size() / 64;
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> e4{mixprec::mx_block_rule::ocp_floor,
+                                                              mixprec::block_rowwise(32)};
+    check_same(e4.quantize_at(l, x.data(), rows, 64), e4.quantize_at(simd_level::portable, x.data(), rows, 64));
+    const mixprec::mx_block_recipe<mixprec::float8_e5m2> e5{mixprec::mx_block_rule::ocp_floor,
+                                                            mixprec::block_rowwise(32)};
+    check_same(e5.quantize_at(l, x.data(), rows, 64), e5.quantize_at(simd_level::portable, x.data(), rows, 64));
+    mixprec::mx_block_recipe<mixprec::float8_e4m3fn> ta = e4;  // torchao's code-0 divisor: the scalar loop
+    ta.torchao_min_normal_divisor = true;
+    check_same(ta.quantize_at(l, x.data(), rows, 64), ta.quantize_at(simd_level::portable, x.data(), rows, 64));
+  }
+}

@@ -476,6 +476,87 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
   for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b);
 }
 
+/// OCP MX v1.0 MXFP8 (rule ocp_floor, 1x32; element format E: float8_e4m3fn or float8_e5m2):
+/// code = biased exponent of the block max - emax (0 at least; zero and float subnormals give 0),
+/// an Inf or NaN in the block gives code 0xFF and E's NaN in every element; elements
+/// E(x * 2^(127 - code)) satfinite RNE. Common case on the bits as e4m3_codes_pow2, for E's
+/// mantissa width, with the code clamped to E's max (the floor rule lets the scaled max reach
+/// 2^(emax + 1)); other lanes through simd_narrow8.
+template <class E>
+inline void mx_ocp_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  using F = typename float_traits<E>::format_type;
+  constexpr int M = F::mantissa_bits, sh = 23 - M;
+  constexpr int emax = F::emax, emin = F::emin;  // E4M3: 8, -6; E5M2: 15, -14
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), maxc = _mm512_set1_epi32(static_cast<int>(F::max_code));
+  const std::uint8_t nan_code = detail::quiet_nan<E>().bits();
+  const auto encode = [&](__m512i x, float f) {
+    return narrow8::codes512<F>(_mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(x), _mm512_set1_ps(f))),
+                                overflow::saturate);
+  };
+  // One block: the scalar rule, every element through simd_narrow8.
+  const auto block = [&](const float* x32, std::uint8_t* e32, std::uint8_t* s1) {
+    const __m512i x0 = _mm512_loadu_si512(x32), x1 = _mm512_loadu_si512(x32 + 16);
+    const std::uint32_t mb = static_cast<std::uint32_t>(
+        _mm512_reduce_max_epu32(_mm512_max_epu32(_mm512_and_si512(x0, abs_mask), _mm512_and_si512(x1, abs_mask))));
+    if (mb >= 0x7F800000u) {  // Inf or NaN
+      *s1 = 0xFF;
+      std::memset(e32, nan_code, 32);
+      return;
+    }
+    const int e = static_cast<int>(mb >> 23);
+    const int code = e - emax > 0 ? e - emax : 0;
+    *s1 = static_cast<std::uint8_t>(code);
+    const float f = simd_blk::bits_float(static_cast<std::uint32_t>(254 - code) << 23);  // 2^(127 - code)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e32), _mm512_cvtepi32_epi8(encode(x0, f)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e32 + 16), _mm512_cvtepi32_epi8(encode(x1, f)));
+  };
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {
+    __m512i a[16];
+    for (int k = 0; k < 16; ++k)
+      a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(in + 32 * k), abs_mask),
+                              _mm512_and_si512(_mm512_loadu_si512(in + 32 * k + 16), abs_mask));
+    const __m512i e = _mm512_srli_epi32(umax16x16(a), 23);
+    if (_mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF)) != 0) {  // an Inf or NaN block
+      for (std::size_t k = 0; k < 16; ++k) block(in + 32 * k, elem + 32 * k, scale + b + k);
+      continue;
+    }
+    const __m512i codes = _mm512_max_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(emax)), _mm512_setzero_si512());
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512i kk = _mm512_sub_epi32(_mm512_set1_epi32(127), codes);  // the element factor 2^kk
+    alignas(64) std::int32_t cb[16], lo[16];
+    alignas(64) float rf[16];
+    _mm512_store_si512(reinterpret_cast<void*>(cb),
+                       _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(127 - F::bias)), 23),
+                                        _mm512_set1_epi32((1 << (sh - 1)) - 1)));
+    _mm512_store_si512(reinterpret_cast<void*>(lo),
+                       _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + emin), kk), _mm512_set1_epi32(1)), 23));
+    _mm512_store_si512(reinterpret_cast<void*>(rf), _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(254), codes), 23));
+    for (int k = 0; k < 16; k += 2) {
+      const float* p = in + 32 * k;
+      __m512i x[4], c[4];
+      __mmask16 bad[4];
+      for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_loadu_si512(p + 16 * i);
+        const __m512i v = x[i];
+        const __m512i av = _mm512_and_si512(v, abs_mask);
+        const __mmask16 nz = _mm512_test_epi32_mask(av, av);
+        bad[i] = _mm512_mask_cmplt_epu32_mask(nz, av, _mm512_set1_epi32(lo[k + i / 2]));
+        const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(av, sh), _mm512_set1_epi32(1));
+        const __m512i cm = _mm512_min_epu32(
+            _mm512_maskz_srli_epi32(nz, _mm512_add_epi32(_mm512_add_epi32(av, _mm512_set1_epi32(cb[k + i / 2])), lsb), sh), maxc);
+        c[i] = _mm512_ternarylogic_epi32(cm, _mm512_srli_epi32(v, 24), _mm512_set1_epi32(0x80), 0xF8);
+      }
+      if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {
+        for (int i = 0; i < 4; ++i)
+          if (bad[i] != 0) c[i] = encode(x[i], rf[k + i / 2]);
+      }
+      store64(elem + 32 * k, c[0], c[1], c[2], c[3]);
+    }
+  }
+  for (; b < nblocks; ++b, in += 32, elem += 32) block(in, elem, scale + b);
+}
+
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
                                   float* out) noexcept {
   const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
@@ -605,6 +686,22 @@ inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n,
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
     simd256::mx_te_e4m3_quantize(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)elem, (void)scale;
+  return false;
+}
+
+/// OCP MX (ocp_floor) MXFP8 quantize (E = float8_e4m3fn or float8_e5m2) of n floats (n a multiple
+/// of 32), as mx_te_e4m3_quantize_at; AVX-512 only (false at the other levels).
+template <class E>
+inline bool mx_ocp_quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
+                               std::uint8_t* scale) noexcept {
+  if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_ocp_quantize<E>(in, n / 32, elem, scale);
     return true;
   }
 #endif
