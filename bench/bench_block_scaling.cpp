@@ -5,6 +5,7 @@
 //   quant/<recipe>/<impl>/<n>     quantize n floats (rows of 4096) into elements + scales
 //   dequant/<recipe>/<impl>/<n>   dequantize them back to n floats
 //     recipe  mxfp8   mx_block_recipe<float8_e4m3fn>, te_rceil, rowwise 1x32 (TE MXFP8)
+//             mxfp8_ocp  the same with ocp_floor (OCP MX v1.0; quantize, mixprec and scalar only)
 //             nvfp4   nvfp4_recipe, te order, rowwise 1x16 (TE NVFP4; two passes: tensor amax,
 //                     then the blocks)
 //     impl    mixprec  recipe.quantize_into / dequantize (storage reused; x86 fast path where
@@ -140,6 +141,7 @@ void dequant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
 }
 
 const mx_block_recipe<float8_e4m3fn> kMx{mx_block_rule::te_rceil, block_rowwise(32)};
+const mx_block_recipe<float8_e4m3fn> kMxOcp{mx_block_rule::ocp_floor, block_rowwise(32)};
 
 void register_quant() {
   const char* names[] = {"mixprec", "scalar", "copy", "avx2", "given_amax"};
@@ -157,6 +159,9 @@ void register_quant() {
     }
     bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4/" + nm).c_str(),
                                               [im](benchmark::State& s) { quant(s, nvfp4_recipe{}, 16, im); }));
+    if (im == impl::mixprec || im == impl::scalar)
+      bs.push_back(benchmark::RegisterBenchmark(("quant/mxfp8_ocp/" + nm).c_str(),
+                                                [im](benchmark::State& s) { quant(s, kMxOcp, 32, im); }));
     for (auto* b : bs) b->Arg(65536)->Arg(16777216)->Unit(benchmark::kMicrosecond);
   }
 }
