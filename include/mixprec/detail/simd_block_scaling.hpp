@@ -1,27 +1,31 @@
-// mixprec/detail/simd_block_scaling.hpp — x86 fast paths of two block-scaling recipes (host only):
+// mixprec/detail/simd_block_scaling.hpp — x86 fast paths of block-scaling recipes (host only):
 // Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16), quantize and
-// dequantize, when cols is a multiple of the block (so the blocks tile the flat array).
+// dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
+// quantize at AVX-512; when cols is a multiple of the block (so the blocks tile the flat array).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
 // (levels as in simd_convert.hpp: avx512 and avx512_bf16 run the 512-bit kernels, avx2 the
 // 256-bit ones, which need AVX2) or when MXCSR is not round-to-nearest with FTZ and DAZ clear
-// (the kernels use IEEE float products and subnormal operands). Method, per block: amax by
-// vmaxps of |x| from 0 (a NaN lane loses, as the scalar fmax fold), the scale from amax with the
-// scalar recipe's own float operations, then the elements:
-//   E4M3 satfinite RNE of v = x * 2^k (exact: a power of two, as the scalar x * R in double):
-//     |v| >= 2^-6: code = ((u + 0x7FFFF + bit 20 of u) >> 20) - 960, min 0x7E; below: RNE(|v| * 512);
-//     NaN 0x7F; sign OR 0x80.
-//   E2M1 satfinite RNE of v = x * R (the scalar float product): AVX2 counts the RNE midpoints
-//     0.25 < , 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| (ties to the even code); AVX-512
-//     rounds |v| >= 1 on its bits as for E4M3 (one mantissa bit, min 7) and RNE(|v| * 2) below;
-//     NaN gives 7 (round_to's satfinite NaN, sign dropped); sign OR 8.
-//   dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
+// (the kernels use IEEE float products and subnormal operands). Method (AVX-512), per group of
+// 16 blocks: the block maxima as one vector (integer max of |x| bits, a transposing tree: a NaN
+// wins and sends its block to the general path, which ignores it as the scalar fmax fold does),
+// the scales from them with the recipe's own float operations, then the elements:
+//   common case, checked per group (no NaN, scaled block max <= 464 for E4M3 / < 7 for E2M1) and
+//   per vector (no lane that is an E4M3 subnormal after scaling or a float subnormal):
+//     E4M3 / E5M2 of x * 2^k without a multiply: code = (|x| + cb + kept lsb) >> (23 - M),
+//       cb = ((k - rebias) << 23) + half ulp - 1 (ocp_floor: min E's max code);
+//     E2M1 of v = x * R (the scalar float product): min(2 + RNE on the bits, low bits of
+//       |v| + 2^22), the second being RNE(2|v|) below 1;
+//   every other lane: simd_narrow8's codes512 / codes256 (the library's one general vector
+//   float -> FP8 / FP4 rounding), on x * 2^k or x * R. AVX2 works per block the same way (E2M1
+//   by counting the RNE midpoints passed). Codes are packed 64 at a time (two packs, a permute).
+//   Dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
 //     times the E8M0 scale (one IEEE product = the scalar's single rounding); E2M1 by a 16-entry
 //     table, (P * S) exact in float, times float(1 / S_enc) rounded once.
-// tests/test_block_scaling_simd.cpp compares every level with the scalar recipe on random data and
-// every special; CMake builds it once per instruction set.
+// tests/test_block_scaling_simd.cpp compares every level with the scalar recipe (random data,
+// every special, every code and midpoint, scale boundaries); CMake builds it per instruction set.
 //   detail::mx_te_e4m3_quantize_at(detail::simd_level::avx2, in, n, elem_bits, scale_bits);
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
 #define MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
