@@ -405,3 +405,39 @@ TEST_CASE("block_scaling fast paths: OCP MX (ocp_floor) MXFP8 E4M3 / E5M2 quanti
     check_same(ta.quantize_at(l, x.data(), rows, 64), ta.quantize_at(simd_level::portable, x.data(), rows, 64));
   }
 }
+
+TEST_CASE("block_scaling fast paths: DeepSeek FP8 1x128 (FP32 and UE8M0 scales) quantize equals the scalar recipe") {
+  // Blocks of every magnitude (the amax floor and tiny amax: zero, subnormal and huge quotients),
+  // specials, every E4M3 code and midpoint; scales at powers of two and not.
+  std::mt19937 g(12);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const std::vector<float> edge = interesting();
+  std::vector<float> x = make_data(24, 256, 128, 31, true);
+  const std::vector<float> y = make_data(20, 384, 128, 32, false);
+  x.insert(x.end(), y.begin(), y.end());
+  for (int j = -150; j <= 127; j += 2)  // a block of max 448 * 2^j holding every E4M3 edge value
+    for (int i = 0; i < 128; ++i)
+      x.push_back(i == 0 ? std::ldexp(448.0f, j) : std::ldexp(edge[(static_cast<std::size_t>(i) * 5 + static_cast<std::size_t>(j + 150)) % (edge.size() - 40)], j) * (i % 3 ? 1.0f : -1.0f));
+  for (int i = 0; i < 128 * 16; ++i) x.push_back(std::ldexp(nd(g), i / 128 - 8));
+  x.resize(x.size() / 256 * 256);
+  for (std::size_t k : {127u, 254u, 255u, 383u, 500u}) x[k] = std::numeric_limits<float>::quiet_NaN();  // last lanes
+  const std::size_t rows = x.size() / 256;
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (bool ue8m0 : {false, true})
+      for (float floor : {1e-4f, 0.0f}) {
+        CAPTURE(ue8m0);
+        CAPTURE(floor);
+        mixprec::deepseek_fp8_recipe r;
+        r.ue8m0 = ue8m0;
+        r.amax_floor = floor;
+        const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, 256);
+        const auto fast = r.quantize_at(l, x.data(), rows, 256);
+        REQUIRE(fast.scales.size() == ref.scales.size());
+        std::size_t bad = 0;
+        for (std::size_t k = 0; k < ref.scales.size(); ++k) bad += fbits(fast.scales[k]) != fbits(ref.scales[k]);
+        for (std::size_t k = 0; k < ref.elements.size(); ++k) bad += fast.elements[k].bits() != ref.elements[k].bits();
+        CHECK(bad == 0);
+      }
+  }
+}

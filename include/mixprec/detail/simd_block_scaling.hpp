@@ -288,6 +288,35 @@ inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale
   }
 }
 
+/// DeepSeek-V3 FP8 1x128, as simd512::fp8_block128_quantize.
+template <class ScaleFn>
+inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const ScaleFn& scale, std::uint8_t* elem,
+                                  float* scales) noexcept {
+  using F = float_traits<float8_e4m3fn>::format_type;
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 128, elem += 128) {
+    __m256 m0 = z, m1 = z;
+    for (int i = 0; i < 16; i += 2) {
+      m0 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + 8 * i)), m0);  // a NaN lane loses
+      m1 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + 8 * i + 8)), m1);
+    }
+    const float s = scale(hmax8(_mm256_max_ps(m0, m1)));
+    scales[b] = s;
+    const std::uint32_t u = simd_blk::float_bits(s);
+    const bool p2 = (u & 0x7FFFFFu) == 0 && u >= 0x00800000u && u < 0x7F000000u;  // x * (1 / s): the same bits
+    const __m256 sv = _mm256_set1_ps(s), rv = _mm256_set1_ps(1.0f / s);
+    for (int i = 0; i < 16; i += 4) {
+      __m256i c[4];
+      for (int j = 0; j < 4; ++j) {
+        const __m256 x = _mm256_loadu_ps(in + 8 * (i + j));
+        c[j] = narrow8::codes256<F>(_mm256_castps_si256(p2 ? _mm256_mul_ps(x, rv) : _mm256_div_ps(x, sv)),
+                                    overflow::saturate);
+      }
+      store32(elem + 8 * i, c[0], c[1], c[2], c[3]);
+    }
+  }
+}
+
 }  // namespace simd256
 #endif  // MIXPREC_SIMD_AVX2
 
@@ -674,6 +703,40 @@ inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale
   }
 }
 
+/// Whether x / s may be computed as x * (1 / s) with the same bits: s a normal power of two.
+inline bool pow2_scale(float s) noexcept {
+  const std::uint32_t u = simd_blk::float_bits(s);
+  return (u & 0x7FFFFFu) == 0 && u >= 0x00800000u && u < 0x7F000000u;
+}
+
+/// DeepSeek-V3 FP8 1x128 (see fp8_block128_quantize_at): per block of 128, the fmax-fold amax, s =
+/// scale(amax), elements simd_narrow8's E4M3 of the float quotient x / s.
+template <class ScaleFn>
+inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const ScaleFn& scale, std::uint8_t* elem,
+                                  float* scales) noexcept {
+  using F = float_traits<float8_e4m3fn>::format_type;
+  const __m512 z = _mm512_setzero_ps();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 128, elem += 128) {
+    __m512 m0 = z, m1 = z;
+    for (int i = 0; i < 8; i += 2) {
+      m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * i)), m0);  // a NaN lane loses
+      m1 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * i + 16)), m1);
+    }
+    const float s = scale(_mm512_reduce_max_ps(_mm512_max_ps(m0, m1)));
+    scales[b] = s;
+    const bool p2 = pow2_scale(s);
+    const __m512 sv = _mm512_set1_ps(s), rv = _mm512_set1_ps(1.0f / s);
+    __m512i c[8];
+    for (int i = 0; i < 8; ++i) {
+      const __m512 x = _mm512_loadu_ps(in + 16 * i);
+      c[i] = narrow8::codes512_fast<F>(_mm512_castps_si512(p2 ? _mm512_mul_ps(x, rv) : _mm512_div_ps(x, sv)),
+                                       overflow::saturate);
+    }
+    store64(elem, c[0], c[1], c[2], c[3]);
+    store64(elem + 64, c[4], c[5], c[6], c[7]);
+  }
+}
+
 }  // namespace simd512
 #endif  // MIXPREC_SIMD_AVX512
 
@@ -711,6 +774,30 @@ inline bool mx_ocp_quantize_at(simd_level l, const float* in, std::size_t n, std
   }
 #endif
   (void)l, (void)in, (void)elem, (void)scale;
+  return false;
+}
+
+/// DeepSeek-V3 fine-grained FP8 quantize, rowwise 1x128 (n a multiple of 128): per block s =
+/// scale(fmax-fold amax of |x|, NaN ignored) into scales, elements E4M3 satfinite RNE of the float
+/// quotient x / s (as deepseek_fp8_recipe; x * (1 / s) where s is a normal power of two: the same
+/// bits). The element rounding is simd_narrow8's. False (nothing written) as the others.
+template <class ScaleFn>
+inline bool fp8_block128_quantize_at(simd_level l, const float* in, std::size_t n, const ScaleFn& scale,
+                                     std::uint8_t* elem, float* scales) noexcept {
+  if (n % 128 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::fp8_block128_quantize(in, n / 128, scale, elem, scales);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::fp8_block128_quantize(in, n / 128, scale, elem, scales);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)scale, (void)elem, (void)scales;
   return false;
 }
 
