@@ -6,6 +6,7 @@
 //   dequant/<recipe>/<impl>/<n>   dequantize them back to n floats
 //     recipe  mxfp8   mx_block_recipe<float8_e4m3fn>, te_rceil, rowwise 1x32 (TE MXFP8)
 //             mxfp8_ocp  the same with ocp_floor (OCP MX v1.0; quantize, mixprec and scalar only)
+//             fp8_1x128  deepseek_fp8_recipe, rowwise 1x128, FP32 scale amax / 448 (quantize)
 //             nvfp4   nvfp4_recipe, te order, rowwise 1x16 (TE NVFP4; two passes: tensor amax,
 //                     then the blocks)
 //     impl    mixprec  recipe.quantize_into / dequantize (storage reused; x86 fast path where
@@ -34,6 +35,7 @@
 #include <vector>
 
 #include <mixprec/block_scaled_gemm.hpp>
+#include <mixprec/block_scaling_fp8.hpp>
 #include <mixprec/block_scaling_mx.hpp>
 #include <mixprec/block_scaling_nvfp4.hpp>
 #include <mixprec/kernels.hpp>
@@ -162,6 +164,9 @@ void register_quant() {
     if (im == impl::mixprec || im == impl::scalar)
       bs.push_back(benchmark::RegisterBenchmark(("quant/mxfp8_ocp/" + nm).c_str(),
                                                 [im](benchmark::State& s) { quant(s, kMxOcp, 32, im); }));
+    if (im != impl::given_amax)  // FP32 scales: 4 bytes per 128 values, counted as 1 per 32
+      bs.push_back(benchmark::RegisterBenchmark(("quant/fp8_1x128/" + nm).c_str(),
+                                                [im](benchmark::State& s) { quant(s, deepseek_fp8_recipe{}, 32, im); }));
     for (auto* b : bs) b->Arg(65536)->Arg(16777216)->Unit(benchmark::kMicrosecond);
   }
 }

@@ -98,13 +98,25 @@ struct deepseek_fp8_recipe {
 
   /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
   tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
-    tensor_type t =
-        detail::make_block_tensor<float8_e4m3fn, float>("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block);
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
+    detail::shape_block_tensor("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block, t);
     if (block == block_rowwise(128) && cols % 128 == 0 &&
         detail::fp8_block128_quantize_at(
             level, in, rows * cols, [this](float amax) { return scale_for(amax); },
             reinterpret_cast<std::uint8_t*>(t.elements.data()), t.scales.data())) {
-      return t;
+      return;
     }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
@@ -115,7 +127,6 @@ struct deepseek_fp8_recipe {
           t.elements[i * cols + j] =
               round_to<float8_e4m3fn>(in[i * cols + j] / s, rounding::nearest_even, overflow::saturate);
     });
-    return t;
   }
 
   /// Writes rows * cols floats, P * s rounded once, to out. std::invalid_argument where t's
