@@ -2,7 +2,7 @@
 // Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16), quantize and
 // dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
-// quantize at AVX-512; when cols is a multiple of the block (so the blocks tile the flat array).
+// and DeepSeek FP8 (1x128, FP32 / UE8M0 scales) quantize at both; when cols is a multiple of the block (so the blocks tile the flat array).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
@@ -285,6 +285,47 @@ inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale
     const __m256 s = _mm256_set1_ps(simd_blk::e4m3_value(scale[b]));
     _mm256_storeu_ps(out, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem), s), d));
     _mm256_storeu_ps(out + 8, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem + 8), s), d));
+  }
+}
+
+/// OCP MX MXFP8 quantize (E = float8_e4m3fn or float8_e5m2), as simd512::mx_ocp_quantize, per block.
+template <class E>
+inline void mx_ocp_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  using F = typename float_traits<E>::format_type;
+  constexpr int M = F::mantissa_bits, sh = 23 - M, emax = F::emax, emin = F::emin;
+  const __m256i am = _mm256_set1_epi32(0x7FFFFFFF), maxc = _mm256_set1_epi32(static_cast<int>(F::max_code));
+  const std::uint8_t nan_code = detail::quiet_nan<E>().bits();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
+    __m256i x[4], c[4];
+    for (int i = 0; i < 4; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * i));
+    const std::uint32_t mb =
+        hmax8u(_mm256_max_epu32(_mm256_max_epu32(_mm256_and_si256(x[0], am), _mm256_and_si256(x[1], am)),
+                                _mm256_max_epu32(_mm256_and_si256(x[2], am), _mm256_and_si256(x[3], am))));
+    if (mb >= 0x7F800000u) {  // Inf or NaN: the NaN scale, E's NaN everywhere
+      scale[b] = 0xFF;
+      std::memset(elem, nan_code, 32);
+      continue;
+    }
+    const int e = static_cast<int>(mb >> 23);
+    const int code = e - emax > 0 ? e - emax : 0, kk = 127 - code;
+    scale[b] = static_cast<std::uint8_t>(code);
+    const __m256 r = _mm256_set1_ps(simd_blk::bits_float(static_cast<std::uint32_t>(254 - code) << 23));
+    const __m256i cb = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(kk - (127 - F::bias)) << 23) +
+                                         ((1 << (sh - 1)) - 1));
+    const __m256i lo = _mm256_set1_epi32((127 + emin - kk > 1 ? 127 + emin - kk : 1) << 23);
+    for (int i = 0; i < 4; ++i) {  // as e4m3_codes_pow2, E's width, clamped to E's max code
+      const __m256i a = _mm256_and_si256(x[i], am);
+      const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+      if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(zero, _mm256_cmpgt_epi32(lo, a)))) != 0) {
+        c[i] = narrow8::codes256<F>(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r)), overflow::saturate);
+        continue;
+      }
+      const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, sh), _mm256_set1_epi32(1));
+      const __m256i cm = _mm256_min_epi32(
+          _mm256_andnot_si256(zero, _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, cb), lsb), sh)), maxc);
+      c[i] = _mm256_or_si256(cm, _mm256_and_si256(_mm256_srli_epi32(x[i], 24), _mm256_set1_epi32(0x80)));
+    }
+    store32(elem, c[0], c[1], c[2], c[3]);
   }
 }
 
@@ -762,7 +803,7 @@ inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n,
 }
 
 /// OCP MX (ocp_floor) MXFP8 quantize (E = float8_e4m3fn or float8_e5m2) of n floats (n a multiple
-/// of 32), as mx_te_e4m3_quantize_at; AVX-512 only (false at the other levels).
+/// of 32), as mx_te_e4m3_quantize_at.
 template <class E>
 inline bool mx_ocp_quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
                                std::uint8_t* scale) noexcept {
@@ -770,6 +811,12 @@ inline bool mx_ocp_quantize_at(simd_level l, const float* in, std::size_t n, std
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
     simd512::mx_ocp_quantize<E>(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_ocp_quantize<E>(in, n / 32, elem, scale);
     return true;
   }
 #endif
