@@ -304,3 +304,140 @@ TEST_CASE("NVFP4 quantize_into with the tensor amax given: quantize's result, an
     }
   }
 }
+
+TEST_CASE("block_scaling fast paths: tensors the common-case kernels take (no specials, moderate range)") {
+  // Blocks within a few binades of each other, as real activations: the AVX-512 kernels' common
+  // case (groups of 16 blocks with no NaN, no overflow: exponent moved on the bits for MXFP8,
+  // e2m1_codes_small for NVFP4), mixed with E4M3 / E2M1 rounding edges, zeros, -0, tiny values
+  // that take the per-vector general path, and blocks whose scaled max sits at 464 / 7.
+  std::mt19937 g(77);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::uniform_int_distribution<int> pick(0, 999), ex(-4, 4);
+  const std::vector<float> edge = interesting();
+  std::uniform_int_distribution<std::size_t> pe(0, edge.size() - 1);
+  const std::size_t rows = 24, cols = 1024;
+  std::vector<float> x(rows * cols);
+  for (std::size_t b0 = 0; b0 < x.size(); b0 += 16) {
+    const int e = ex(g);
+    for (std::size_t i = b0; i < b0 + 16; ++i) {
+      const int k = pick(g);
+      float v = std::ldexp(nd(g), e);
+      if (k < 150) v = std::ldexp(edge[pe(g)], e - 4) * (k % 2 == 0 ? -1.0f : 1.0f);  // rounding edges
+      else if (k < 170) v = k % 2 == 0 ? 0.0f : -0.0f;
+      else if (k < 175) v = std::ldexp(nd(g), e - 20 - k % 12);  // E4M3 subnormal after scaling / E2M1 0
+      else if (k < 177) v = std::ldexp(nd(g), -130);              // float subnormal
+      x[i] = v;
+    }
+  }
+  // Rows 16-17: tiny blocks (max near 2^-118: element factors 2^121 and up) with float subnormals.
+  for (std::size_t i = 16 * cols; i < 18 * cols; ++i)
+    x[i] = i % 5 == 0 ? std::ldexp(nd(g), -128 - static_cast<int>(i % 17)) : std::ldexp(nd(g), -118);
+  // A few MX blocks with max exactly 448 * 2^j (scaled max 448) and NVFP4 blocks at the top edge.
+  for (std::size_t j = 0; j < 8; ++j) x[64 * j + 3] = std::ldexp(448.0f, static_cast<int>(j) - 4);
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> mx{mixprec::mx_block_rule::te_rceil,
+                                                            mixprec::block_rowwise(32)};
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    check_same(mx.quantize_at(l, x.data(), rows, cols), mx.quantize_at(simd_level::portable, x.data(), rows, cols));
+    for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+      for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient}) {
+        mixprec::nvfp4_recipe r;
+        r.order = order;
+        r.factor = factor;
+        check_same(r.quantize_at(l, x.data(), rows, cols), r.quantize_at(simd_level::portable, x.data(), rows, cols));
+        // S_enc = 1 (tensor amax 2688 given): blocks of max 6 have R = 1, every E2M1 edge as it is.
+        std::vector<float> y(x.size());
+        for (std::size_t i = 0; i < y.size(); ++i) y[i] = i % 16 == 0 ? 6.0f : edge[(i * 7) % edge.size()];
+        for (std::size_t i = 0; i < y.size(); ++i)
+          if (y[i] > 6.0f) y[i] = std::fmod(y[i], 6.0f) * (i % 3 == 0 ? -1.0f : 1.0f);
+        const float amax = 2688.0f;
+        mixprec::nvfp4_recipe::tensor_type ref, fast;
+        r.quantize_into_at(simd_level::portable, y.data(), rows, cols, ref, &amax);
+        r.quantize_into_at(l, y.data(), rows, cols, fast, &amax);
+        check_same(fast, ref);
+      }
+  }
+}
+
+TEST_CASE("block_scaling fast paths: OCP MX (ocp_floor) MXFP8 E4M3 / E5M2 quantize equals the scalar recipe") {
+  // Random data with specials (Inf / NaN blocks: NaN scale), blocks of every magnitude, every
+  // E4M3 and E5M2 code and rounding midpoint scaled into blocks of max 2^j (the floor rule's
+  // boundary: scaled max up to 2^(emax + 1), saturating), zeros and float subnormals.
+  std::vector<float> v;
+  for (unsigned c = 0; c < 0x7B; ++c) {  // E5M2 values and midpoints
+    const float a = static_cast<float>(mixprec::float8_e5m2::from_bits(static_cast<std::uint8_t>(c)));
+    const float b = static_cast<float>(mixprec::float8_e5m2::from_bits(static_cast<std::uint8_t>(c + 1)));
+    const float mid = (a + b) / 2;
+    for (float y : {a, mid, std::nextafter(mid, 0.0f), std::nextafter(mid, 1e30f)}) v.push_back(y);
+  }
+  for (float y : interesting()) v.push_back(y);
+  std::mt19937 g(5);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  std::vector<float> x;
+  for (int j = -140; j <= 127; j += 3) {  // blocks of max exactly 2^j, 2^j - ulp, 2^(j+1) - ulp
+    for (int variant = 0; variant < 3; ++variant) {
+      const float top = variant == 0 ? std::ldexp(1.0f, j)
+                        : variant == 1 ? std::nextafter(std::ldexp(1.0f, j), 0.0f)
+                                       : std::nextafter(std::ldexp(2.0f, j), 0.0f);
+      if (top == 0.0f || std::isinf(top)) continue;
+      for (int i = 0; i < 32; ++i) {
+        const float e = v[static_cast<std::size_t>(g() % v.size())] / 57344.0f;  // below 1
+        x.push_back(i == 7 ? -top : i % 9 == 0 ? nd(g) * top / 4 : std::ldexp(e, j) * (i % 2 ? -1.0f : 1.0f));
+      }
+    }
+  }
+  const std::vector<float> r1 = make_data(33, 64, 32, 9, true), r2 = make_data(40, 96, 32, 10, false);
+  x.insert(x.end(), r1.begin(), r1.end());
+  x.insert(x.end(), r2.begin(), r2.end());
+  for (int i = 0; i < 64 * 64; ++i) x.push_back(std::ldexp(nd(g), i / 512 - 4));  // moderate range
+  x.resize(x.size() / 64 * 64);
+  const std::size_t rows = x.size() / 64;
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> e4{mixprec::mx_block_rule::ocp_floor,
+                                                              mixprec::block_rowwise(32)};
+    check_same(e4.quantize_at(l, x.data(), rows, 64), e4.quantize_at(simd_level::portable, x.data(), rows, 64));
+    const mixprec::mx_block_recipe<mixprec::float8_e5m2> e5{mixprec::mx_block_rule::ocp_floor,
+                                                            mixprec::block_rowwise(32)};
+    check_same(e5.quantize_at(l, x.data(), rows, 64), e5.quantize_at(simd_level::portable, x.data(), rows, 64));
+    mixprec::mx_block_recipe<mixprec::float8_e4m3fn> ta = e4;  // torchao's code-0 divisor: the scalar loop
+    ta.torchao_min_normal_divisor = true;
+    check_same(ta.quantize_at(l, x.data(), rows, 64), ta.quantize_at(simd_level::portable, x.data(), rows, 64));
+  }
+}
+
+TEST_CASE("block_scaling fast paths: DeepSeek FP8 1x128 (FP32 and UE8M0 scales) quantize equals the scalar recipe") {
+  // Blocks of every magnitude (the amax floor and tiny amax: zero, subnormal and huge quotients),
+  // specials, every E4M3 code and midpoint; scales at powers of two and not.
+  std::mt19937 g(12);
+  std::normal_distribution<float> nd(0.0f, 1.0f);
+  const std::vector<float> edge = interesting();
+  std::vector<float> x = make_data(24, 256, 128, 31, true);
+  const std::vector<float> y = make_data(20, 384, 128, 32, false);
+  x.insert(x.end(), y.begin(), y.end());
+  for (int j = -150; j <= 127; j += 2)  // a block of max 448 * 2^j holding every E4M3 edge value
+    for (int i = 0; i < 128; ++i)
+      x.push_back(i == 0 ? std::ldexp(448.0f, j) : std::ldexp(edge[(static_cast<std::size_t>(i) * 5 + static_cast<std::size_t>(j + 150)) % (edge.size() - 40)], j) * (i % 3 ? 1.0f : -1.0f));
+  for (int i = 0; i < 128 * 16; ++i) x.push_back(std::ldexp(nd(g), i / 128 - 8));
+  x.resize(x.size() / 256 * 256);
+  for (std::size_t k : {127u, 254u, 255u, 383u, 500u}) x[k] = std::numeric_limits<float>::quiet_NaN();  // last lanes
+  const std::size_t rows = x.size() / 256;
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (bool ue8m0 : {false, true})
+      for (float floor : {1e-4f, 0.0f}) {
+        CAPTURE(ue8m0);
+        CAPTURE(floor);
+        mixprec::deepseek_fp8_recipe r;
+        r.ue8m0 = ue8m0;
+        r.amax_floor = floor;
+        const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, 256);
+        const auto fast = r.quantize_at(l, x.data(), rows, 256);
+        REQUIRE(fast.scales.size() == ref.scales.size());
+        std::size_t bad = 0;
+        for (std::size_t k = 0; k < ref.scales.size(); ++k) bad += fbits(fast.scales[k]) != fbits(ref.scales[k]);
+        for (std::size_t k = 0; k < ref.elements.size(); ++k) bad += fast.elements[k].bits() != ref.elements[k].bits();
+        CHECK(bad == 0);
+      }
+  }
+}

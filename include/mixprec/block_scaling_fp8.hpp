@@ -14,6 +14,8 @@
 //   448 / amax rounded DOWN to a power of two (1 for amax 0/Inf/NaN, FLT_MAX when infinite);
 //   stored decode factor s = 1 / scale; P = E4M3satfinite(x * scale). Blocks 1x128
 //   (activations, gradients) or {128, 128} (weights).
+// Fast path: deepseek_fp8_recipe rowwise 1x128 with cols % 128 == 0 quantizes with the AVX-512 /
+//   AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at takes the level.
 //   mixprec::deepseek_fp8_recipe w{mixprec::block_shape{128, 128}};
 //   auto t = w.quantize(x.data(), rows, cols);   // t.scales: ceil(rows/128) x ceil(cols/128) floats
 #ifndef MIXPREC_BLOCK_SCALING_FP8_HPP
@@ -32,6 +34,7 @@
 
 #include "block_scaling.hpp"
 #include "detail/bits.hpp"
+#include "detail/simd_block_scaling.hpp"
 #include "fp8_scaling.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
@@ -90,8 +93,31 @@ struct deepseek_fp8_recipe {
   /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, or
   /// rows * cols overflowing.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
-    tensor_type t =
-        detail::make_block_tensor<float8_e4m3fn, float>("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block);
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
+    detail::shape_block_tensor("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block, t);
+    if (block == block_rowwise(128) && cols % 128 == 0 &&
+        detail::fp8_block128_quantize_at(
+            level, in, rows * cols, [this](float amax) { return scale_for(amax); },
+            reinterpret_cast<std::uint8_t*>(t.elements.data()), t.scales.data())) {
+      return;
+    }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       const float s = scale_for(detail::block_amax_fmax(in, cols, r0, r1, c0, c1));
@@ -101,7 +127,6 @@ struct deepseek_fp8_recipe {
           t.elements[i * cols + j] =
               round_to<float8_e4m3fn>(in[i * cols + j] / s, rounding::nearest_even, overflow::saturate);
     });
-    return t;
   }
 
   /// Writes rows * cols floats, P * s rounded once, to out. std::invalid_argument where t's

@@ -14,8 +14,9 @@
 // this recipe with rows = 1.
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
-// Fast path: te_rceil with float8_e4m3fn, rowwise 1x32, cols % 32 == 0 runs the AVX-512 / AVX2
-// kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the level.
+// Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32, cols % 32 == 0): te_rceil
+// with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize); ocp_floor with float8_e4m3fn or
+// float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
 //
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
@@ -201,6 +202,14 @@ struct mx_block_recipe {
         detail::mx_te_e4m3_quantize_at(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
                                        reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
       return;
+    }
+    if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
+      if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) &&
+          cols % 32 == 0 &&
+          detail::mx_ocp_quantize_at<Elem>(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                           reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        return;
+      }
     }
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {

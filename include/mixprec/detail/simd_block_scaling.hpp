@@ -1,27 +1,31 @@
-// mixprec/detail/simd_block_scaling.hpp — x86 fast paths of two block-scaling recipes (host only):
+// mixprec/detail/simd_block_scaling.hpp — x86 fast paths of block-scaling recipes (host only):
 // Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16), quantize and
-// dequantize, when cols is a multiple of the block (so the blocks tile the flat array).
+// dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
+// and DeepSeek FP8 (1x128, FP32 / UE8M0 scales) quantize at both; when cols is a multiple of the block (so the blocks tile the flat array).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
 // (levels as in simd_convert.hpp: avx512 and avx512_bf16 run the 512-bit kernels, avx2 the
 // 256-bit ones, which need AVX2) or when MXCSR is not round-to-nearest with FTZ and DAZ clear
-// (the kernels use IEEE float products and subnormal operands). Method, per block: amax by
-// vmaxps of |x| from 0 (a NaN lane loses, as the scalar fmax fold), the scale from amax with the
-// scalar recipe's own float operations, then the elements:
-//   E4M3 satfinite RNE of v = x * 2^k (exact: a power of two, as the scalar x * R in double):
-//     |v| >= 2^-6: code = ((u + 0x7FFFF + bit 20 of u) >> 20) - 960, min 0x7E; below: RNE(|v| * 512);
-//     NaN 0x7F; sign OR 0x80.
-//   E2M1 satfinite RNE of v = x * R (the scalar float product): AVX2 counts the RNE midpoints
-//     0.25 < , 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| (ties to the even code); AVX-512
-//     rounds |v| >= 1 on its bits as for E4M3 (one mantissa bit, min 7) and RNE(|v| * 2) below;
-//     NaN gives 7 (round_to's satfinite NaN, sign dropped); sign OR 8.
-//   dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
+// (the kernels use IEEE float products and subnormal operands). Method (AVX-512), per group of
+// 16 blocks: the block maxima as one vector (integer max of |x| bits, a transposing tree: a NaN
+// wins and sends its block to the general path, which ignores it as the scalar fmax fold does),
+// the scales from them with the recipe's own float operations, then the elements:
+//   common case, checked per group (no NaN, scaled block max <= 464 for E4M3 / < 7 for E2M1) and
+//   per vector (no lane that is an E4M3 subnormal after scaling or a float subnormal):
+//     E4M3 / E5M2 of x * 2^k without a multiply: code = (|x| + cb + kept lsb) >> (23 - M),
+//       cb = ((k - rebias) << 23) + half ulp - 1 (ocp_floor: min E's max code);
+//     E2M1 of v = x * R (the scalar float product): min(2 + RNE on the bits, low bits of
+//       |v| + 2^22), the second being RNE(2|v|) below 1;
+//   every other lane: simd_narrow8's codes512 / codes256 (the library's one general vector
+//   float -> FP8 / FP4 rounding), on x * 2^k or x * R. AVX2 works per block the same way (E2M1
+//   by counting the RNE midpoints passed). Codes are packed 64 at a time (two packs, a permute).
+//   Dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
 //     times the E8M0 scale (one IEEE product = the scalar's single rounding); E2M1 by a 16-entry
 //     table, (P * S) exact in float, times float(1 / S_enc) rounded once.
-// tests/test_block_scaling_simd.cpp compares every level with the scalar recipe on random data and
-// every special; CMake builds it once per instruction set.
+// tests/test_block_scaling_simd.cpp compares every level with the scalar recipe (random data,
+// every special, every code and midpoint, scale boundaries); CMake builds it per instruction set.
 //   detail::mx_te_e4m3_quantize_at(detail::simd_level::avx2, in, n, elem_bits, scale_bits);
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
 #define MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
@@ -33,6 +37,7 @@
 
 #include "../mx.hpp"
 #include "simd_convert.hpp"
+#include "simd_narrow8.hpp"
 
 namespace mixprec {
 namespace detail {
@@ -116,27 +121,18 @@ inline float hmax8(__m256 m) noexcept {
   v = _mm_max_ss(v, _mm_shuffle_ps(v, v, 1));
   return _mm_cvtss_f32(v);
 }
-/// E4M3 satfinite RNE codes (32-bit lanes) of 8 floats.
+/// E4M3 satfinite RNE codes (32-bit lanes) of 8 floats: simd_narrow8's converter.
 inline __m256i e4m3_codes(__m256 v) noexcept {
-  const __m256i u = _mm256_castps_si256(v);
-  const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
-  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(u, 24), _mm256_set1_epi32(0x80));
-  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
-  __m256i cn =
-      _mm256_sub_epi32(_mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, _mm256_set1_epi32(0x7FFFF)), lsb), 20),
-                       _mm256_set1_epi32(960));
-  cn = _mm256_min_epi32(cn, _mm256_set1_epi32(0x7E));
-  const __m256 sub = _mm256_round_ps(_mm256_mul_ps(_mm256_castsi256_ps(a), _mm256_set1_ps(512.0f)),
-                                     _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  const __m256i cs = _mm256_cvttps_epi32(sub);
-  const __m256i is_sub = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x3C800000), a);
-  const __m256i is_nan = _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000));
-  __m256i c = _mm256_blendv_epi8(cn, cs, is_sub);
-  c = _mm256_blendv_epi8(c, _mm256_set1_epi32(0x7F), is_nan);
-  return _mm256_or_si256(c, sign);
+  return narrow8::codes256<float_traits<float8_e4m3fn>::format_type>(_mm256_castps_si256(v), overflow::saturate);
 }
-/// E2M1 satfinite RNE codes (32-bit lanes) of 8 floats.
+/// E2M1 satfinite RNE codes (32-bit lanes) of 8 floats: simd_narrow8's converter (NaN 7, no sign).
 inline __m256i e2m1_codes(__m256 v) noexcept {
+  return narrow8::codes256<float_traits<float4_e2m1fn>::format_type>(_mm256_castps_si256(v), overflow::saturate);
+}
+/// The common case of e2m1_codes, no lane NaN (the caller checks the block): the RNE midpoints
+/// 0.25 <, 0.75 <=, 1.25 <, 1.75 <=, 2.5 <, 3.5 <=, 5 < |v| passed, counted (ties to the even
+/// code; 7 at most, so Inf too); sign as bit 3.
+inline __m256i e2m1_codes_small(__m256 v) noexcept {
   const __m256 a = abs8(v);
   // Each compare gives -1 where passed; subtracting adds 1.
   __m256i c = _mm256_setzero_si256();
@@ -147,9 +143,23 @@ inline __m256i e2m1_codes(__m256 v) noexcept {
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(2.5f), _CMP_GT_OQ)));
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(3.5f), _CMP_GE_OQ)));
   c = _mm256_sub_epi32(c, _mm256_castps_si256(_mm256_cmp_ps(a, _mm256_set1_ps(5.0f), _CMP_GT_OQ)));
-  const __m256i nan = _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q));
-  const __m256i sign = _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 28), _mm256_set1_epi32(8));
-  return _mm256_blendv_epi8(_mm256_or_si256(c, sign), _mm256_set1_epi32(7), nan);
+  return _mm256_or_si256(c, _mm256_and_si256(_mm256_srli_epi32(_mm256_castps_si256(v), 28), _mm256_set1_epi32(8)));
+}
+/// The common case of e4m3_codes(x * 2^k), as simd512::e4m3_codes_pow2; bad: a bit per lane.
+inline __m256i e4m3_codes_pow2(__m256i x, __m256i cb, __m256i lo, int& bad) noexcept {
+  const __m256i a = _mm256_and_si256(x, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+  bad = _mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(zero, _mm256_cmpgt_epi32(lo, a))));
+  const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, 20), _mm256_set1_epi32(1));
+  const __m256i c = _mm256_andnot_si256(zero, _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, cb), lsb), 20));
+  return _mm256_or_si256(c, _mm256_and_si256(_mm256_srli_epi32(x, 24), _mm256_set1_epi32(0x80)));
+}
+/// max of 8 unsigned lanes.
+inline std::uint32_t hmax8u(__m256i m) noexcept {
+  __m128i v = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+  v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0x4E));
+  v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0xB1));
+  return static_cast<std::uint32_t>(_mm_cvtsi128_si32(v));
 }
 /// 4 x 8 codes (< 256) -> 32 bytes in order.
 inline void store32(std::uint8_t* o, __m256i a, __m256i b, __m256i c, __m256i d) noexcept {
@@ -201,17 +211,37 @@ inline float amax(const float* in, std::size_t n) noexcept {
 
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
                                 std::uint8_t* scale) noexcept {
+  const __m256i am = _mm256_set1_epi32(0x7FFFFFFF);
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
-    const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8), x2 = _mm256_loadu_ps(in + 16),
-                 x3 = _mm256_loadu_ps(in + 24);
-    const __m256 z = _mm256_setzero_ps();
-    const __m256 m = _mm256_max_ps(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)),
-                                   _mm256_max_ps(_mm256_max_ps(abs8(x2), z), _mm256_max_ps(abs8(x3), z)));
-    const std::uint8_t code = simd_blk::mx_te_code(hmax8(m));
+    __m256i x[4], c[4];
+    for (int i = 0; i < 4; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * i));
+    const std::uint32_t mb =
+        hmax8u(_mm256_max_epu32(_mm256_max_epu32(_mm256_and_si256(x[0], am), _mm256_and_si256(x[1], am)),
+                                _mm256_max_epu32(_mm256_and_si256(x[2], am), _mm256_and_si256(x[3], am))));
+    float bmax = simd_blk::bits_float(mb);
+    if (mb > 0x7F800000u) {  // a NaN: the block max without it (the scalar fmax fold from 0)
+      const __m256 z = _mm256_setzero_ps();
+      __m256 m = z;
+      for (int i = 0; i < 4; ++i) m = _mm256_max_ps(abs8(_mm256_castsi256_ps(x[i])), m);  // a NaN lane loses
+      bmax = hmax8(m);
+    }
+    const std::uint8_t code = simd_blk::mx_te_code(bmax);
     scale[b] = code;
-    const __m256 r = _mm256_set1_ps(simd_blk::mx_te_factor(code));
-    store32(elem, e4m3_codes(_mm256_mul_ps(x0, r)), e4m3_codes(_mm256_mul_ps(x1, r)), e4m3_codes(_mm256_mul_ps(x2, r)),
-            e4m3_codes(_mm256_mul_ps(x3, r)));
+    const float f = simd_blk::mx_te_factor(code);
+    const __m256 r = _mm256_set1_ps(f);
+    if (mb <= 0x7F800000u && bmax * f <= 464.0f) {  // the common case: no NaN, no overflow
+      const int k = code == 0 ? 0 : 127 - code;
+      const __m256i cb = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(k - 120) << 23) + 0x7FFFF);
+      const __m256i lo = _mm256_set1_epi32((121 - k > 1 ? 121 - k : 1) << 23);
+      for (int i = 0; i < 4; ++i) {
+        int bad;
+        c[i] = e4m3_codes_pow2(x[i], cb, lo, bad);
+        if (bad != 0) c[i] = e4m3_codes(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r));
+      }
+    } else {
+      for (int i = 0; i < 4; ++i) c[i] = e4m3_codes(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r));
+    }
+    store32(elem, c[0], c[1], c[2], c[3]);
   }
 }
 
@@ -235,11 +265,16 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
   for (std::size_t b = 0; b < nblocks; ++b, in += 16, elem += 16) {
     const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8);
     const __m256 z = _mm256_setzero_ps();
-    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));
+    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));  // NaN ignored
     float sf, r;
     simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[b], r);
     const __m256 rv = _mm256_set1_ps(r);
-    store16(elem, e2m1_codes(_mm256_mul_ps(x0, rv)), e2m1_codes(_mm256_mul_ps(x1, rv)));
+    const __m256 v0 = _mm256_mul_ps(x0, rv), v1 = _mm256_mul_ps(x1, rv);
+    // No NaN element (a NaN compares unordered with itself): the common-case encoder.
+    if (_mm256_movemask_ps(_mm256_or_ps(_mm256_cmp_ps(x0, x0, _CMP_UNORD_Q), _mm256_cmp_ps(x1, x1, _CMP_UNORD_Q))) == 0)
+      store16(elem, e2m1_codes_small(v0), e2m1_codes_small(v1));
+    else
+      store16(elem, e2m1_codes(v0), e2m1_codes(v1));
   }
 }
 
@@ -253,6 +288,76 @@ inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale
   }
 }
 
+/// OCP MX MXFP8 quantize (E = float8_e4m3fn or float8_e5m2), as simd512::mx_ocp_quantize, per block.
+template <class E>
+inline void mx_ocp_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  using F = typename float_traits<E>::format_type;
+  constexpr int M = F::mantissa_bits, sh = 23 - M, emax = F::emax, emin = F::emin;
+  const __m256i am = _mm256_set1_epi32(0x7FFFFFFF), maxc = _mm256_set1_epi32(static_cast<int>(F::max_code));
+  const std::uint8_t nan_code = detail::quiet_nan<E>().bits();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
+    __m256i x[4], c[4];
+    for (int i = 0; i < 4; ++i) x[i] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + 8 * i));
+    const std::uint32_t mb =
+        hmax8u(_mm256_max_epu32(_mm256_max_epu32(_mm256_and_si256(x[0], am), _mm256_and_si256(x[1], am)),
+                                _mm256_max_epu32(_mm256_and_si256(x[2], am), _mm256_and_si256(x[3], am))));
+    if (mb >= 0x7F800000u) {  // Inf or NaN: the NaN scale, E's NaN everywhere
+      scale[b] = 0xFF;
+      std::memset(elem, nan_code, 32);
+      continue;
+    }
+    const int e = static_cast<int>(mb >> 23);
+    const int code = e - emax > 0 ? e - emax : 0, kk = 127 - code;
+    scale[b] = static_cast<std::uint8_t>(code);
+    const __m256 r = _mm256_set1_ps(simd_blk::bits_float(static_cast<std::uint32_t>(254 - code) << 23));
+    const __m256i cb = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(kk - (127 - F::bias)) << 23) +
+                                         ((1 << (sh - 1)) - 1));
+    const __m256i lo = _mm256_set1_epi32((127 + emin - kk > 1 ? 127 + emin - kk : 1) << 23);
+    for (int i = 0; i < 4; ++i) {  // as e4m3_codes_pow2, E's width, clamped to E's max code
+      const __m256i a = _mm256_and_si256(x[i], am);
+      const __m256i zero = _mm256_cmpeq_epi32(a, _mm256_setzero_si256());
+      if (_mm256_movemask_ps(_mm256_castsi256_ps(_mm256_andnot_si256(zero, _mm256_cmpgt_epi32(lo, a)))) != 0) {
+        c[i] = narrow8::codes256<F>(_mm256_castps_si256(_mm256_mul_ps(_mm256_castsi256_ps(x[i]), r)), overflow::saturate);
+        continue;
+      }
+      const __m256i lsb = _mm256_and_si256(_mm256_srli_epi32(a, sh), _mm256_set1_epi32(1));
+      const __m256i cm = _mm256_min_epi32(
+          _mm256_andnot_si256(zero, _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(a, cb), lsb), sh)), maxc);
+      c[i] = _mm256_or_si256(cm, _mm256_and_si256(_mm256_srli_epi32(x[i], 24), _mm256_set1_epi32(0x80)));
+    }
+    store32(elem, c[0], c[1], c[2], c[3]);
+  }
+}
+
+/// DeepSeek-V3 FP8 1x128, as simd512::fp8_block128_quantize.
+template <class ScaleFn>
+inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const ScaleFn& scale, std::uint8_t* elem,
+                                  float* scales) noexcept {
+  using F = float_traits<float8_e4m3fn>::format_type;
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 128, elem += 128) {
+    __m256 m0 = z, m1 = z;
+    for (int i = 0; i < 16; i += 2) {
+      m0 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + 8 * i)), m0);  // a NaN lane loses
+      m1 = _mm256_max_ps(abs8(_mm256_loadu_ps(in + 8 * i + 8)), m1);
+    }
+    const float s = scale(hmax8(_mm256_max_ps(m0, m1)));
+    scales[b] = s;
+    const std::uint32_t u = simd_blk::float_bits(s);
+    const bool p2 = (u & 0x7FFFFFu) == 0 && u >= 0x00800000u && u < 0x7F000000u;  // x * (1 / s): the same bits
+    const __m256 sv = _mm256_set1_ps(s), rv = _mm256_set1_ps(1.0f / s);
+    for (int i = 0; i < 16; i += 4) {
+      __m256i c[4];
+      for (int j = 0; j < 4; ++j) {
+        const __m256 x = _mm256_loadu_ps(in + 8 * (i + j));
+        c[j] = narrow8::codes256<F>(_mm256_castps_si256(p2 ? _mm256_mul_ps(x, rv) : _mm256_div_ps(x, sv)),
+                                    overflow::saturate);
+      }
+      store32(elem + 8 * i, c[0], c[1], c[2], c[3]);
+    }
+  }
+}
+
 }  // namespace simd256
 #endif  // MIXPREC_SIMD_AVX2
 
@@ -262,38 +367,48 @@ namespace simd512 {
 inline __m512 abs16(__m512 x) noexcept {
   return _mm512_castsi512_ps(_mm512_and_si512(_mm512_castps_si512(x), _mm512_set1_epi32(0x7FFFFFFF)));
 }
-/// E4M3 satfinite RNE codes (32-bit lanes) of 16 floats.
+/// E4M3 (satfinite RNE, NaN 0x7F with its sign) codes, 32-bit lanes, of 16 floats, every case:
+/// simd_narrow8's converter (the one vector float -> FP8/FP4 rounding of the library).
 inline __m512i e4m3_codes(__m512 v) noexcept {
-  const __m512i u = _mm512_castps_si512(v);
-  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 24), _mm512_set1_epi32(0x80));
-  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
-  __m512i c =
-      _mm512_sub_epi32(_mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x7FFFF)), lsb), 20),
-                       _mm512_set1_epi32(960));
-  c = _mm512_min_epi32(c, _mm512_set1_epi32(0x7E));
-  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(512.0f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3C800000)), cs);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(0x7F));
-  return _mm512_or_si512(c, sign);
+  return narrow8::codes512<float_traits<float8_e4m3fn>::format_type>(_mm512_castps_si512(v), overflow::saturate);
 }
-/// E2M1 satfinite RNE codes (32-bit lanes) of 16 floats: |v| >= 1 by integer rounding to one
-/// mantissa bit (code = ((u + 0x1FFFFF + bit 22) >> 22) - 252, at most 7: Inf and NaN too), below
-/// 1 RNE(|v| * 2); the sign ORed in except for NaN (round_to's satfinite NaN is +6).
+/// E2M1 (satfinite RNE, NaN 7 without sign: round_to's) codes of 16 floats, every case.
 inline __m512i e2m1_codes(__m512 v) noexcept {
+  return narrow8::codes512<float_traits<float4_e2m1fn>::format_type>(_mm512_castps_si512(v), overflow::saturate);
+}
+/// The common case of e4m3_codes(x * 2^k) inside a block, on x's bits (no multiply): each lane zero
+/// or with |x| at least lo = bits of max(2^(-6-k), FLT_MIN) (a float normal scaled to an E4M3
+/// normal) and |x| * 2^k at most 464 (the caller checks the block max). Then the code is |x|'s
+/// bits with the exponent moved, rounded to 3 mantissa bits:
+///   code = (a + cb + bit 20 of a) >> 20,  cb = ((k - 120) << 23) + 0x7FFFF,  sign ORed in.
+/// bad: the nonzero lanes below lo, which the caller re-encodes with e4m3_codes.
+inline __m512i e4m3_codes_pow2(__m512i x, __m512i cb, __m512i lo, __mmask16& bad) noexcept {
+  const __m512i a = _mm512_and_si512(x, _mm512_set1_epi32(0x7FFFFFFF));
+  const __mmask16 nz = _mm512_test_epi32_mask(a, a);
+  bad = _mm512_mask_cmplt_epu32_mask(nz, a, lo);
+  const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 20), _mm512_set1_epi32(1));
+  const __m512i c = _mm512_maskz_srli_epi32(nz, _mm512_add_epi32(_mm512_add_epi32(a, cb), lsb), 20);
+  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(x, 24), _mm512_set1_epi32(0x80), 0xF8);  // c | (s & 0x80)
+}
+/// The common case of e2m1_codes(v): |v| < 7 and not NaN (the caller checks the block max).
+/// |v| >= 1: 2 + n, n = ((a - 0x3F800000 + 0x1FFFFF + bit 22 of a) >> 22); below: RNE(|v| * 2), the
+/// low bits of d = bits(|v| + 2^22) (one float addition, ulp 0.5). code = min(n + 2 + bits(2^22), d)
+/// & 7: below 1 n wraps high, from 1 up 2 + n <= RNE(2|v|). Sign as bit 3.
+inline __m512i e2m1_codes_small(__m512 v) noexcept {
   const __m512i u = _mm512_castps_si512(v);
   const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
   const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(a, 22), _mm512_set1_epi32(1));
-  __m512i c = _mm512_sub_epi32(
-      _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(0x1FFFFF)), lsb), 22),
-      _mm512_set1_epi32(252));
-  c = _mm512_min_epi32(c, _mm512_set1_epi32(7));
-  const __m512i cs = _mm512_cvt_roundps_epi32(_mm512_mul_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(2.0f)),
-                                              _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  c = _mm512_mask_mov_epi32(c, _mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x3F800000)), cs);
-  const __m512i sign = _mm512_and_si512(_mm512_srli_epi32(u, 28), _mm512_set1_epi32(8));
-  return _mm512_mask_or_epi32(c, _mm512_cmple_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), c, sign);
+  const __m512i n = _mm512_srli_epi32(
+      _mm512_add_epi32(_mm512_add_epi32(a, _mm512_set1_epi32(static_cast<int>(0x1FFFFFu - 0x3F800000u))), lsb), 22);
+  const __m512i d = _mm512_castps_si512(_mm512_add_ps(_mm512_castsi512_ps(a), _mm512_set1_ps(4194304.0f)));
+  const __m512i c = _mm512_min_epu32(_mm512_add_epi32(n, _mm512_set1_epi32(0x4A800002)), d);
+  return _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(u, 28), _mm512_set1_epi32(7), 0xE4);  // C ? A : B
+}
+/// 4 x 16 codes (32-bit lanes, < 256) -> 64 bytes in order: two packs and one permute.
+inline void store64(std::uint8_t* o, __m512i c0, __m512i c1, __m512i c2, __m512i c3) noexcept {
+  const __m512i b = _mm512_packus_epi16(_mm512_packus_epi32(c0, c1), _mm512_packus_epi32(c2, c3));
+  _mm512_storeu_si512(reinterpret_cast<void*>(o),
+                      _mm512_permutexvar_epi32(_mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15), b));
 }
 /// 16 E4M3 codes (bytes) -> floats (exact).
 inline __m512 e4m3_values(const std::uint8_t* p) noexcept {
@@ -326,20 +441,20 @@ inline float amax(const float* in, std::size_t n) noexcept {
   return _mm512_reduce_max_ps(_mm512_max_ps(m0, m1));
 }
 
-/// Lane i of the result = max over the 16 lanes of v[i] (v[i] without NaN): a transposing tree.
-inline __m512 hmax16x16(__m512* v) noexcept {
-  __m512 m[8], w[4];
+/// Lane i of the result = max over the 16 lanes of v[i] as unsigned integers (of |x| bits: the
+/// float max, a NaN winning): a transposing tree.
+inline __m512i umax16x16(const __m512i* v) noexcept {
+  __m512i m[8], w[4];
   for (int k = 0; k < 8; ++k)
-    m[k] = _mm512_max_ps(_mm512_unpacklo_ps(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_ps(v[2 * k], v[2 * k + 1]));
+    m[k] = _mm512_max_epu32(_mm512_unpacklo_epi32(v[2 * k], v[2 * k + 1]), _mm512_unpackhi_epi32(v[2 * k], v[2 * k + 1]));
   for (int k = 0; k < 4; ++k)
-    w[k] = _mm512_max_ps(_mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_ps(m[2 * k], m[2 * k + 1], _MM_SHUFFLE(3, 2, 3, 2)));
-  const __m512 u01 = _mm512_max_ps(_mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm512_shuffle_f32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
-  const __m512 u23 = _mm512_max_ps(_mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
-                                   _mm512_shuffle_f32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
-  return _mm512_max_ps(_mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
-                       _mm512_shuffle_f32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
+    w[k] = _mm512_max_epu32(_mm512_unpacklo_epi64(m[2 * k], m[2 * k + 1]), _mm512_unpackhi_epi64(m[2 * k], m[2 * k + 1]));
+  const __m512i u01 = _mm512_max_epu32(_mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(1, 0, 1, 0)),
+                                       _mm512_shuffle_i32x4(w[0], w[1], _MM_SHUFFLE(3, 2, 3, 2)));
+  const __m512i u23 = _mm512_max_epu32(_mm512_shuffle_i32x4(w[2], w[3], _MM_SHUFFLE(1, 0, 1, 0)),
+                                       _mm512_shuffle_i32x4(w[2], w[3], _MM_SHUFFLE(3, 2, 3, 2)));
+  return _mm512_max_epu32(_mm512_shuffle_i32x4(u01, u23, _MM_SHUFFLE(2, 0, 2, 0)),
+                          _mm512_shuffle_i32x4(u01, u23, _MM_SHUFFLE(3, 1, 3, 1)));
 }
 /// Lane i of v in every lane.
 inline __m512 lane(__m512 v, int i) noexcept { return _mm512_permutexvar_ps(_mm512_set1_epi32(i), v); }
@@ -363,35 +478,158 @@ inline __m512 mx_te_factors(__m512i c) noexcept {
   return _mm512_castsi512_ps(f);
 }
 
+/// One block of 32: amax (NaN ignored), code, every element through e4m3_codes.
+inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
+  const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));  // a NaN lane loses
+  const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
+  *scale = code;
+  const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
+}
+
+/// Chunks of groups of 16 blocks: first every group's scales (independent work the core overlaps),
+/// then the elements, so no group waits on its own block-max tree and division. Sizes measured with
+/// bench_block_scaling: NVFP4 (1 KiB groups) 4; MXFP8 (2 KiB) 1, as 2 was 5% faster from L2 but
+/// 13% slower from DRAM.
+constexpr std::size_t kMxChunk = 1, kNvChunk = 4;
+
 inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
                                 std::uint8_t* scale) noexcept {
-  const __m512 z = _mm512_setzero_ps();
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t b = 0;
-  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {  // 16 blocks: the scales as one vector
-    __m512 a[16];
-    for (int k = 0; k < 16; ++k)
-      a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k)),
-                           _mm512_max_ps(abs16(_mm512_loadu_ps(in + 32 * k + 16)), z));
-    const __m512i codes = mx_te_codes(hmax16x16(a));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
-    const __m512 r = mx_te_factors(codes);
-    for (int k = 0; k < 16; ++k) {
-      const __m512 rk = lane(r, k);
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k),
-                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k), rk))));
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 32 * k + 16),
-                       _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 32 * k + 16), rk))));
+  while (b + 16 <= nblocks) {
+    const std::size_t ng = (nblocks - b) / 16 < kMxChunk ? (nblocks - b) / 16 : kMxChunk;
+    alignas(64) std::int32_t cb[16 * kMxChunk], lo[16 * kMxChunk];
+    alignas(64) float rf[16 * kMxChunk];
+    bool fast[kMxChunk];
+    for (std::size_t g = 0; g < ng; ++g) {  // the scales of 16 blocks as one vector
+      const float* gin = in + 512 * g;
+      __m512i a[16];
+      for (int k = 0; k < 16; ++k)
+        a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(gin + 32 * k), abs_mask),
+                                _mm512_and_si512(_mm512_loadu_si512(gin + 32 * k + 16), abs_mask));
+      const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
+      const __m512i codes = mx_te_codes(bmax);
+      const __m512 r = mx_te_factors(codes);
+      // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too).
+      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
+      // k = 127 - code (code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
+      const __mmask16 c0 = _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512());
+      const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes), c0, _mm512_setzero_si512());
+      _mm512_store_si512(reinterpret_cast<void*>(cb + 16 * g),
+                         _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23),
+                                          _mm512_set1_epi32(0x7FFFF)));
+      _mm512_store_si512(reinterpret_cast<void*>(lo + 16 * g),
+                         _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23));
+      _mm512_store_ps(rf + 16 * g, r);
+    }
+    for (std::size_t g = 0; g < ng; ++g, b += 16, in += 512, elem += 512) {
+      if (!fast[g]) {
+        for (std::size_t k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + k);
+        continue;
+      }
+      for (std::size_t k = 16 * g; k < 16 * g + 16; k += 2) {
+        const float* p = in + 32 * (k - 16 * g);
+        __m512i x[4], c[4];
+        __mmask16 bad[4];
+        for (std::size_t i = 0; i < 4; ++i) {
+          x[i] = _mm512_loadu_si512(p + 16 * i);
+          c[i] = e4m3_codes_pow2(x[i], _mm512_set1_epi32(cb[k + i / 2]), _mm512_set1_epi32(lo[k + i / 2]), bad[i]);
+        }
+        if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {  // E4M3 subnormals or float subnormals: every case
+          for (std::size_t i = 0; i < 4; ++i)
+            if (bad[i] != 0) c[i] = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x[i]), _mm512_set1_ps(rf[k + i / 2])));
+        }
+        store64(elem + 32 * (k - 16 * g), c[0], c[1], c[2], c[3]);
+      }
     }
   }
-  for (; b < nblocks; ++b, in += 32, elem += 32) {
-    const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
-    const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));
-    const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
-    scale[b] = code;
-    const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
+  for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b);
+}
+
+/// OCP MX v1.0 MXFP8 (rule ocp_floor, 1x32; element format E: float8_e4m3fn or float8_e5m2):
+/// code = biased exponent of the block max - emax (0 at least; zero and float subnormals give 0),
+/// an Inf or NaN in the block gives code 0xFF and E's NaN in every element; elements
+/// E(x * 2^(127 - code)) satfinite RNE. Common case on the bits as e4m3_codes_pow2, for E's
+/// mantissa width, with the code clamped to E's max (the floor rule lets the scaled max reach
+/// 2^(emax + 1)); other lanes through simd_narrow8.
+template <class E>
+inline void mx_ocp_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  using F = typename float_traits<E>::format_type;
+  constexpr int M = F::mantissa_bits, sh = 23 - M;
+  constexpr int emax = F::emax, emin = F::emin;  // E4M3: 8, -6; E5M2: 15, -14
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF), maxc = _mm512_set1_epi32(static_cast<int>(F::max_code));
+  const std::uint8_t nan_code = detail::quiet_nan<E>().bits();
+  const auto encode = [&](__m512i x, float f) {
+    return narrow8::codes512<F>(_mm512_castps_si512(_mm512_mul_ps(_mm512_castsi512_ps(x), _mm512_set1_ps(f))),
+                                overflow::saturate);
+  };
+  // One block: the scalar rule, every element through simd_narrow8.
+  const auto block = [&](const float* x32, std::uint8_t* e32, std::uint8_t* s1) {
+    const __m512i x0 = _mm512_loadu_si512(x32), x1 = _mm512_loadu_si512(x32 + 16);
+    const std::uint32_t mb = static_cast<std::uint32_t>(
+        _mm512_reduce_max_epu32(_mm512_max_epu32(_mm512_and_si512(x0, abs_mask), _mm512_and_si512(x1, abs_mask))));
+    if (mb >= 0x7F800000u) {  // Inf or NaN
+      *s1 = 0xFF;
+      std::memset(e32, nan_code, 32);
+      return;
+    }
+    const int e = static_cast<int>(mb >> 23);
+    const int code = e - emax > 0 ? e - emax : 0;
+    *s1 = static_cast<std::uint8_t>(code);
+    const float f = simd_blk::bits_float(static_cast<std::uint32_t>(254 - code) << 23);  // 2^(127 - code)
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e32), _mm512_cvtepi32_epi8(encode(x0, f)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e32 + 16), _mm512_cvtepi32_epi8(encode(x1, f)));
+  };
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 512, elem += 512) {
+    __m512i a[16];
+    for (int k = 0; k < 16; ++k)
+      a[k] = _mm512_max_epu32(_mm512_and_si512(_mm512_loadu_si512(in + 32 * k), abs_mask),
+                              _mm512_and_si512(_mm512_loadu_si512(in + 32 * k + 16), abs_mask));
+    const __m512i e = _mm512_srli_epi32(umax16x16(a), 23);
+    if (_mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF)) != 0) {  // an Inf or NaN block
+      for (std::size_t k = 0; k < 16; ++k) block(in + 32 * k, elem + 32 * k, scale + b + k);
+      continue;
+    }
+    const __m512i codes = _mm512_max_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(emax)), _mm512_setzero_si512());
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    const __m512i kk = _mm512_sub_epi32(_mm512_set1_epi32(127), codes);  // the element factor 2^kk
+    alignas(64) std::int32_t cb[16], lo[16];
+    alignas(64) float rf[16];
+    _mm512_store_si512(reinterpret_cast<void*>(cb),
+                       _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(127 - F::bias)), 23),
+                                        _mm512_set1_epi32((1 << (sh - 1)) - 1)));
+    _mm512_store_si512(reinterpret_cast<void*>(lo),
+                       _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127 + emin), kk), _mm512_set1_epi32(1)), 23));
+    _mm512_store_si512(reinterpret_cast<void*>(rf), _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(254), codes), 23));
+    for (int k = 0; k < 16; k += 2) {
+      const float* p = in + 32 * k;
+      __m512i x[4], c[4];
+      __mmask16 bad[4];
+      for (int i = 0; i < 4; ++i) {
+        x[i] = _mm512_loadu_si512(p + 16 * i);
+        const __m512i v = x[i];
+        const __m512i av = _mm512_and_si512(v, abs_mask);
+        const __mmask16 nz = _mm512_test_epi32_mask(av, av);
+        bad[i] = _mm512_mask_cmplt_epu32_mask(nz, av, _mm512_set1_epi32(lo[k + i / 2]));
+        const __m512i lsb = _mm512_and_si512(_mm512_srli_epi32(av, sh), _mm512_set1_epi32(1));
+        const __m512i cm = _mm512_min_epu32(
+            _mm512_maskz_srli_epi32(nz, _mm512_add_epi32(_mm512_add_epi32(av, _mm512_set1_epi32(cb[k + i / 2])), lsb), sh), maxc);
+        c[i] = _mm512_ternarylogic_epi32(cm, _mm512_srli_epi32(v, 24), _mm512_set1_epi32(0x80), 0xF8);
+      }
+      if ((bad[0] | bad[1] | bad[2] | bad[3]) != 0) {
+        for (int i = 0; i < 4; ++i)
+          if (bad[i] != 0) c[i] = encode(x[i], rf[k + i / 2]);
+      }
+      store64(elem + 32 * k, c[0], c[1], c[2], c[3]);
+    }
   }
+  for (; b < nblocks; ++b, in += 32, elem += 32) block(in, elem, scale + b);
 }
 
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
@@ -438,31 +676,56 @@ inline void nvfp4_quantize(const float* in, std::size_t nblocks, const nvfp4_fas
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
   const __m512 z = _mm512_setzero_ps();
-  std::size_t b = 0;
-  for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {  // 16 blocks: the scales as one vector
-    __m512 a[16];
-    for (int k = 0; k < 16; ++k) a[k] = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * k)), z);
-    const __m512 bmax = hmax16x16(a);
-    const __m512 pre = p.legacy ? _mm512_mul_ps(_mm512_mul_ps(bmax, _mm512_set1_ps(rcp6)), _mm512_set1_ps(p.s_enc))
-                                : _mm512_mul_ps(bmax, _mm512_set1_ps(k_te));
-    const __m512i codes = e4m3_codes(pre);  // pre >= 0, not NaN
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
-    const __m512 sf = e4m3_values_of(codes);
-    const __m512 r =
-        _mm512_min_ps(p.quotient ? _mm512_div_ps(_mm512_set1_ps(p.s_enc), sf)
-                                 : _mm512_div_ps(_mm512_set1_ps(1.0f), _mm512_mul_ps(sf, _mm512_set1_ps(s_dec))),
-                      _mm512_set1_ps(3.4028234663852886e38f));
-    for (int k = 0; k < 16; ++k)
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16 * k),
-                       _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), lane(r, k)))));
-  }
-  for (; b < nblocks; ++b, in += 16, elem += 16) {
-    const __m512 x = _mm512_loadu_ps(in);
+  const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
+  // One block: amax (NaN ignored), the scalar scale rule, every element through e2m1_codes.
+  const auto block = [&](const float* x16, std::uint8_t* e16, std::uint8_t* s1) {
+    const __m512 x = _mm512_loadu_ps(x16);
     float sf, r;
-    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem),
-                     _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
+    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, *s1, r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(e16), _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(x, _mm512_set1_ps(r)))));
+  };
+  // Without branches: pre = (b * m1) * m2 (te: b * k_te, times 1; te_legacy: (b * (1/6)) * S_enc),
+  // r = rn / (sf * rd) (reciprocal: 1 / (sf * s_dec); quotient: S_enc / (sf * 1)).
+  const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
+  const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
+  std::size_t b = 0;
+  while (b + 16 <= nblocks) {  // chunks of groups, as for MXFP8
+    const std::size_t ng = (nblocks - b) / 16 < kNvChunk ? (nblocks - b) / 16 : kNvChunk;
+    alignas(64) float rf[16 * kNvChunk];
+    bool fast[kNvChunk];
+    for (std::size_t g = 0; g < ng; ++g) {  // the scales of 16 blocks as one vector
+      const float* gin = in + 256 * g;
+      __m512i a[16];
+      for (int k = 0; k < 16; ++k) a[k] = _mm512_and_si512(_mm512_loadu_si512(gin + 16 * k), abs_mask);
+      const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
+      const __m512 pre = _mm512_mul_ps(_mm512_mul_ps(bmax, m1), m2);
+      // UE4M3 codes of pre >= 0: the common case (0 or [2^-6, 464]) as e4m3_codes_pow2 with k = 0.
+      __mmask16 bad;
+      __m512i codes = e4m3_codes_pow2(_mm512_castps_si512(pre), _mm512_set1_epi32(static_cast<int>(0x7FFFFu - (120u << 23))),
+                                      _mm512_set1_epi32(121 << 23), bad);
+      if ((bad | _mm512_cmp_ps_mask(pre, _mm512_set1_ps(464.0f), _CMP_NLE_UQ)) != 0)
+        codes = _mm512_and_si512(e4m3_codes(pre), _mm512_set1_epi32(0x7F));
+      const __m512 sf = e4m3_values_of(codes);
+      const __m512 r = _mm512_min_ps(_mm512_div_ps(rn, _mm512_mul_ps(sf, rd)), _mm512_set1_ps(3.4028234663852886e38f));
+      // The common case for all 16 blocks: no NaN, every scaled element below 7 (e2m1_codes_small).
+      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) == 0xFFFF;
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
+      _mm512_store_ps(rf + 16 * g, r);
+    }
+    for (std::size_t g = 0; g < ng; ++g, b += 16, in += 256, elem += 256) {
+      if (!fast[g]) {
+        for (std::size_t k = 0; k < 16; ++k) block(in + 16 * k, elem + 16 * k, scale + b + k);
+        continue;
+      }
+      const float* r = rf + 16 * g;
+      for (int k = 0; k < 16; k += 4)
+        store64(elem + 16 * k, e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), _mm512_set1_ps(r[k]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 16), _mm512_set1_ps(r[k + 1]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 32), _mm512_set1_ps(r[k + 2]))),
+                e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k + 48), _mm512_set1_ps(r[k + 3]))));
+    }
   }
+  for (; b < nblocks; ++b, in += 16, elem += 16) block(in, elem, scale + b);
 }
 
 inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks, float s_dec,
@@ -478,6 +741,40 @@ inline void nvfp4_dequantize(const std::uint8_t* elem, const std::uint8_t* scale
   for (; b < nblocks; ++b, elem += 16, out += 16) {
     const __m512 s = _mm512_set1_ps(simd_blk::e4m3_value(scale[b]));
     _mm512_storeu_ps(out, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem), s), d));
+  }
+}
+
+/// Whether x / s may be computed as x * (1 / s) with the same bits: s a normal power of two.
+inline bool pow2_scale(float s) noexcept {
+  const std::uint32_t u = simd_blk::float_bits(s);
+  return (u & 0x7FFFFFu) == 0 && u >= 0x00800000u && u < 0x7F000000u;
+}
+
+/// DeepSeek-V3 FP8 1x128 (see fp8_block128_quantize_at): per block of 128, the fmax-fold amax, s =
+/// scale(amax), elements simd_narrow8's E4M3 of the float quotient x / s.
+template <class ScaleFn>
+inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const ScaleFn& scale, std::uint8_t* elem,
+                                  float* scales) noexcept {
+  using F = float_traits<float8_e4m3fn>::format_type;
+  const __m512 z = _mm512_setzero_ps();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 128, elem += 128) {
+    __m512 m0 = z, m1 = z;
+    for (int i = 0; i < 8; i += 2) {
+      m0 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * i)), m0);  // a NaN lane loses
+      m1 = _mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * i + 16)), m1);
+    }
+    const float s = scale(_mm512_reduce_max_ps(_mm512_max_ps(m0, m1)));
+    scales[b] = s;
+    const bool p2 = pow2_scale(s);
+    const __m512 sv = _mm512_set1_ps(s), rv = _mm512_set1_ps(1.0f / s);
+    __m512i c[8];
+    for (int i = 0; i < 8; ++i) {
+      const __m512 x = _mm512_loadu_ps(in + 16 * i);
+      c[i] = narrow8::codes512_fast<F>(_mm512_castps_si512(p2 ? _mm512_mul_ps(x, rv) : _mm512_div_ps(x, sv)),
+                                       overflow::saturate);
+    }
+    store64(elem, c[0], c[1], c[2], c[3]);
+    store64(elem + 64, c[4], c[5], c[6], c[7]);
   }
 }
 
@@ -502,6 +799,52 @@ inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n,
   }
 #endif
   (void)l, (void)in, (void)elem, (void)scale;
+  return false;
+}
+
+/// OCP MX (ocp_floor) MXFP8 quantize (E = float8_e4m3fn or float8_e5m2) of n floats (n a multiple
+/// of 32), as mx_te_e4m3_quantize_at.
+template <class E>
+inline bool mx_ocp_quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
+                               std::uint8_t* scale) noexcept {
+  if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_ocp_quantize<E>(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_ocp_quantize<E>(in, n / 32, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)elem, (void)scale;
+  return false;
+}
+
+/// DeepSeek-V3 fine-grained FP8 quantize, rowwise 1x128 (n a multiple of 128): per block s =
+/// scale(fmax-fold amax of |x|, NaN ignored) into scales, elements E4M3 satfinite RNE of the float
+/// quotient x / s (as deepseek_fp8_recipe; x * (1 / s) where s is a normal power of two: the same
+/// bits). The element rounding is simd_narrow8's. False (nothing written) as the others.
+template <class ScaleFn>
+inline bool fp8_block128_quantize_at(simd_level l, const float* in, std::size_t n, const ScaleFn& scale,
+                                     std::uint8_t* elem, float* scales) noexcept {
+  if (n % 128 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::fp8_block128_quantize(in, n / 128, scale, elem, scales);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::fp8_block128_quantize(in, n / 128, scale, elem, scales);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)scale, (void)elem, (void)scales;
   return false;
 }
 
