@@ -229,18 +229,14 @@ struct mx_block_recipe {
       }
       const std::uint8_t code = scale_code(amax);
       t.scales[bi] = float8_e8m0fnu::from_bits(code);
+      // x * 2^k, exact in double (|k| <= 127): x / X, or TE's x * R (see header).
+      const int k = rule != mx_block_rule::te_rceil ? (code == 0 && torchao_min_normal_divisor ? 126 : 127 - code)
+                                                     : (code == 0 ? 0 : code == 0xFE ? -127 : 127 - code);
+      const double f = detail::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);  // 2^k
+      const bool nan_block = rule != mx_block_rule::te_rceil && code == 0xFF;
       for (std::size_t i = r0; i < r1; ++i)
         for (std::size_t j = c0; j < c1; ++j) {
-          const float x = in[i * cols + j];
-          Elem& out = t.elements[i * cols + j];
-          if (rule != mx_block_rule::te_rceil) {
-            // Exact: x / X with |s| <= 127 stays inside double's range.
-            const int k = code == 0 && torchao_min_normal_divisor ? 126 : 127 - code;
-            out = code == 0xFF ? E::nan() : E::encode(std::ldexp(static_cast<double>(x), k));
-          } else {
-            const int k = code == 0 ? 0 : code == 0xFE ? -127 : 127 - code;
-            out = E::encode(std::ldexp(static_cast<double>(x), k));  // x * R exact (see header)
-          }
+          t.elements[i * cols + j] = nan_block ? E::nan() : E::encode(static_cast<double>(in[i * cols + j]) * f);
         }
     });
     return;
@@ -259,17 +255,24 @@ struct mx_block_recipe {
                                          out)) {
       return;
     }
+#if defined(MIXPREC_SIMD_X86)
+    const bool hw = detail::simd_blk::fp_env_ok();  // then cvtsd2ss is round_to<float> for non-NaN values
+#else
+    const bool hw = false;
+#endif
+    const std::size_t bc = t.block.cols;
     for (std::size_t i = 0; i < t.rows; ++i)
-      for (std::size_t j = 0; j < t.cols; ++j) {
-        const std::uint8_t code = t.scale_of(i, j).bits();
-        const double p = E::decode(t.elements[i * t.cols + j]);
-        float& o = out[i * t.cols + j];
-        if (code == 0xFF) {
-          o = std::numeric_limits<float>::quiet_NaN();
-        } else if (code == 0 && rule == mx_block_rule::te_rceil) {
-          o = round_to<float>(p * 0.0);
-        } else {
-          o = round_to<float>(std::ldexp(p, static_cast<int>(code) - 127));  // exact product, one rounding
+      for (std::size_t j0 = 0; j0 < t.cols; j0 += bc) {
+        const std::uint8_t code = t.scale_of(i, j0).bits();
+        // p * 2^(code - 127): exact in double, rounded once (TE's code 0: p * 0)
+        const double f = code == 0 && rule == mx_block_rule::te_rceil
+                             ? 0.0
+                             : detail::bit_cast<double>(static_cast<std::uint64_t>(code + 896) << 52);  // 2^(code-127)
+        for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
+          const double v = E::decode(t.elements[i * t.cols + j]) * f;
+          out[i * t.cols + j] = code == 0xFF                   ? std::numeric_limits<float>::quiet_NaN()
+                                : hw && !std::isnan(v) ? static_cast<float>(v)
+                                                       : round_to<float>(v);
         }
       }
   }
