@@ -243,6 +243,31 @@ TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize eq
   }
 }
 
+TEST_CASE("block_scaling fast paths: MXFP8 rows with a partial last block (full blocks fast, the rest scalar)") {
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> te{mixprec::mx_block_rule::te_rceil,
+                                                            mixprec::block_rowwise(32)};
+  const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> ocp4{mixprec::mx_block_rule::ocp_floor,
+                                                              mixprec::block_rowwise(32)};
+  const mixprec::mx_block_recipe<mixprec::float8_e5m2> ocp5{mixprec::mx_block_rule::ocp_floor,
+                                                            mixprec::block_rowwise(32)};
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (std::size_t cols : {std::size_t{33}, std::size_t{47}, std::size_t{63}, std::size_t{100}, std::size_t{784}}) {
+      CAPTURE(cols);
+      const std::size_t rows = 5;
+      const std::vector<float> x = make_data(rows, cols, 16, static_cast<std::uint32_t>(cols), cols % 2 == 1);
+      const auto ref = te.quantize_at(simd_level::portable, x.data(), rows, cols);
+      check_same(te.quantize_at(l, x.data(), rows, cols), ref);
+      std::vector<float> a(x.size()), b(x.size());
+      te.dequantize_at(simd_level::portable, ref, a.data());
+      te.dequantize_at(l, ref, b.data());
+      check_same_floats(b, a);
+      check_same(ocp4.quantize_at(l, x.data(), rows, cols), ocp4.quantize_at(simd_level::portable, x.data(), rows, cols));
+      check_same(ocp5.quantize_at(l, x.data(), rows, cols), ocp5.quantize_at(simd_level::portable, x.data(), rows, cols));
+    }
+  }
+}
+
 TEST_CASE("block_scaling fast paths: cases they do not take give the scalar result") {
   // cols not a multiple of the block, columnwise blocks, other rules: quantize_at falls back.
   const std::vector<float> x = make_data(9, 40, 8, 7, true);

@@ -144,9 +144,10 @@ struct mx_block_recipe {
   }
 
   /// Whether detail/simd_block_scaling.hpp's kernels implement this recipe for cols columns.
+  /// (cols not a multiple of 32: the kernels take each row's full blocks, the scalar loop the rest.)
   bool fast_path_applies(std::size_t cols) const noexcept {
     return std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil &&
-           block == block_rowwise(32) && cols % 32 == 0;
+           block == block_rowwise(32) && cols >= 32;
   }
 
   /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
@@ -198,21 +199,7 @@ struct mx_block_recipe {
                         tensor_type& t) const {
     using E = detail::mx_elem<Elem>;
     detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
-    if (fast_path_applies(cols) &&
-        detail::mx_te_e4m3_quantize_at(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
-                                       reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
-      return;
-    }
-    if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
-      if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) &&
-          cols % 32 == 0 &&
-          detail::mx_ocp_quantize_at<Elem>(level, in, rows * cols, reinterpret_cast<std::uint8_t*>(t.elements.data()),
-                                           reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
-        return;
-      }
-    }
-    detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
-                                                  std::size_t c1) {
+    auto scalar_block = [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
       float amax = 0.0f;
       if (rule == mx_block_rule::te_rceil) {
         amax = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
@@ -238,7 +225,33 @@ struct mx_block_recipe {
         for (std::size_t j = c0; j < c1; ++j) {
           t.elements[i * cols + j] = nan_block ? E::nan() : E::encode(static_cast<double>(in[i * cols + j]) * f);
         }
-    });
+    };
+    auto* elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
+    auto* scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
+    // A rowwise 1x32 kernel over whole rows, or row by row with the partial last block scalar.
+    auto by_rows = [&](auto kernel) {
+      const std::size_t full = cols / 32 * 32, sc = t.scale_cols();
+      if (full == cols) return kernel(in, rows * cols, elems, scales);
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (!kernel(in + r * cols, full, elems + r * cols, scales + r * sc)) return false;
+        scalar_block(r * sc + full / 32, r, r + 1, full, cols);
+      }
+      return true;
+    };
+    if (fast_path_applies(cols) && by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
+          return detail::mx_te_e4m3_quantize_at(level, x, n, e, sb);
+        })) {
+      return;
+    }
+    if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
+      if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) && cols >= 32 &&
+          by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
+            return detail::mx_ocp_quantize_at<Elem>(level, x, n, e, sb);
+          })) {
+        return;
+      }
+    }
+    detail::for_each_block(rows, cols, block, scalar_block);
     return;
   }
 
@@ -249,32 +262,44 @@ struct mx_block_recipe {
   void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     using E = detail::mx_elem<Elem>;
     detail::check_block_tensor("mixprec::mx_block_recipe::dequantize", t, out);
-    if (t.block == block && fast_path_applies(t.cols) &&
-        detail::mx_te_e4m3_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
-                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
-                                         out)) {
-      return;
-    }
 #if defined(MIXPREC_SIMD_X86)
     const bool hw = detail::simd_blk::fp_env_ok();  // then cvtsd2ss is round_to<float> for non-NaN values
 #else
     const bool hw = false;
 #endif
     const std::size_t bc = t.block.cols;
-    for (std::size_t i = 0; i < t.rows; ++i)
-      for (std::size_t j0 = 0; j0 < t.cols; j0 += bc) {
-        const std::uint8_t code = t.scale_of(i, j0).bits();
-        // p * 2^(code - 127): exact in double, rounded once (TE's code 0: p * 0)
-        const double f = code == 0 && rule == mx_block_rule::te_rceil
-                             ? 0.0
-                             : detail::bit_cast<double>(static_cast<std::uint64_t>(code + 896) << 52);  // 2^(code-127)
-        for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
-          const double v = E::decode(t.elements[i * t.cols + j]) * f;
-          out[i * t.cols + j] = code == 0xFF                   ? std::numeric_limits<float>::quiet_NaN()
-                                : hw && !std::isnan(v) ? static_cast<float>(v)
-                                                       : round_to<float>(v);
+    auto scalar_part = [&](std::size_t r0, std::size_t r1, std::size_t c0) {  // rows [r0, r1), columns from c0
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j0 = c0; j0 < t.cols; j0 += bc) {
+          const std::uint8_t code = t.scale_of(i, j0).bits();
+          // p * 2^(code - 127): exact in double, rounded once (TE's code 0: p * 0)
+          const double f = code == 0 && rule == mx_block_rule::te_rceil
+                               ? 0.0
+                               : detail::bit_cast<double>(static_cast<std::uint64_t>(code + 896) << 52);  // 2^(code-127)
+          for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
+            const double v = E::decode(t.elements[i * t.cols + j]) * f;
+            out[i * t.cols + j] = code == 0xFF                   ? std::numeric_limits<float>::quiet_NaN()
+                                  : hw && !std::isnan(v) ? static_cast<float>(v)
+                                                         : round_to<float>(v);
+          }
         }
+    };
+    if (t.block == block && fast_path_applies(t.cols)) {  // whole rows, or each row's full blocks
+      const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
+      const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
+      const std::size_t full = t.cols / 32 * 32, sc = t.scale_cols();
+      if (full == t.cols) {
+        if (detail::mx_te_e4m3_dequantize_at(level, elems, scales, t.rows * t.cols, out)) return;
+      } else {
+        bool ok = true;
+        for (std::size_t r = 0; r < t.rows && ok; ++r) {
+          ok = detail::mx_te_e4m3_dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols);
+          if (ok) scalar_part(r, r + 1, full);
+        }
+        if (ok) return;
       }
+    }
+    scalar_part(0, t.rows, 0);
   }
 };
 
