@@ -14,7 +14,8 @@
 // this recipe with rows = 1.
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
-// Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32, cols % 32 == 0): te_rceil
+// Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
+// runs the scalar loop): te_rceil
 // with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize); ocp_floor with float8_e4m3fn or
 // float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
 //
