@@ -15,9 +15,9 @@
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
 // Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
-// runs the scalar loop): te_rceil
-// with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize); ocp_floor with float8_e4m3fn or
-// float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
+// runs the scalar loop): te_rceil with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize);
+// ocp_floor with float8_e4m3fn or float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at /
+// dequantize_at take the level.
 //
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
