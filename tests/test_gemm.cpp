@@ -408,6 +408,26 @@ TEST_CASE("gemm: many blocks, panels and task groups (shrunken block sizes)") {
   }
 }
 
+TEST_CASE("gemm: the packing scratch (huge-page aligned from 2 MiB on) is aligned, reused, and gives the same bits") {
+  settings_guard guard;
+  mixprec::set_float32_matmul_precision(matmul_precision::highest);
+  const std::size_t huge = mixprec::detail::gemm_huge_page;
+  for (std::size_t bytes : {std::size_t{100}, huge - 1, huge, 3 * huge + 12345}) {
+    unsigned char* p = mixprec::detail::gemm_scratch(bytes);
+    const auto addr = reinterpret_cast<std::uintptr_t>(p);
+    CHECK(addr % 64 == 0);
+#if defined(MIXPREC_GEMM_HAVE_THP)
+    if (bytes >= huge) CHECK(addr % huge == 0);
+#endif
+    std::memset(p, 0xA5, bytes);  // writable over its whole length (ASan checks the bound)
+    CHECK(mixprec::detail::gemm_scratch(bytes / 2) == p);  // a smaller request reuses the buffer
+  }
+  // A B panel of 57 slivers x 32 columns x 300 k floats = 2.09 MiB: the huge-page scratch.
+  normal_gen gen(5);
+  run_opts ro;
+  check_problem<float, float, float, float>(transpose::none, transpose::none, 20, 1800, 300, 1.0f, 0.0f, 0, ro, gen);
+}
+
 TEST_CASE("gemm: a larger problem is identical under seq, par(1), par(2), par(3)") {
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
