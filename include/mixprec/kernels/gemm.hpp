@@ -672,15 +672,14 @@ void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
 #endif
       for (std::size_t j = 0; i + j < count; ++j) dst[i + j] = out[j];
     }
-    return;
-  }
+  } else
 #endif
   if constexpr (widen_table_exact<T, Acc>) {  // FP8/FP6/FP4: one table lookup each (same values)
     const Acc* table = widen_table<T, Acc>();
     for (; i < count; ++i) dst[i] = table[byte_of(src[i])];
-    return;
+  } else {
+    for (; i < count; ++i) dst[i] = gemm_load<Acc, Mode>(src[i]);
   }
-  for (; i < count; ++i) dst[i] = gemm_load<Acc, Mode>(src[i]);
 }
 
 template <class Acc, gemm_input Mode>

@@ -148,16 +148,17 @@ struct amax_block {
       std::uint16_t m = 0;
       for (std::size_t k = 0; k < 32; ++k) m = lane[k] > m ? lane[k] : m;
       return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : widen<A>(T::from_bits(m));
+    } else {
+      A m = A(0);
+      bool nan = false;
+      for (std::size_t i = begin; i < end; ++i) {
+        const A v = widen<A>(x[i]);
+        const A a = v < A(0) ? -v : v;
+        nan = nan || is_nan_value(v);
+        m = a > m ? a : m;
+      }
+      return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
     }
-    A m = A(0);
-    bool nan = false;
-    for (std::size_t i = begin; i < end; ++i) {
-      const A v = widen<A>(x[i]);
-      const A a = v < A(0) ? -v : v;
-      nan = nan || is_nan_value(v);
-      m = a > m ? a : m;
-    }
-    return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
   }
 };
 
