@@ -688,7 +688,7 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   // The denominator's roundings can take held_bf16_pair (no subnormal reaches them); not with
   // stochastic rounding, where vcvtne2ps2bf16 competes with the generator's vpmullq (0.85 ns
   // per element without, 0.90 with, on Zen 4).
-  [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (b.eps == 0.0f || b.eps >= 0x1p-126f);
+  [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (detail::exact_eq(b.eps, 0.0f) || b.eps >= 0x1p-126f);
   block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
