@@ -43,14 +43,24 @@ bool is_nan(const T& x) {
   return d != d;
 }
 
-/// Equal bit for bit; with nan_equal, any two NaNs also count as equal.
+/// Equal bit for bit; with nan_equal, any two NaNs also count as equal. On a mismatch it prints
+/// the count and the first three differing elements (index, host bits, device bits).
 template <class T>
 bool same(const std::vector<T>& a, const std::vector<T>& b, bool nan_equal = false) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (bits_of(a[i]) != bits_of(b[i]) && !(nan_equal && is_nan(a[i]) && is_nan(b[i]))) return false;
+  if (a.size() != b.size()) {
+    std::printf("  sizes differ: %zu vs %zu\n", a.size(), b.size());
+    return false;
   }
-  return true;
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (bits_of(a[i]) != bits_of(b[i]) && !(nan_equal && is_nan(a[i]) && is_nan(b[i]))) {
+      if (++bad <= 3)
+        std::printf("  element %zu: %#llx vs %#llx\n", i, static_cast<unsigned long long>(bits_of(a[i])),
+                    static_cast<unsigned long long>(bits_of(b[i])));
+    }
+  }
+  if (bad != 0) std::printf("  %zu of %zu elements differ\n", bad, a.size());
+  return bad == 0;
 }
 
 /// A managed buffer (reachable from host and device).

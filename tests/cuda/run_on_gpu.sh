@@ -2,6 +2,7 @@
 # Build and run tests/cuda/*.cu on a machine with an NVIDIA GPU, then repeat each
 # under compute-sanitizer (memcheck, racecheck).  Usage (from the repository root):
 #   bash tests/cuda/run_on_gpu.sh [build-dir] [cuda-arch]      e.g.  build-gpu 90
+# SANITIZE=0 skips compute-sanitizer; SAN_TIMEOUT (seconds, default 900) bounds each sanitizer run.
 # Needs nvcc, CMake >= 3.18, ninja or make, and doctest's header (set DOCTEST_INC to a
 # directory holding doctest/doctest.h when it is not installed system-wide).
 set -u -o pipefail
@@ -29,7 +30,7 @@ gen=(); command -v ninja >/dev/null && gen=(-G Ninja)
   if [ "${SANITIZE:-1}" = 1 ] && command -v compute-sanitizer >/dev/null; then
     for tool in memcheck racecheck; do
       for t in $targets; do
-        compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/$t" >/tmp/san.txt 2>&1
+        timeout "${SAN_TIMEOUT:-900}" compute-sanitizer --tool "$tool" --error-exitcode 99 "$build/tests/$t" >/tmp/san.txt 2>&1
         rc=$?; echo "--- compute-sanitizer $tool $t: exit $rc: $(tail -n 1 /tmp/san.txt)"
         { echo "=== $tool $t (exit $rc)"; cat /tmp/san.txt; } >>"$out/sanitizer.log"
         [ $rc -ne 0 ] && status=1

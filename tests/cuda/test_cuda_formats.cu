@@ -559,7 +559,7 @@ void check_conversions(const std::vector<S>& in, const device_buffer<S>& d_in, d
           }
         }
       }
-      char what[160];
+      char what[256];
       std::snprintf(what, sizeof what, "%s <- %s, %s, %s: %zu of %zu differ%s", mp::finfo<T>::name, src_name,
                     mode_name(m), policy_name(p), bad, n, ran ? "" : " (the device did not run)");
       record(ran && bad == 0, what);
@@ -607,7 +607,7 @@ void check_decoding() {
                   static_cast<unsigned long long>(pattern_of<T>(i)), x, class_bits(v));
     }
   }
-  char what[160];
+  char what[256];
   const char* no_run = ran ? "" : " (the device did not run)";
   std::snprintf(what, sizeof what, "%s: decode to float, %zu of %zu patterns differ%s", mp::finfo<T>::name, bad_f, n,
                 no_run);
@@ -639,7 +639,7 @@ void check_api() {
                   static_cast<unsigned long long>(dev[i]), static_cast<unsigned long long>(host[i]));
     }
   }
-  char what[160];
+  char what[256];
   std::snprintf(what, sizeof what, "%s: finfo, numeric_limits, classification, constructors, round_to: %zu of %llu "
                 "values differ%s%s", mp::finfo<T>::name, bad, static_cast<unsigned long long>(words),
                 fits ? "" : " (buffer too small)", ran ? "" : " (the device did not run)");

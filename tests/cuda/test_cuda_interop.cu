@@ -237,7 +237,7 @@ void check_host(const results& r) {
                   static_cast<double>(theirs));
     }
   }
-  char what[160];
+  char what[256];
   std::snprintf(what, sizeof what, "%s (host): mixprec -> CUDA -> mixprec, %zu of %zu patterns changed", name, bad_rt,
                 n);
   record(bad_rt == 0, what);
@@ -276,7 +276,7 @@ void check_type(bool device) {
                   host.raw[i], host.cuda_float[i]);
     }
   }
-  char what[160];
+  char what[256];
   std::snprintf(what, sizeof what, "%s (device): %zu of %zu patterns differ from the host%s", name, bad, n,
                 ran ? "" : " (the device did not run)");
   record(ran && bad == 0, what);

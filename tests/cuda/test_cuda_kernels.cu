@@ -132,7 +132,10 @@ void run_all() {
     managed<std::int32_t> tracker(std::vector<std::int32_t>{0});
     mp::update_scale(mp::exec::cuda, scale.p, tracker.p, flag.data(), 2.0, 0.5, 2000);
     sync();
-    report("unscale_and_check: gradients", same(g1, d1.vec()) && same(g2, d2.vec()));
+    // NaN payloads: x86 keeps them, the GPU's multiply gives the canonical NaN (documented);
+    // every other element, and which elements are NaN, must match bit for bit.
+    report("unscale_and_check: half gradients", same(g1, d1.vec(), /*nan_equal=*/true));
+    report("unscale_and_check: float gradients", same(g2, d2.vec()));
     report("unscale_and_check: found_inf", flag.get() == host_found);
     float hs = 65536.0f;
     std::int32_t ht = 0;

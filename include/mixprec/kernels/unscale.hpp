@@ -6,7 +6,8 @@
 //
 // Contract: grads are spans or contiguous containers of float, double or mixprec types, updated in
 // place: x = round_T(x * inv_scale) computed in float (double for double), nearest even; found is
-// whether any element was inf or NaN BEFORE the multiply (every element is processed). Under exec::cuda the result is a
+// whether any element was inf or NaN BEFORE the multiply (every element is processed); a NaN's
+// payload is the hardware multiply's (x86 keeps it, NVIDIA GPUs canonicalize). Under exec::cuda the result is a
 // device_flag that stays on the device, and inv_scale may be a device pointer. update_scale is
 // PyTorch's rule, __host__ __device__; the policy overload runs it where the data lives and throws
 // std::invalid_argument when growth_interval < 1; the scalar one is total (the tracker saturates).
