@@ -111,7 +111,9 @@ void run_all() {
   struct dims {
     std::size_t m, n, k;
   };
-  const dims sizes[] = {{1, 1, 1}, {13, 31, 7}, {29, 67, 45}, {64, 40, 129}};
+  // The larger sizes span several tiles of the device kernel (128 x 128 for float accumulation,
+  // 64 x 64 for double) with partial tiles at both edges and a partial last k slice.
+  const dims sizes[] = {{1, 1, 1}, {13, 31, 7}, {29, 67, 45}, {64, 40, 129}, {130, 129, 33}, {200, 300, 70}};
   std::uint32_t seed = 1;
   for (const dims& s : sizes) {
     for (mp::transpose oa : {N, T}) {
