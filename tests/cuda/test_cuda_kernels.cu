@@ -106,6 +106,27 @@ void run_all() {
   report("sum<double>", bits_of(mp::sum<double>(mp::exec::seq, x)) == bits_of(mp::sum<double>(mp::exec::cuda, cx)));
   report("dot<float>", bits_of(mp::dot(mp::exec::seq, x, y)) == bits_of(mp::dot(mp::exec::cuda, cx, cy)));
   report("amax", bits_of(mp::amax(mp::exec::seq, f)) == bits_of(mp::amax(mp::exec::cuda, managed<float>(f).span())));
+  report("amax (no NaN)", bits_of(mp::amax(mp::exec::seq, x)) == bits_of(mp::amax(mp::exec::cuda, cx)));
+  report("dot<double>", bits_of(mp::dot<double>(mp::exec::seq, x, y)) == bits_of(mp::dot<double>(mp::exec::cuda, cx, cy)));
+  {  // half and float8 elements; lengths below one block, one block plus one, and several blocks
+    for (std::size_t len : {std::size_t(5), std::size_t(4097), n}) {
+      std::vector<mp::half> h(len);
+      std::vector<mp::float8_e4m3fn> e(len);
+      for (std::size_t i = 0; i < len; ++i) {
+        h[i] = mp::half(x[i]);
+        e[i] = mp::float8_e4m3fn(y[i] * 8.0f);
+      }
+      managed<mp::half> dh(h);
+      managed<mp::float8_e4m3fn> de(e);
+      const std::string at = " (" + std::to_string(len) + " elements)";
+      report("sum<float> of half" + at, bits_of(mp::sum(mp::exec::seq, h)) == bits_of(mp::sum(mp::exec::cuda, dh.span())));
+      report("amax of half" + at, bits_of(mp::amax(mp::exec::seq, h)) == bits_of(mp::amax(mp::exec::cuda, dh.span())));
+      report("amax of float8_e4m3fn" + at,
+             bits_of(mp::amax(mp::exec::seq, e)) == bits_of(mp::amax(mp::exec::cuda, de.span())));
+      report("dot<float> half . e4m3" + at,
+             bits_of(mp::dot(mp::exec::seq, h, e)) == bits_of(mp::dot(mp::exec::cuda, dh.span(), de.span())));
+    }
+  }
   {
     std::vector<mp::half> hy(n);
     mp::convert(mp::exec::seq, y, hy);

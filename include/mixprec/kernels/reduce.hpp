@@ -87,6 +87,12 @@ struct sum_block {
     for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
     return combine_lanes(l);
   }
+  /// Lane j of the block alone (the device computes the lanes in parallel).
+  MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
+    A l = A(0);
+    for (std::size_t i = begin + j; i < end; i += reduce_lanes) l = l + widen<A>(x[i]);
+    return l;
+  }
 };
 
 template <class A, class T, class U>
@@ -102,6 +108,11 @@ struct dot_block {
     const std::size_t rest = end - i;  // < reduce_lanes
     for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
     return combine_lanes(l);
+  }
+  MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
+    A l = A(0);
+    for (std::size_t i = begin + j; i < end; i += reduce_lanes) l = fused(widen<A>(x[i]), widen<A>(y[i]), l);
+    return l;
   }
 };
 
@@ -160,6 +171,19 @@ struct amax_block {
       return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
     }
   }
+  /// The maximum over elements begin + j, begin + j + 16, ... (NaN as above); any grouping of the
+  /// elements gives the same result as operator().
+  MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
+    A m = A(0);
+    bool nan = false;
+    for (std::size_t i = begin + j; i < end; i += reduce_lanes) {
+      const A v = widen<A>(x[i]);
+      const A a = v < A(0) ? -v : v;
+      nan = nan || is_nan_value(v);
+      m = a > m ? a : m;
+    }
+    return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
+  }
 };
 
 template <class A>
@@ -170,6 +194,25 @@ template <class A>
 struct max_nan_op {
   MIXPREC_HD A operator()(A a, A b) const noexcept { return is_nan_value(a) ? a : is_nan_value(b) ? b : (a > b ? a : b); }
 };
+
+#if defined(__CUDACC__)
+/// The device form of the blocks: 16 threads per block of reduce_block elements, thread j
+/// computing lane j, then the lanes combined by shuffles in combine_lanes' order (w = 8, 4, 2, 1:
+/// lane j with lane j + w), so each partial has the host's bits.
+template <class A, class Block, class Combine>
+__global__ void reduce_lanes_kernel(Block block, Combine combine, std::size_t n, std::size_t nblocks, A* partials) {
+  const std::size_t g = blockIdx.x * static_cast<std::size_t>(blockDim.x) + threadIdx.x;
+  const std::size_t b = g / reduce_lanes;
+  const unsigned j = threadIdx.x % reduce_lanes;
+  A v = A(0);
+  if (b < nblocks) {
+    const std::size_t begin = b * reduce_block;
+    v = block.lane(begin, n - begin < reduce_block ? n : begin + reduce_block, j);
+  }
+  for (unsigned w = reduce_lanes / 2; w >= 1; w /= 2) v = combine(v, __shfl_down_sync(0xffffffffu, v, w, reduce_lanes));
+  if (j == 0 && b < nblocks) partials[b] = v;
+}
+#endif
 
 template <class A, class Block>
 struct store_partial {
@@ -190,7 +233,10 @@ A reduce_blocks(Policy policy, std::size_t n, Block block, Combine combine, A in
   if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
     A* dev = nullptr;
     cuda_check(cudaMallocAsync(reinterpret_cast<void**>(&dev), nblocks * sizeof(A), policy.stream), "cudaMallocAsync");
-    for_each_block(policy, n, reduce_block, store_partial<A, Block>{block, dev});
+    const unsigned threads = 256;
+    const std::size_t grid = (nblocks * reduce_lanes + threads - 1) / threads;
+    reduce_lanes_kernel<A><<<static_cast<unsigned>(grid), threads, 0, policy.stream>>>(block, combine, n, nblocks, dev);
+    cuda_check(cudaGetLastError(), "kernel launch");
     cuda_check(cudaMemcpyAsync(partials.data(), dev, nblocks * sizeof(A), cudaMemcpyDeviceToHost, policy.stream),
                "cudaMemcpyAsync");
     cuda_check(cudaFreeAsync(dev, policy.stream), "cudaFreeAsync");
