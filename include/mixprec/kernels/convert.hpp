@@ -47,6 +47,40 @@ MIXPREC_HD constexpr D convert_element(S x, rounding mode, overflow policy, coun
   return round_to<D>(x, mode, policy, mode == rounding::stochastic ? rng(counter) : 0u);
 }
 
+#if defined(__CUDA_ARCH__)
+/// float -> half / bfloat16, nearest even, overflow to infinity, on the device: the hardware's
+/// cvt.rn (the same bits as round_to for every non-NaN float, tests/cuda/test_cuda_kernels.cu); a
+/// NaN takes round_to, which keeps the top of its payload where cvt gives the canonical NaN.
+template <class D>
+__device__ inline bool device_narrow_rn(float x, D& out) noexcept {
+  unsigned short u = 0;
+  if constexpr (std::is_same<D, half>::value) {
+    asm("cvt.rn.f16.f32 %0, %1;" : "=h"(u) : "f"(x));
+    out = D::from_bits(u);
+    return x == x;
+  } else {
+#if __CUDA_ARCH__ >= 800
+    asm("cvt.rn.bf16.f32 %0, %1;" : "=h"(u) : "f"(x));
+    out = D::from_bits(u);
+    return x == x;
+#else
+    (void)x;
+    (void)out;
+    (void)u;
+    return false;
+#endif
+  }
+}
+
+/// half -> float on the device: cvt.f32.f16, exact for every non-NaN half (NaN: round_to).
+__device__ inline bool device_widen(half x, float& out) noexcept {
+  float f = 0;
+  asm("cvt.f32.f16 %0, %1;" : "=f"(f) : "h"(static_cast<unsigned short>(x.bits())));
+  out = f;
+  return f == f;
+}
+#endif
+
 template <class S, class D>
 struct convert_body {
   const S* src;
@@ -69,11 +103,35 @@ struct convert_body {
                 : simd_convert(src + begin, dst + begin, end - begin))) {
       return;
     }
+#else
+    if (device_fast(begin, end)) return;
 #endif
     for (std::size_t i = begin; i < end; ++i) {
       dst[i] = convert_element<D>(src[i], mode, policy, rng, offset + i);
     }
   }
+
+#if defined(__CUDA_ARCH__)
+  /// The device's hardware conversions, where they give round_to's bits; false: not handled.
+  __device__ bool device_fast(std::size_t begin, std::size_t end) const noexcept {
+    if constexpr (std::is_same<S, float>::value && (std::is_same<D, half>::value || std::is_same<D, bfloat16>::value)) {
+      if (mode != rounding::nearest_even || policy != overflow::ieee) return false;
+      for (std::size_t i = begin; i < end; ++i) {
+        if (!device_narrow_rn(src[i], dst[i])) dst[i] = convert_element<D>(src[i], mode, policy, rng, offset + i);
+      }
+      return true;
+    } else if constexpr (std::is_same<S, half>::value && std::is_same<D, float>::value) {
+      for (std::size_t i = begin; i < end; ++i) {
+        if (!device_widen(src[i], dst[i])) dst[i] = convert_element<D>(src[i], mode, policy, rng, offset + i);
+      }
+      return true;
+    } else {
+      (void)begin;
+      (void)end;
+      return false;
+    }
+  }
+#endif
 };
 
 template <class T>
