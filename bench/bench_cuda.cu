@@ -102,10 +102,15 @@ double copy_gbps(std::size_t bytes) {
 }
 
 /// One table row. moved: bytes read + written; peer_ms <= 0: no peer.
+/// moved <= 0: a compute-bound row (no bandwidth columns).
 void row(const std::string& what, std::size_t n, double ms, double moved, double peer_ms, const std::string& note) {
-  const double gbps = moved / (ms * 1e6);
-  const double limit = copy_gbps(static_cast<std::size_t>(moved / 2));
-  std::printf("| %-44s | %10zu | %9.1f | %7.0f | %5.2f |", what.c_str(), n, ms * 1000.0, gbps, gbps / limit);
+  std::printf("| %-44s | %10zu | %9.1f |", what.c_str(), n, ms * 1000.0);
+  if (moved > 0) {
+    const double gbps = moved / (ms * 1e6);
+    std::printf(" %7.0f | %5.2f |", gbps, gbps / copy_gbps(static_cast<std::size_t>(moved / 2)));
+  } else {
+    std::printf("       - |     - |");
+  }
   if (peer_ms > 0) {
     std::printf(" %5.2f |", peer_ms / ms);
   } else {
@@ -322,8 +327,7 @@ void bench_gemm(const char* what, std::size_t N) {
   }
 #endif
   g_reps = saved;
-  const double moved = static_cast<double>(n) * (2.0 * sizeof(T) + 4.0);
-  row(std::string(what) + " " + std::to_string(N) + "^3", n, ms, moved, peer, note);
+  row(std::string(what) + " " + std::to_string(N) + "^3", n, ms, 0.0, peer, note);
 }
 
 }  // namespace
