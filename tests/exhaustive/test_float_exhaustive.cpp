@@ -22,6 +22,14 @@
 using mixprec::overflow;
 using mixprec::rounding;
 
+// GCC and Clang: everything the per-float check calls is inlined into it (the library's round_to
+// and the reference): about 20% less time than leaving it to the inliner.
+#if defined(__GNUC__)
+#define MIXPREC_TEST_FLATTEN __attribute__((flatten))
+#else
+#define MIXPREC_TEST_FLATTEN
+#endif
+
 namespace {
 
 unsigned thread_count() {
@@ -84,7 +92,7 @@ struct sweep {
   std::vector<std::atomic<std::uint64_t>> failures;
   explicit sweep(std::vector<check_spec> c) : checks(std::move(c)), failures(checks.size()) {}
 
-  void run(std::uint32_t bits, float x, std::mutex& print) {
+  MIXPREC_TEST_FLATTEN void run(std::uint32_t bits, float x, std::mutex& print) {
     const double d = static_cast<double>(x);
     const double q = qs.q[(bits >> 23) & 0xff];
     const ref::prepared p = ref::prepare(f, d, q);  // once per float; ref::round = pick(prepare)
