@@ -107,44 +107,68 @@ inline double overflow_away(const format& f, bool neg, mixprec::overflow policy)
   return nan;
 }
 
-/// The correctly rounded value of x in format f (NaN results: a NaN with the expected sign).
+/// The mode- and policy-independent part of round(): x's class, or its two neighbours
+/// floor(|x|/q)*q and that plus q. prepare() once, then pick() per mode and policy, gives
+/// round() for each (what the exhaustive sweeps do: one prepare per float and format).
+struct prepared {
+  enum class what { value, inf, finite } kind;  // value: 'result' whatever the mode and policy
+  bool neg;
+  double result;            // kind == value
+  double a, lower, upper;   // kind == finite: |x| and its neighbours (a == lower: exact)
+  double mid;               // kind == finite: lower + q / 2
+  bool lower_even;          // kind == finite: lower / q is even
+};
+
 /// q, when positive, is the quantum 2^(max(floor(log2|x|), emin) - M) supplied by the caller.
-inline double round(const format& f, double x, mixprec::rounding mode, mixprec::overflow policy,
-                    double q = 0.0) {
-  using mixprec::rounding;
+inline prepared prepare(const format& f, double x, double q = 0.0) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
-  const bool neg = std::signbit(x);
+  prepared p{prepared::what::value, std::signbit(x), 0.0, 0.0, 0.0, 0.0, 0.0, true};
+  const bool neg = p.neg;
   if (std::isnan(x)) {
-    if (f.kind == specials::finite) return f.max;  // documented: NaN -> +max where no NaN exists
-    if (f.kind == specials::fnuz) return -nan;  // 0x80
-    if (f.kind == specials::e8m0 || f.no_sign) return nan;
-    return neg ? -nan : nan;
+    if (f.kind == specials::finite) p.result = f.max;  // documented: NaN -> +max where no NaN exists
+    else if (f.kind == specials::fnuz) p.result = -nan;  // 0x80
+    else if (f.kind == specials::e8m0 || f.no_sign) p.result = nan;
+    else p.result = neg ? -nan : nan;
+    return p;
   }
-  if (f.kind == specials::e8m0 && (neg || x == 0)) return nan;
+  if (f.kind == specials::e8m0 && (neg || x == 0)) { p.result = nan; return p; }
   // Unsigned: -0 is 0; any other negative value is NaN (0 where there is no NaN).
-  if (f.no_sign && neg) return (x == 0 || f.kind == specials::finite) ? 0.0 : nan;
-  if (std::isinf(x)) return overflow_away(f, neg, policy);
-  if (x == 0) return (f.kind == specials::fnuz) ? 0.0 : x;
+  if (f.no_sign && neg) { p.result = (x == 0 || f.kind == specials::finite) ? 0.0 : nan; return p; }
+  if (std::isinf(x)) { p.kind = prepared::what::inf; return p; }
+  if (x == 0) { p.result = (f.kind == specials::fnuz) ? 0.0 : x; return p; }
   const double a = std::fabs(x);
-  if (f.kind == specials::e8m0 && a < f.min_normal) return f.min_normal;
+  if (f.kind == specials::e8m0 && a < f.min_normal) { p.result = f.min_normal; return p; }
   if (q <= 0) {
     const int e = std::ilogb(a);
     q = a >= f.min_normal ? std::ldexp(1.0, e - f.man_bits) : f.min_sub;
   }
   const double k = std::floor(a / q);
-  const double lower = k * q;
-  const double upper = lower + q;
-  const bool lower_even = (static_cast<std::int64_t>(k) & 1) == 0;  // k < 2^(M+1)
+  p.kind = prepared::what::finite;
+  p.a = a;
+  p.lower = k * q;
+  p.upper = p.lower + q;
+  p.mid = p.lower + q / 2;
+  p.lower_even = (static_cast<std::int64_t>(k) & 1) == 0;  // k < 2^(M+1)
+  return p;
+}
+
+/// round() of the x that p was prepared from, in this mode and overflow policy.
+inline double pick(const format& f, const prepared& p, mixprec::rounding mode, mixprec::overflow policy) {
+  using mixprec::rounding;
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const bool neg = p.neg;
+  if (p.kind == prepared::what::value) return p.result;
+  if (p.kind == prepared::what::inf) return overflow_away(f, neg, policy);
+  const double a = p.a, lower = p.lower, upper = p.upper, mid = p.mid;
   double r = lower;
   if (a != lower) {
-    const double mid = lower + q / 2;
     switch (mode) {
-      case rounding::nearest_even: r = a < mid ? lower : a > mid ? upper : (lower_even ? lower : upper); break;
+      case rounding::nearest_even: r = a < mid ? lower : a > mid ? upper : (p.lower_even ? lower : upper); break;
       case rounding::nearest_away: r = a < mid ? lower : upper; break;
       case rounding::toward_zero: r = lower; break;
       case rounding::upward: r = neg ? lower : upper; break;
       case rounding::downward: r = neg ? upper : lower; break;
-      case rounding::to_odd: r = lower_even ? upper : lower; break;
+      case rounding::to_odd: r = p.lower_even ? upper : lower; break;
       case rounding::stochastic: return nan;  // not a deterministic mode
     }
   }
@@ -156,6 +180,13 @@ inline double round(const format& f, double x, mixprec::rounding mode, mixprec::
   }
   if (r == 0 && f.kind == specials::fnuz) return 0.0;
   return neg ? -r : r;
+}
+
+/// The correctly rounded value of x in format f (NaN results: a NaN with the expected sign).
+/// q, when positive, is the quantum 2^(max(floor(log2|x|), emin) - M) supplied by the caller.
+inline double round(const format& f, double x, mixprec::rounding mode, mixprec::overflow policy,
+                    double q = 0.0) {
+  return pick(f, prepare(f, x, q), mode, policy);
 }
 
 /// Same value, same sign (zeros included), or both NaN with the same sign.

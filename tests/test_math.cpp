@@ -10,10 +10,12 @@
 #include <climits>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <functional>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "formats_list.hpp"
@@ -140,14 +142,44 @@ std::vector<T> specials() {
   return v;
 }
 
+/// Runs check(begin, end, notes) on [0, n) split over the hardware threads (each call makes its
+/// own MPFR variables and mref::context: MPFR's state is per thread, its caches freed at the
+/// thread's end); returns the number of failures and prints the first four notes.
+template <class Check>
+long in_threads(std::size_t n, Check check) {
+  const unsigned nt = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<long> bad(nt, 0);
+  std::vector<std::vector<std::string>> notes(nt);
+  std::vector<std::thread> pool;
+  for (unsigned t = 0; t < nt; ++t) {
+    pool.emplace_back([&, t] {
+      bad[t] = check(n * t / nt, n * (t + 1) / nt, notes[t]);
+      mpfr_free_cache2(MPFR_FREE_LOCAL_CACHE);  // this thread's constant caches (LeakSanitizer)
+    });
+  }
+  for (auto& th : pool) th.join();
+  long total = 0;
+  std::size_t shown = 0;
+  for (unsigned t = 0; t < nt; ++t) {
+    total += bad[t];
+    for (const std::string& note : notes[t]) {
+      if (shown++ < 4) MESSAGE(note);
+    }
+  }
+  return total;
+}
+
+template <class... Doubles>
+std::string note(const char* fmt, Doubles... values) {
+  char buf[256];
+  std::snprintf(buf, sizeof buf, fmt, values...);
+  return buf;
+}
+
 template <class T>
 void check_binary(const char* name, T (*f)(T, T), int (*mp)(mpfr_ptr, mpfr_srcptr, mpfr_srcptr, mpfr_rnd_t),
                   std::size_t n) {
   const ref::format& fmt = reftest::ref_of<T>();
-  mref::context ctx(fmt);
-  mpfr_t a, b;
-  mpfr_init2(a, 64);
-  mpfr_init2(b, 64);
   std::vector<std::pair<T, T>> pairs;
   for (T x : specials<T>())
     for (T y : specials<T>()) pairs.emplace_back(x, y);
@@ -155,20 +187,28 @@ void check_binary(const char* name, T (*f)(T, T), int (*mp)(mpfr_ptr, mpfr_srcpt
   for (std::size_t i = 0; i < n; ++i) {
     pairs.emplace_back(T::from_bits(static_cast<std::uint16_t>(gen())), T::from_bits(static_cast<std::uint16_t>(gen())));
   }
-  int bad = 0;
-  for (const auto& p : pairs) {
-    mpfr_set_d(a, static_cast<double>(p.first), MPFR_RNDN);
-    mpfr_set_d(b, static_cast<double>(p.second), MPFR_RNDN);
-    const double want = ctx.round([&](mpfr_t r, mpfr_rnd_t rnd) { return mp(r, a, b, rnd); }, rounding::nearest_even,
-                                  overflow::ieee);
-    const double got = static_cast<double>(f(p.first, p.second));
-    if (!same_or_both_nan(got, want) && ++bad <= 4) {
-      const std::string what = std::string(fmt.name) + " " + name;
-      MESSAGE(what, "(", static_cast<double>(p.first), ", ", static_cast<double>(p.second), "): want ", want, " got ", got);
+  const std::string what = std::string(fmt.name) + " " + name + "(%.17g, %.17g): want %.17g got %.17g";
+  const long bad = in_threads(pairs.size(), [&](std::size_t begin, std::size_t end, std::vector<std::string>& notes) {
+    mref::context ctx(fmt);
+    mpfr_t a, b;
+    mpfr_init2(a, 64);
+    mpfr_init2(b, 64);
+    long bad_here = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& p = pairs[i];
+      mpfr_set_d(a, static_cast<double>(p.first), MPFR_RNDN);
+      mpfr_set_d(b, static_cast<double>(p.second), MPFR_RNDN);
+      const double want = ctx.round([&](mpfr_t r, mpfr_rnd_t rnd) { return mp(r, a, b, rnd); }, rounding::nearest_even,
+                                    overflow::ieee);
+      const double got = static_cast<double>(f(p.first, p.second));
+      if (!same_or_both_nan(got, want) && ++bad_here <= 4) {
+        notes.push_back(note(what.c_str(), static_cast<double>(p.first), static_cast<double>(p.second), want, got));
+      }
     }
-  }
-  mpfr_clear(a);
-  mpfr_clear(b);
+    mpfr_clear(a);
+    mpfr_clear(b);
+    return bad_here;
+  });
   CHECK(bad == 0);
 }
 
@@ -275,9 +315,6 @@ TEST_CASE("copysign, abs and nextafter edge cases") {
 
 TEST_CASE_TEMPLATE("fma on random triples and special cases", T, mixprec::half, mixprec::bfloat16) {
   const ref::format& fmt = reftest::ref_of<T>();
-  mref::context ctx(fmt);
-  mpfr_t a, b, c;
-  mpfr_inits2(64, a, b, c, static_cast<mpfr_ptr>(nullptr));
   std::vector<std::array<T, 3>> triples;
   for (T x : specials<T>())
     for (T y : specials<T>())
@@ -288,22 +325,29 @@ TEST_CASE_TEMPLATE("fma on random triples and special cases", T, mixprec::half, 
     triples.push_back({T::from_bits(static_cast<std::uint16_t>(gen())), T::from_bits(static_cast<std::uint16_t>(gen())),
                        T::from_bits(static_cast<std::uint16_t>(gen()))});
   }
-  int bad = 0;
-  for (const auto& t : triples) {
-    mpfr_set_d(a, static_cast<double>(t[0]), MPFR_RNDN);
-    mpfr_set_d(b, static_cast<double>(t[1]), MPFR_RNDN);
-    mpfr_set_d(c, static_cast<double>(t[2]), MPFR_RNDN);
-    for (rounding m : {rounding::nearest_even, rounding::toward_zero}) {
-      const double want = ctx.round([&](mpfr_t r, mpfr_rnd_t rnd) { return mpfr_fma(r, a, b, c, rnd); }, m,
-                                    overflow::ieee);
-      const double got = static_cast<double>(mixprec::fma(t[0], t[1], t[2], m));
-      if (!same_or_both_nan(got, want) && ++bad <= 4) {
-        MESSAGE("fma(", static_cast<double>(t[0]), ", ", static_cast<double>(t[1]), ", ", static_cast<double>(t[2]),
-                "): want ", want, " got ", got);
+  const long bad = in_threads(triples.size(), [&](std::size_t begin, std::size_t end, std::vector<std::string>& notes) {
+    mref::context ctx(fmt);
+    mpfr_t a, b, c;
+    mpfr_inits2(64, a, b, c, static_cast<mpfr_ptr>(nullptr));
+    long bad_here = 0;
+    for (std::size_t i = begin; i < end; ++i) {
+      const auto& t = triples[i];
+      mpfr_set_d(a, static_cast<double>(t[0]), MPFR_RNDN);
+      mpfr_set_d(b, static_cast<double>(t[1]), MPFR_RNDN);
+      mpfr_set_d(c, static_cast<double>(t[2]), MPFR_RNDN);
+      for (rounding m : {rounding::nearest_even, rounding::toward_zero}) {
+        const double want = ctx.round([&](mpfr_t r, mpfr_rnd_t rnd) { return mpfr_fma(r, a, b, c, rnd); }, m,
+                                      overflow::ieee);
+        const double got = static_cast<double>(mixprec::fma(t[0], t[1], t[2], m));
+        if (!same_or_both_nan(got, want) && ++bad_here <= 4) {
+          notes.push_back(note("fma(%.17g, %.17g, %.17g): want %.17g got %.17g", static_cast<double>(t[0]),
+                               static_cast<double>(t[1]), static_cast<double>(t[2]), want, got));
+        }
       }
     }
-  }
-  mpfr_clears(a, b, c, static_cast<mpfr_ptr>(nullptr));
+    mpfr_clears(a, b, c, static_cast<mpfr_ptr>(nullptr));
+    return bad_here;
+  });
   CHECK(bad == 0);
 }
 

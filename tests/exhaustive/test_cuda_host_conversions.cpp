@@ -72,7 +72,7 @@ constexpr std::array<check_info, kChecks> kCheckInfo = {{
     {"e5m2       rn nosat     (__NV_NOSAT, __NV_E5M2)", kind::e5m2},
 }};
 
-bool result_is_nan(kind k, std::uint32_t b) {
+inline bool result_is_nan(kind k, std::uint32_t b) {
   switch (k) {
     case kind::half: return (b & 0x7fffu) > 0x7c00u;
     case kind::bfloat16: return (b & 0x7fffu) > 0x7f80u;
@@ -99,13 +99,8 @@ struct tally {
 std::uint16_t bits_of(__half h) { return static_cast<__half_raw>(h).x; }
 std::uint16_t bits_of(__nv_bfloat16 h) { return static_cast<__nv_bfloat16_raw>(h).x; }
 
-void compare_one(tally& t, int check, std::uint32_t input, std::uint32_t cuda, std::uint32_t mine) {
-  if (cuda == mine) {
-    if (result_is_nan(kCheckInfo[static_cast<std::size_t>(check)].k, cuda)) {
-      ++t.nan_results[static_cast<std::size_t>(check)];
-    }
-    return;
-  }
+// The rare outcomes of compare_one (bits differ), out of line.
+void compare_differing(tally& t, int check, std::uint32_t input, std::uint32_t cuda, std::uint32_t mine) {
   const kind k = kCheckInfo[static_cast<std::size_t>(check)].k;
   const auto c = static_cast<std::size_t>(check);
   if (result_is_nan(k, cuda) && result_is_nan(k, mine)) {
@@ -117,7 +112,21 @@ void compare_one(tally& t, int check, std::uint32_t input, std::uint32_t cuda, s
   if (t.first[c].size() < kMaxReported) t.first[c].push_back({input, cuda, mine});
 }
 
-// All 12 comparisons for one float.
+// Inline: check is a constant in test_float, so the usual case (same bits) is two compares.
+inline void compare_one(tally& t, int check, std::uint32_t input, std::uint32_t cuda, std::uint32_t mine) {
+  if (cuda == mine) {
+    if (result_is_nan(kCheckInfo[static_cast<std::size_t>(check)].k, cuda)) {
+      ++t.nan_results[static_cast<std::size_t>(check)];
+    }
+    return;
+  }
+  compare_differing(t, check, input, cuda, mine);
+}
+
+// All 12 comparisons for one float (GCC and Clang: with everything it calls inlined into it).
+#if defined(__GNUC__)
+__attribute__((flatten))
+#endif
 inline void test_float(tally& t, std::uint32_t i) {
   using mixprec::overflow;
   using mixprec::rounding;
