@@ -347,6 +347,20 @@ constexpr std::size_t gemm_vwd = 4;
 #endif
 #endif
 
+#if defined(MIXPREC_GEMM_AVX512)
+inline gemm_vf gemm_vzero() noexcept { return _mm512_setzero_ps(); }
+inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm512_set1_ps(*p); }
+inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+inline gemm_vf gemm_vset1(float x) noexcept { return _mm512_set1_ps(x); }
+inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm512_store_ps(p, v); }
+#else
+inline gemm_vf gemm_vzero() noexcept { return _mm256_setzero_ps(); }
+inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm256_broadcast_ss(p); }
+inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }
+inline gemm_vf gemm_vset1(float x) noexcept { return _mm256_set1_ps(x); }
+inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm256_store_ps(p, v); }
+#endif
+
 /// Element types that gemm_load_vec widens in vector form (and, half and bfloat16, C types stored in
 /// vector form).
 template <class T>
@@ -655,17 +669,13 @@ void gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::s
     for (std::size_t r0 = 0; r0 < rows; r0 += W) {
       const std::size_t cnt = std::min(W, rows - r0);
       gemm_vf v[W];
-      for (std::size_t r = 0; r < W; ++r) {
-        if (r >= cnt) {
-#if defined(MIXPREC_GEMM_AVX512)
-          v[r] = _mm512_setzero_ps();
-#else
-          v[r] = _mm256_setzero_ps();
-#endif
-        } else if (kc == W) {
-          v[r] = gemm_load_vec<Mode>(src + (r0 + r) * rs + p0);
-        } else {
-          v[r] = gemm_load_vec_first<Mode>(src + (r0 + r) * rs + p0, kc);
+      if (kc == W) {
+        for (std::size_t r = 0; r < W; ++r) {
+          v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : gemm_vzero();
+        }
+      } else {
+        for (std::size_t r = 0; r < W; ++r) {
+          v[r] = r < cnt ? gemm_load_vec_first<Mode>(src + (r0 + r) * rs + p0, kc) : gemm_vzero();
         }
       }
       gemm_transpose(v);
@@ -1101,47 +1111,6 @@ inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, 
 }
 #endif  // MIXPREC_GEMM_AVX512
 
-#if defined(MIXPREC_GEMM_AVX512)
-inline gemm_vf gemm_vzero() noexcept { return _mm512_setzero_ps(); }
-inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm512_set1_ps(*p); }
-inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm512_fmadd_ps(a, b, c); }
-inline gemm_vf gemm_vset1(float x) noexcept { return _mm512_set1_ps(x); }
-inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm512_store_ps(p, v); }
-#else
-inline gemm_vf gemm_vzero() noexcept { return _mm256_setzero_ps(); }
-inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm256_broadcast_ss(p); }
-inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }
-inline gemm_vf gemm_vset1(float x) noexcept { return _mm256_set1_ps(x); }
-inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm256_store_ps(p, v); }
-#endif
-
-/// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
-/// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
-/// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
-/// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then out(acc).
-template <std::size_t R, std::size_t V, class TB, class Out>
-inline void gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, Out&& out) noexcept {
-  gemm_vf acc[R][V];
-  MIXPREC_GEMM_UNROLL
-  for (std::size_t r = 0; r < R; ++r) {
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vzero();
-  }
-  for (std::size_t p = 0; p < kk; ++p) {
-    gemm_vf b[V];
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t v = 0; v < V; ++v) b[v] = gemm_load_vec<gemm_input::as_is>(bp + v * gemm_vw);
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t r = 0; r < R; ++r) {
-      const gemm_vf a = gemm_vbroadcast(ap + r);
-      MIXPREC_GEMM_UNROLL
-      for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vfmadd(a, b[v], acc[r][v]);
-    }
-    ap += gemm_mr;
-    bp += bs;
-  }
-  out(acc);
-}
 
 /// f(std::integral_constant<std::size_t, R>) with R = rows rounded up to even (rows <= MR, MR
 /// even): a short last sliver (m = 10, or the 2 rows left of m = 128) runs a short tile.
@@ -1383,36 +1352,72 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
   }
 }
 
-/// The output of a float tile (gemm_tile_f32's acc, R >= rows): its first rows rows and nr
-/// columns go to C at (i0, j0), from the registers by gemm_store_vec where vec_store
-/// (gemm_vec_store_ok), else through a buffer and gemm_store_tile.
-template <std::size_t R, std::size_t V, class TA, class TB, class TC>
-inline void gemm_tile_out(const gemm_problem<float, TA, TB, TC>& pr, bool vec_store, std::size_t i0, std::size_t j0,
-                          std::size_t rows, std::size_t nr, const gemm_vf (&acc)[R][V]) noexcept {
+/// Where a float tile goes: C (c != nullptr: C(i0, j0), rows ldc apart, stored by gemm_store_vec
+/// when the tile is full width) or the buffer tile (rows V*gemm_vw apart, for gemm_store_tile).
+template <class TC>
+struct gemm_tile_dest {
+  TC* c;
+  std::size_t ldc;
+  float alpha, beta;
+  float* tile;
+};
+
+/// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
+/// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
+/// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
+/// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set and
+/// nr == V*gemm_vw, its first `rows` rows go to C from the registers (returns true); otherwise the
+/// whole tile goes to d.tile (returns false: the caller stores it with gemm_store_tile).
+template <std::size_t R, std::size_t V, class TB, class TC>
+bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std::size_t rows, std::size_t nr,
+                   const gemm_tile_dest<TC>& d) noexcept {
   constexpr std::size_t W = gemm_vw;
-  if constexpr (gemm_vec_store_type<TC>::value) {
-    if (vec_store) {
-      const gemm_vf va = gemm_vset1(pr.alpha), vb = gemm_vset1(pr.beta);
-      const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
-      MIXPREC_GEMM_UNROLL
-      for (std::size_t r = 0; r < R; ++r) {
-        if (r >= rows) break;
-        TC* crow = pr.c + (i0 + r) * pr.c_is + j0;
-        MIXPREC_GEMM_UNROLL
-        for (std::size_t v = 0; v < V; ++v) {
-          if (v * W < nr) gemm_store_vec(crow + v * W, acc[r][v], std::min(W, nr - v * W), va, vb, read_c);
-        }
-      }
-      return;
-    }
-  }
-  alignas(64) float tile[R * V * W];
+  TC* const c = d.c;  // (locals: the stores to C cannot change them)
+  const std::size_t ldc = d.ldc;
+  const bool direct = c != nullptr && nr == V * W;
+  gemm_vf acc[R][V];
   MIXPREC_GEMM_UNROLL
   for (std::size_t r = 0; r < R; ++r) {
     MIXPREC_GEMM_UNROLL
-    for (std::size_t v = 0; v < V; ++v) gemm_vstore(tile + (r * V + v) * W, acc[r][v]);
+    for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vzero();
   }
-  gemm_store_tile(pr, i0, j0, rows, nr, tile, V * W);
+  for (std::size_t p = 0; p < kk; ++p) {
+    gemm_vf b[V];
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) b[v] = gemm_load_vec<gemm_input::as_is>(bp + v * W);
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      const gemm_vf a = gemm_vbroadcast(ap + r);
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vfmadd(a, b[v], acc[r][v]);
+    }
+    ap += gemm_mr;
+    bp += bs;
+  }
+  if (!direct) {
+    float* const t = d.tile;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) gemm_vstore(t + (r * V + v) * W, acc[r][v]);
+    }
+    return false;
+  }
+  const gemm_vf va = gemm_vset1(d.alpha), vb = gemm_vset1(d.beta);
+  auto store_rows = [&](auto read_c) {
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      if (r >= rows) break;
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) gemm_store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, read_c());
+    }
+  };
+  if (detail::exact_eq(d.beta, 0.0f)) {
+    store_rows(std::false_type{});
+  } else {
+    store_rows(std::true_type{});
+  }
+  return true;
 }
 
 /// The blocked driver: per task an A block of MR-row slivers (gemm_blocking::a_block bytes), a
@@ -1558,17 +1563,28 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
       };
       auto tile = [&](std::size_t kk_, const float* ap, const float* bp, std::size_t i, std::size_t rows, std::size_t j,
                       std::size_t nr) {
+        // The tile kernels depend on TB and C's type only (shared by every A type).
+        using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
+        alignas(64) float buf[MR * NR];
+        gemm_tile_dest<TCv> d{nullptr, 0, pr.alpha, pr.beta, buf};
+        if constexpr (gemm_vec_store_type<TC>::value) {
+          if (vec_store) {
+            d.c = pr.c + i * pr.c_is + j;
+            d.ldc = pr.c_is;
+          }
+        }
+        bool stored = false;
         gemm_with_rows<2, MR>(rows, [&](auto r_constant) {
           constexpr std::size_t R = decltype(r_constant)::value;
-          auto out = [&](const gemm_vf(&acc)[R][V]) { gemm_tile_out<R, V>(pr, vec_store, i, j, rows, nr, acc); };
           if constexpr (gemm_direct_b_type<TB>::value) {
             if (direct_b && nr == NR) {
-              gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, out);
+              stored = gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d);
               return;
             }
           }
-          gemm_tile_f32<R, V>(kk_, ap, bp, NR, out);
+          stored = gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d);
         });
+        if (!stored) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
       };
       gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b, tile);
     };
