@@ -1115,15 +1115,13 @@ inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, 
 /// f(std::integral_constant<std::size_t, R>) with R = rows rounded up to even (rows <= MR, MR
 /// even): a short last sliver (m = 10, or the 2 rows left of m = 128) runs a short tile.
 template <std::size_t R, std::size_t MR, class F>
-inline void gemm_with_rows(std::size_t rows, F&& f) {
+inline bool gemm_with_rows(std::size_t rows, F& f) {
   if constexpr (R >= MR) {
-    f(std::integral_constant<std::size_t, MR>{});
+    return f(std::integral_constant<std::size_t, MR>{});
   } else {
-    if (rows <= R) {
-      f(std::integral_constant<std::size_t, R>{});
-    } else {
-      gemm_with_rows<R + 2, MR>(rows, f);
-    }
+    if (R == 2 && rows > MR - 2) return f(std::integral_constant<std::size_t, MR>{});  // the common case first
+    if (rows <= R) return f(std::integral_constant<std::size_t, R>{});
+    return gemm_with_rows<R + 2, MR>(rows, f);
   }
 }
 
@@ -1573,18 +1571,14 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
             d.ldc = pr.c_is;
           }
         }
-        bool stored = false;
-        gemm_with_rows<2, MR>(rows, [&](auto r_constant) {
+        auto kernel = [&](auto r_constant) {
           constexpr std::size_t R = decltype(r_constant)::value;
           if constexpr (gemm_direct_b_type<TB>::value) {
-            if (direct_b && nr == NR) {
-              stored = gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d);
-              return;
-            }
+            if (direct_b && nr == NR) return gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d);
           }
-          stored = gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d);
-        });
-        if (!stored) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
+          return gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d);
+        };
+        if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
       };
       gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b, tile);
     };
