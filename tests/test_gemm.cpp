@@ -1246,8 +1246,9 @@ TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and 
 
 TEST_CASE("gemm: small shapes: B read in place, C stored from the tile's registers, short last slivers") {
   // The study's short-k (m128x256x10_NN) and short-m (m10x256x128_TN) shapes, shrunk: every row
-  // count of a last sliver (m = 1 .. 2 * 14 + 1 covers both tile heights, 14 and 6), full and
-  // partial B slivers, B read in place (m <= 2 tiles or k <= 16) and packed, beta 0 and not.
+  // count of a last sliver (m = 1 .. 29: each short tile height, 2, 6 and 10, of the 14-row and
+  // 6-row tiles), full and partial B slivers, B read in place (m <= 2 tiles or k <= 16) and
+  // packed, beta 0 and not.
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
   tie_gen gen(51);

@@ -1112,16 +1112,19 @@ inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, 
 #endif  // MIXPREC_GEMM_AVX512
 
 
-/// f(std::integral_constant<std::size_t, R>) with R = rows rounded up to even (rows <= MR, MR
-/// even): a short last sliver (m = 10, or the 2 rows left of m = 128) runs a short tile.
+/// f(std::integral_constant<std::size_t, R>) for the tile height R >= rows: MR when rows > MR - 2,
+/// else the least of 2, 6, 10, ... (MR = 14: 2, 6, 10, 14; MR = 6: 2, 6) that holds them. A
+/// short last sliver (m = 10, or the 2 rows left of m = 128) runs a short tile; few heights keep
+/// the instantiations (compile time) down.
 template <std::size_t R, std::size_t MR, class F>
 inline bool gemm_with_rows(std::size_t rows, F& f) {
+  static_assert(MR % 4 == 2, "gemm_with_rows: tile heights 2, 6, 10, ... up to MR");
   if constexpr (R >= MR) {
     return f(std::integral_constant<std::size_t, MR>{});
   } else {
     if (R == 2 && rows > MR - 2) return f(std::integral_constant<std::size_t, MR>{});  // the common case first
     if (rows <= R) return f(std::integral_constant<std::size_t, R>{});
-    return gemm_with_rows<R + 2, MR>(rows, f);
+    return gemm_with_rows<R + 4, MR>(rows, f);
   }
 }
 
