@@ -1244,6 +1244,53 @@ TEST_CASE("gemm: narrow C (n up to one vector: the narrow tile), every type and 
   }
 }
 
+TEST_CASE("gemm: small shapes: B read in place, C stored from the tile's registers, short last slivers") {
+  // The study's short-k (m128x256x10_NN) and short-m (m10x256x128_TN) shapes, shrunk: every row
+  // count of a last sliver (m = 1 .. 29: each short tile height, 2, 6 and 10, of the 14-row and
+  // 6-row tiles), full and partial B slivers, B read in place (m <= 2 tiles or k <= 16) and
+  // packed, beta 0 and not.
+  settings_guard guard;
+  mixprec::set_float32_matmul_precision(matmul_precision::highest);
+  tie_gen gen(51);
+  const transpose N = transpose::none, T = transpose::trans;
+  for (std::size_t m = 1; m <= 29; ++m) {
+    run_opts ro;
+    check_problem<float, float, float, float>(N, N, m, 64, 10, 1.0f, 0.0f, 0, ro, gen);          // B in place
+    check_problem<float, float, float, float>(T, N, m, 40, 33, 0.5f, 1.0f, 2, ro, gen);          // + a partial sliver
+    check_problem<float, bfloat16, bfloat16, bfloat16>(T, N, m, 64, 17, 1.0f, 0.0f, 1, ro, gen);  // bfloat16 B in place
+    check_problem<float, half, half, half>(N, N, m, 48, 5, -2.0f, 0.5f, 0, ro, gen);              // half B in place
+  }
+  for (std::size_t m : {std::size_t{30}, std::size_t{50}, std::size_t{128}}) {
+    run_opts ro;
+    check_problem<float, float, float, float>(N, N, m, 96, 10, 1.0f, 0.0f, 0, ro, gen);     // k <= 16: in place
+    check_problem<float, bfloat16, bfloat16, float>(N, N, m, 70, 16, 1.0f, 1.0f, 3, ro, gen);
+    check_problem<float, float, float, bfloat16>(T, N, m, 64, 17, 1.0f, 0.0f, 0, ro, gen);  // packed, short last sliver
+    ro.order = layout::col_major;                                                           // C^T: B^T in place
+    check_problem<float, float, half, float>(T, T, m, 32, 10, 1.0f, 0.25f, 0, ro, gen);
+  }
+  // Float B under "high" and "medium" is rounded while packing: never read in place.
+  for (matmul_precision p : {matmul_precision::high, matmul_precision::medium}) {
+    mixprec::set_float32_matmul_precision(p);
+    for (matmul_high_mode h : {matmul_high_mode::tf32_nearest_away, matmul_high_mode::bf16x3}) {
+      mixprec::set_float32_matmul_high_mode(h);
+      for (std::size_t m : {std::size_t{3}, std::size_t{10}, std::size_t{40}}) {
+        run_opts ro;
+        check_problem<float, float, float, float>(N, N, m, 64, 10, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, float, float, half>(T, N, m, 32, 20, 1.0f, 0.0f, 0, ro, gen);
+        check_problem<float, bfloat16, float, float>(T, N, m, 32, 20, 1.0f, 0.0f, 0, ro, gen);
+      }
+    }
+  }
+  // Stochastic output rounding and a double C: through the buffer and the scalar store.
+  mixprec::set_float32_matmul_precision(matmul_precision::highest);
+  run_opts ro;
+  ro.out = rounding::stochastic;
+  ro.seed = 7;
+  check_problem<float, float, float, bfloat16>(N, N, 10, 64, 10, 1.0f, 0.0f, 0, ro, gen);
+  ro.out = rounding::nearest_even;
+  check_problem<float, float, bfloat16, double>(T, N, 10, 64, 40, 1.0f, 0.5f, 0, ro, gen);
+}
+
 }  // namespace
 
 #if defined(MIXPREC_GEMM_SIMD)

@@ -439,6 +439,20 @@ constexpr std::size_t gemm_vwd = 4;
 #endif
 #endif
 
+#if defined(MIXPREC_GEMM_AVX512)
+inline gemm_vf gemm_vzero() noexcept { return _mm512_setzero_ps(); }
+inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm512_set1_ps(*p); }
+inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm512_fmadd_ps(a, b, c); }
+inline gemm_vf gemm_vset1(float x) noexcept { return _mm512_set1_ps(x); }
+inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm512_store_ps(p, v); }
+#else
+inline gemm_vf gemm_vzero() noexcept { return _mm256_setzero_ps(); }
+inline gemm_vf gemm_vbroadcast(const float* p) noexcept { return _mm256_broadcast_ss(p); }
+inline gemm_vf gemm_vfmadd(gemm_vf a, gemm_vf b, gemm_vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }
+inline gemm_vf gemm_vset1(float x) noexcept { return _mm256_set1_ps(x); }
+inline void gemm_vstore(float* p, gemm_vf v) noexcept { _mm256_store_ps(p, v); }
+#endif
+
 /// Element types that gemm_load_vec widens in vector form (and, half and bfloat16, C types stored in
 /// vector form).
 template <class T>
@@ -605,6 +619,42 @@ inline void gemm_store_first(double* dst, gemm_vd v, std::size_t n) noexcept {
 #endif
 }
 
+/// The first cnt (< gemm_vw) elements at src as gemm_load_vec<Mode> widens them; reads only those
+/// (masked loads: float, and half / bfloat16 with AVX-512-BW; else through a zero-padded copy).
+template <gemm_input Mode, class T>
+inline gemm_vf gemm_load_vec_first(const T* src, std::size_t cnt) noexcept {
+#if defined(MIXPREC_GEMM_AVX512)
+  const __mmask16 mk = static_cast<__mmask16>((1u << cnt) - 1u);
+  if constexpr (std::is_same<T, float>::value && Mode == gemm_input::as_is) {
+    return _mm512_maskz_loadu_ps(mk, src);
+  } else if constexpr (std::is_same<T, float>::value) {
+    return _mm512_castsi512_ps(gemm_round_vec<Mode>(_mm512_maskz_loadu_epi32(mk, src)));
+  } else
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+  if constexpr (std::is_same<T, half>::value) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mk, src));
+  } else if constexpr (std::is_same<T, bfloat16>::value) {
+    return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(mk, src)), 16));
+  } else
+#endif
+#else
+  if constexpr (std::is_same<T, float>::value) {
+    const __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(cnt)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    const __m256 v = _mm256_maskload_ps(src, mask);
+    if constexpr (Mode == gemm_input::as_is) {
+      return v;
+    } else {
+      return _mm256_castsi256_ps(gemm_round_vec<Mode>(_mm256_castps_si256(v)));
+    }
+  } else
+#endif
+  {
+    T in[gemm_vw] = {};
+    for (std::size_t j = 0; j < cnt; ++j) in[j] = src[j];
+    return gemm_load_vec<Mode>(in);
+  }
+}
+
 /// gemm_vw floats rounded to TC (half or bfloat16; gemm_vec_type) in nearest-even with
 /// overflow::ieee, i.e. round_to<TC>(x) lane by lane, as 16-bit patterns at dst. bfloat16: the
 /// integer form (u + 0x7fff + lsb) >> 16, NaN made quiet ((u >> 16) | 0x40); half: vcvtps2ph.
@@ -700,28 +750,30 @@ inline void gemm_transpose(gemm_vf* v) noexcept {
 }
 
 /// The k-contiguous packing (ps == 1) of gemm_pack_load<float, Mode> through register
-/// transposes: dst[p*dps + r] = gemm_load<float, Mode>(src[r*rs + p]) for r < rows and
-/// p < kv = k rounded down to a multiple of gemm_vw. Returns kv (the caller packs the rest).
+/// transposes: dst[p*dps + r] = gemm_load<float, Mode>(src[r*rs + p]) for r < rows and p < k
+/// (a last partial block of k, e.g. k = 10, by masked loads; reads only the k elements of a row).
 template <gemm_input Mode, class T>
-std::size_t gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t k, float* dst,
-                                 std::size_t dps) noexcept {
+void gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t k, float* dst,
+                          std::size_t dps) noexcept {
   constexpr std::size_t W = gemm_vw;
-  const std::size_t kv = k / W * W;
-  for (std::size_t p0 = 0; p0 < kv; p0 += W) {
+  for (std::size_t p0 = 0; p0 < k; p0 += W) {
+    const std::size_t kc = std::min(W, k - p0);
     for (std::size_t r0 = 0; r0 < rows; r0 += W) {
       const std::size_t cnt = std::min(W, rows - r0);
       gemm_vf v[W];
-      for (std::size_t r = 0; r < W; ++r) {
-#if defined(MIXPREC_GEMM_AVX512)
-        v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : _mm512_setzero_ps();
-#else
-        v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : _mm256_setzero_ps();
-#endif
+      if (kc == W) {
+        for (std::size_t r = 0; r < W; ++r) {
+          v[r] = r < cnt ? gemm_load_vec<Mode>(src + (r0 + r) * rs + p0) : gemm_vzero();
+        }
+      } else {
+        for (std::size_t r = 0; r < W; ++r) {
+          v[r] = r < cnt ? gemm_load_vec_first<Mode>(src + (r0 + r) * rs + p0, kc) : gemm_vzero();
+        }
       }
       gemm_transpose(v);
       float* d = dst + p0 * dps + r0;
       if (cnt == W) {
-        for (std::size_t q = 0; q < W; ++q) {
+        for (std::size_t q = 0; q < kc; ++q) {
 #if defined(MIXPREC_GEMM_AVX512)
           _mm512_storeu_ps(d + q * dps, v[q]);
 #else
@@ -729,11 +781,10 @@ std::size_t gemm_pack_transposed(const T* src, std::size_t rs, std::size_t rows,
 #endif
         }
       } else {
-        for (std::size_t q = 0; q < W; ++q) gemm_store_first(d + q * dps, v[q], cnt);
+        for (std::size_t q = 0; q < kc; ++q) gemm_store_first(d + q * dps, v[q], cnt);
       }
     }
   }
-  return kv;
 }
 #endif  // MIXPREC_GEMM_SIMD
 
@@ -753,17 +804,8 @@ void gemm_load_run(const T* src, Acc* dst, std::size_t count) noexcept {
       _mm256_storeu_ps(dst + i, gemm_load_vec<Mode>(src + i));
 #endif
     }
-    if (i < count) {  // the rest through a zero-padded copy (short rows: k = 10 in a 10-class layer)
-      T in[gemm_vw] = {};
-      float out[gemm_vw];
-      for (std::size_t j = 0; i + j < count; ++j) in[j] = src[i + j];
-#if defined(MIXPREC_GEMM_AVX512)
-      _mm512_storeu_ps(out, gemm_load_vec<Mode>(in));
-#else
-      _mm256_storeu_ps(out, gemm_load_vec<Mode>(in));
-#endif
-      for (std::size_t j = 0; i + j < count; ++j) dst[i + j] = out[j];
-    }
+    // The rest (short rows: k = 10 in a 10-class layer) by a masked load and store.
+    if (i < count) gemm_store_first(dst + i, gemm_load_vec_first<Mode>(src + i, count - i), count - i);
   } else
 #endif
   if constexpr (widen_table_exact<T, Acc>) {  // FP8/FP6/FP4: one table lookup each (same values)
@@ -823,12 +865,14 @@ void gemm_pack(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, s
                std::size_t k, Acc* dst, std::size_t dps, Load load) noexcept {
   constexpr std::size_t E = Load::expand;
   if (ps == 1 && rows > 1) {
-    // k is contiguous: with SIMD, gemm_vw x gemm_vw blocks through register transposes; the rest
-    // read along k, row by row, in chunks that keep the writes in L1.
+    // k is contiguous: with SIMD (float accumulation of vector types), gemm_vw x gemm_vw blocks
+    // through register transposes; otherwise read along k, row by row, in chunks that keep the
+    // writes in L1.
     std::size_t pv = 0;
 #if defined(MIXPREC_GEMM_SIMD)
     if constexpr (Load::has_run && std::is_same<Acc, float>::value && gemm_vec_type<T>::value) {
-      pv = gemm_pack_transposed<Load::mode>(src, rs, rows, k, dst, dps);
+      gemm_pack_transposed<Load::mode>(src, rs, rows, k, dst, dps);
+      pv = k;
     }
 #endif
     constexpr std::size_t chunk = 128;
@@ -1097,51 +1141,6 @@ constexpr std::size_t gemm_mr = 14;      // rows of a tile
 constexpr std::size_t gemm_nr_f32 = 32;  // columns of a float tile
 constexpr std::size_t gemm_nr_f64 = 16;  // columns of a double tile
 
-/// 14 x 32 float tile: acc(r, c) += ap[p*14 + r] * bp[p*32 + c] for p < kk, from zero.
-inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
-  constexpr int MR = 14;
-  __m512 c0[MR], c1[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    c0[r] = _mm512_setzero_ps();
-    c1[r] = _mm512_setzero_ps();
-  }
-  for (std::size_t p = 0; p < kk; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    const __m512 b1 = _mm512_load_ps(bp + 16);
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) {
-      const __m512 a = _mm512_set1_ps(ap[r]);
-      c0[r] = _mm512_fmadd_ps(a, b0, c0[r]);
-      c1[r] = _mm512_fmadd_ps(a, b1, c1[r]);
-    }
-    ap += MR;
-    bp += 32;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    _mm512_store_ps(tile + r * 32, c0[r]);
-    _mm512_store_ps(tile + r * 32 + 16, c1[r]);
-  }
-}
-
-/// 14 x 16 float tile (narrow C: n <= 16): acc(r, c) += ap[p*14 + r] * bp[p*16 + c], from zero.
-inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
-  constexpr int MR = 14;
-  __m512 c0[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
-  for (std::size_t p = 0; p < kk; ++p) {
-    const __m512 b0 = _mm512_load_ps(bp);
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) c0[r] = _mm512_fmadd_ps(_mm512_set1_ps(ap[r]), b0, c0[r]);
-    ap += MR;
-    bp += 16;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
-}
-
 /// 14 x 16 double tile.
 inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
   constexpr int MR = 14;
@@ -1175,51 +1174,6 @@ constexpr std::size_t gemm_mr = 6;
 constexpr std::size_t gemm_nr_f32 = 16;
 constexpr std::size_t gemm_nr_f64 = 8;
 
-/// 6 x 16 float tile: acc(r, c) += ap[p*6 + r] * bp[p*16 + c] for p < kk, from zero.
-inline void gemm_kernel_f32(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
-  constexpr int MR = 6;
-  __m256 c0[MR], c1[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    c0[r] = _mm256_setzero_ps();
-    c1[r] = _mm256_setzero_ps();
-  }
-  for (std::size_t p = 0; p < kk; ++p) {
-    const __m256 b0 = _mm256_load_ps(bp);
-    const __m256 b1 = _mm256_load_ps(bp + 8);
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) {
-      const __m256 a = _mm256_broadcast_ss(ap + r);
-      c0[r] = _mm256_fmadd_ps(a, b0, c0[r]);
-      c1[r] = _mm256_fmadd_ps(a, b1, c1[r]);
-    }
-    ap += MR;
-    bp += 16;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    _mm256_store_ps(tile + r * 16, c0[r]);
-    _mm256_store_ps(tile + r * 16 + 8, c1[r]);
-  }
-}
-
-/// 6 x 8 float tile (narrow C: n <= 8).
-inline void gemm_kernel_f32_narrow(std::size_t kk, const float* ap, const float* bp, float* tile) noexcept {
-  constexpr int MR = 6;
-  __m256 c0[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) c0[r] = _mm256_setzero_ps();
-  for (std::size_t p = 0; p < kk; ++p) {
-    const __m256 b0 = _mm256_load_ps(bp);
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) c0[r] = _mm256_fmadd_ps(_mm256_broadcast_ss(ap + r), b0, c0[r]);
-    ap += MR;
-    bp += 8;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) _mm256_store_ps(tile + r * 8, c0[r]);
-}
-
 /// 6 x 8 double tile.
 inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, double* tile) noexcept {
   constexpr int MR = 6;
@@ -1248,6 +1202,23 @@ inline void gemm_kernel_f64(std::size_t kk, const double* ap, const double* bp, 
   }
 }
 #endif  // MIXPREC_GEMM_AVX512
+
+
+/// f(std::integral_constant<std::size_t, R>) for the tile height R >= rows: MR when rows > MR - 2,
+/// else the least of 2, 6, 10, ... (MR = 14: 2, 6, 10, 14; MR = 6: 2, 6) that holds them. A
+/// short last sliver (m = 10, or the 2 rows left of m = 128) runs a short tile; few heights keep
+/// the instantiations (compile time) down.
+template <std::size_t R, std::size_t MR, class F>
+inline bool gemm_with_rows(std::size_t rows, F& f) {
+  static_assert(MR % 4 == 2, "gemm_with_rows: tile heights 2, 6, 10, ... up to MR");
+  if constexpr (R >= MR) {
+    return f(std::integral_constant<std::size_t, MR>{});
+  } else {
+    if (R == 2 && rows > MR - 2) return f(std::integral_constant<std::size_t, MR>{});  // the common case first
+    if (rows <= R) return f(std::integral_constant<std::size_t, R>{});
+    return gemm_with_rows<R + 4, MR>(rows, f);
+  }
+}
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
 /// bf16_dot2 packing for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
@@ -1354,44 +1325,79 @@ inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std:
 }
 #endif
 
+/// C element types that gemm_store_vec stores: float, and half / bfloat16 (in nearest-even).
+template <class TC>
+struct gemm_vec_store_type
+    : std::integral_constant<bool, std::is_same<TC, float>::value ||
+                                       ((std::is_same<TC, half>::value || std::is_same<TC, bfloat16>::value) &&
+                                        gemm_vec_type<TC>::value)> {};
+
+/// Whether C is stored by gemm_store_vec: Acc = float, a row-major C (c_js == 1) of float, or of
+/// half or bfloat16 in nearest-even.
+template <class Acc, class TA, class TB, class TC>
+bool gemm_vec_store_ok(const gemm_problem<Acc, TA, TB, TC>& pr) noexcept {
+  if constexpr (std::is_same<Acc, float>::value && gemm_vec_store_type<TC>::value) {
+    return pr.c_js == 1 && (std::is_same<TC, float>::value || pr.out_mode == rounding::nearest_even);
+  } else {
+    return false;
+  }
+}
+
+/// cnt (<= gemm_vw) elements of a C row at dst from the accumulators acc: gemm_store's
+/// operations lane by lane, r = alpha*acc (+ fma(beta, C, r)) in float, then (half, bfloat16)
+/// round_to<TC>(r) by gemm_narrow_vec. Only dst[0..cnt) is read (read_c) and written.
+template <class TC>
+inline void gemm_store_vec(TC* dst, gemm_vf acc, std::size_t cnt, gemm_vf va, gemm_vf vb, bool read_c) noexcept {
+  constexpr std::size_t W = gemm_vw;
+#if defined(MIXPREC_GEMM_AVX512)
+  __m512 v = _mm512_mul_ps(va, acc);
+#else
+  __m256 v = _mm256_mul_ps(va, acc);
+#endif
+  if constexpr (std::is_same<TC, float>::value) {
+    if (cnt == W) {
+#if defined(MIXPREC_GEMM_AVX512)
+      if (read_c) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(dst), v);
+      _mm512_storeu_ps(dst, v);
+#else
+      if (read_c) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(dst), v);
+      _mm256_storeu_ps(dst, v);
+#endif
+      return;
+    }
+    if (read_c) v = gemm_vfmadd(vb, gemm_load_first(dst, cnt), v);
+    gemm_store_first(dst, v, cnt);
+  } else {
+    alignas(64) std::uint16_t buf[W] = {};
+    std::uint16_t* cp = cnt == W ? reinterpret_cast<std::uint16_t*>(dst) : buf;
+    if (read_c) {
+      if (cnt != W) std::memcpy(buf, dst, cnt * sizeof(TC));
+      v = gemm_vfmadd(vb, gemm_widen_vec<TC>(cp), v);
+    }
+    gemm_narrow_vec<TC>(v, cp);
+    if (cnt != W) std::memcpy(dst, buf, cnt * sizeof(TC));
+  }
+}
+
 /// Stores an mr x nr tile (row stride ldt) into C: gemm_store element by element, in vector form
-/// (gemm_vw lanes, the same operations lane by lane) for a row-major C (c_js == 1) of the
-/// accumulate type, and for a half or bfloat16 C with Acc = float and nearest-even output.
+/// (gemm_store_vec) where gemm_vec_store_ok, and for a row-major double C with Acc = double.
 template <class Acc, class TA, class TB, class TC>
 void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, std::size_t j0, std::size_t mr,
                      std::size_t nr, const Acc* tile, std::size_t ldt) noexcept {
-  if constexpr (std::is_same<TC, float>::value && std::is_same<Acc, float>::value) {
-    if (pr.c_js == 1) {
+  if constexpr (std::is_same<Acc, float>::value && gemm_vec_store_type<TC>::value) {
+    if (gemm_vec_store_ok(pr)) {
       constexpr std::size_t W = gemm_vw;
-#if defined(MIXPREC_GEMM_AVX512)
-      const __m512 va = _mm512_set1_ps(pr.alpha), vb = _mm512_set1_ps(pr.beta);
-#else
-      const __m256 va = _mm256_set1_ps(pr.alpha), vb = _mm256_set1_ps(pr.beta);
-#endif
+      const gemm_vf va = gemm_vset1(pr.alpha), vb = gemm_vset1(pr.beta);
       const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
       for (std::size_t r = 0; r < mr; ++r) {
-        float* crow = pr.c + (i0 + r) * pr.c_is + j0;
+        TC* crow = pr.c + (i0 + r) * pr.c_is + j0;
         const float* t = tile + r * ldt;
         for (std::size_t c = 0; c < nr; c += W) {
-          const std::size_t cnt = std::min(W, nr - c);
 #if defined(MIXPREC_GEMM_AVX512)
-          __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
-          if (cnt == W) {
-            if (read_c) v = _mm512_fmadd_ps(vb, _mm512_loadu_ps(crow + c), v);
-            _mm512_storeu_ps(crow + c, v);
-            continue;
-          }
-          if (read_c) v = _mm512_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
+          gemm_store_vec(crow + c, _mm512_load_ps(t + c), std::min(W, nr - c), va, vb, read_c);
 #else
-          __m256 v = _mm256_mul_ps(va, _mm256_load_ps(t + c));
-          if (cnt == W) {
-            if (read_c) v = _mm256_fmadd_ps(vb, _mm256_loadu_ps(crow + c), v);
-            _mm256_storeu_ps(crow + c, v);
-            continue;
-          }
-          if (read_c) v = _mm256_fmadd_ps(vb, gemm_load_first(crow + c, cnt), v);
+          gemm_store_vec(crow + c, _mm256_load_ps(t + c), std::min(W, nr - c), va, vb, read_c);
 #endif
-          gemm_store_first(crow + c, v, cnt);
         }
       }
       return;
@@ -1434,56 +1440,87 @@ void gemm_store_tile(const gemm_problem<Acc, TA, TB, TC>& pr, std::size_t i0, st
       return;
     }
   }
-  if constexpr ((std::is_same<TC, half>::value || std::is_same<TC, bfloat16>::value) && gemm_vec_type<TC>::value &&
-                std::is_same<Acc, float>::value) {
-    if (pr.c_js == 1 && pr.out_mode == rounding::nearest_even) {
-      // r = alpha*acc (+ fma(beta, c', r)) in float, then round_to<TC>(r): one rounding, as gemm_store.
-      constexpr std::size_t W = gemm_vw;
-#if defined(MIXPREC_GEMM_AVX512)
-      const __m512 va = _mm512_set1_ps(pr.alpha), vb = _mm512_set1_ps(pr.beta);
-#else
-      const __m256 va = _mm256_set1_ps(pr.alpha), vb = _mm256_set1_ps(pr.beta);
-#endif
-      const bool read_c = !detail::exact_eq(pr.beta, 0.0f);
-      alignas(64) std::uint16_t buf[W] = {};
-      for (std::size_t r = 0; r < mr; ++r) {
-        TC* crow = pr.c + (i0 + r) * pr.c_is + j0;
-        const float* t = tile + r * ldt;
-        for (std::size_t c = 0; c < nr; c += W) {
-          const std::size_t cnt = std::min(W, nr - c);
-          std::uint16_t* cp = cnt == W ? reinterpret_cast<std::uint16_t*>(crow + c) : buf;
-#if defined(MIXPREC_GEMM_AVX512)
-          __m512 v = _mm512_mul_ps(va, _mm512_load_ps(t + c));
-#else
-          __m256 v = _mm256_mul_ps(va, _mm256_load_ps(t + c));
-#endif
-          if (read_c) {
-            if (cnt != W) std::memcpy(buf, crow + c, cnt * sizeof(TC));
-#if defined(MIXPREC_GEMM_AVX512)
-            v = _mm512_fmadd_ps(vb, gemm_widen_vec<TC>(cp), v);
-#else
-            v = _mm256_fmadd_ps(vb, gemm_widen_vec<TC>(cp), v);
-#endif
-          }
-          gemm_narrow_vec<TC>(v, cp);
-          if (cnt != W) std::memcpy(crow + c, buf, cnt * sizeof(TC));
-        }
-      }
-      return;
-    }
-  }
   for (std::size_t r = 0; r < mr; ++r) {
     for (std::size_t c = 0; c < nr; ++c) gemm_store(pr, i0 + r, j0 + c, tile[r * ldt + c]);
   }
 }
 
+/// Where a float tile goes: C (c != nullptr: C(i0, j0), rows ldc apart, stored by gemm_store_vec
+/// when the tile is full width) or the buffer tile (rows V*gemm_vw apart, for gemm_store_tile).
+template <class TC>
+struct gemm_tile_dest {
+  TC* c;
+  std::size_t ldc;
+  float alpha, beta;
+  float* tile;
+};
+
+/// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
+/// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
+/// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
+/// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set and
+/// nr == V*gemm_vw, its first `rows` rows go to C from the registers (returns true); otherwise the
+/// whole tile goes to d.tile (returns false: the caller stores it with gemm_store_tile).
+template <std::size_t R, std::size_t V, class TB, class TC>
+bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std::size_t rows, std::size_t nr,
+                   const gemm_tile_dest<TC>& d) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  TC* const c = d.c;  // (locals: the stores to C cannot change them)
+  const std::size_t ldc = d.ldc;
+  const bool direct = c != nullptr && nr == V * W;
+  gemm_vf acc[R][V];
+  MIXPREC_GEMM_UNROLL
+  for (std::size_t r = 0; r < R; ++r) {
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vzero();
+  }
+  for (std::size_t p = 0; p < kk; ++p) {
+    gemm_vf b[V];
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) b[v] = gemm_load_vec<gemm_input::as_is>(bp + v * W);
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      const gemm_vf a = gemm_vbroadcast(ap + r);
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vfmadd(a, b[v], acc[r][v]);
+    }
+    ap += gemm_mr;
+    bp += bs;
+  }
+  if (!direct) {
+    float* const t = d.tile;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) gemm_vstore(t + (r * V + v) * W, acc[r][v]);
+    }
+    return false;
+  }
+  const gemm_vf va = gemm_vset1(d.alpha), vb = gemm_vset1(d.beta);
+  auto store_rows = [&](auto read_c) {
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      if (r >= rows) break;
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) gemm_store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, read_c());
+    }
+  };
+  if (detail::exact_eq(d.beta, 0.0f)) {
+    store_rows(std::false_type{});
+  } else {
+    store_rows(std::true_type{});
+  }
+  return true;
+}
+
 /// The blocked driver: per task an A block of MR-row slivers (gemm_blocking::a_block bytes), a
 /// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or
-/// a uint32 pair for dot2); kk: packed k length.
+/// a uint32 pair for dot2); kk: packed k length. tile(kk, a sliver, b sliver, i, rows, j, nr)
+/// computes C(i .. i+rows-1, j .. j+nr-1) and stores it.
 template <class P, std::size_t MR, std::size_t NR, class Acc, class TA, class TB, class TC, class PackA, class PackB,
-          class Kernel>
+          class Tile>
 void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads, std::size_t kk, PackA pack_a,
-                       PackB pack_b, Kernel kernel) {
+                       PackB pack_b, Tile tile) {
   const std::size_t sliver_a = MR * std::max<std::size_t>(kk, 1);
   const std::size_t sliver_b = NR * std::max<std::size_t>(kk, 1);
   const std::size_t sa = gemm_ceil_div(pr.m, MR);  // A slivers
@@ -1523,20 +1560,40 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
         const std::size_t i = s * MR;
         pack_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
       }
-      alignas(64) Acc tile[MR * NR];
       for (std::size_t u = u0; u < u1; ++u) {
         const std::size_t j = (t0 + u) * NR;
         const std::size_t nr = std::min(NR, pr.n - j);
         for (std::size_t s = s0; s < s1; ++s) {
           const std::size_t i = s * MR;
-          kernel(kk, ablock + (s - s0) * sliver_a, bpanel + u * sliver_b, tile);
-          gemm_store_tile(pr, i, j, std::min(MR, pr.m - i), nr, tile, NR);
+          tile(kk, ablock + (s - s0) * sliver_a, bpanel + u * sliver_b, i, std::min(MR, pr.m - i), j, nr);
         }
       }
       slots.release(slot);
     });
   }
 }
+
+/// The tile operation of gemm_host_blocked for a kernel(kk, ap, bp, tile) that writes an MR x NR
+/// buffer: then gemm_store_tile.
+template <std::size_t MR, std::size_t NR, class Acc, class TA, class TB, class TC, class Kernel>
+auto gemm_buffered_tile(const gemm_problem<Acc, TA, TB, TC>& pr, Kernel kernel) {
+  return [&pr, kernel](std::size_t kk, const auto* ap, const auto* bp, std::size_t i, std::size_t rows, std::size_t j,
+                       std::size_t nr) {
+    alignas(64) Acc tile[MR * NR];
+    kernel(kk, ap, bp, tile);
+    gemm_store_tile(pr, i, j, rows, nr, tile, NR);
+  };
+}
+
+/// Whether B (element type TB) can be read in place by gemm_tile_f32 (no packing).
+template <class TB>
+struct gemm_direct_b_type
+    : std::integral_constant<bool, std::is_same<TB, float>::value || std::is_same<TB, bfloat16>::value
+#if defined(MIXPREC_GEMM_F16C)
+                                       || std::is_same<TB, half>::value
+#endif
+                             > {
+};
 
 /// The SIMD path for this problem; false when it has none (then the portable path runs).
 template <class Acc, class TA, class TB, class TC>
@@ -1560,43 +1617,78 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
           gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 16, pr.k, dst, 16, 0x0000u);
         };
         gemm_host_blocked<std::uint32_t, MR, 16>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b16,
-                                                 gemm_kernel_dot2_narrow);
+                                                 gemm_buffered_tile<MR, 16>(pr, gemm_kernel_dot2_narrow));
         return true;
       }
       auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
         gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 32, pr.k, dst, 32, 0x0000u);
       };
-      gemm_host_blocked<std::uint32_t, MR, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, gemm_kernel_dot2);
+      gemm_host_blocked<std::uint32_t, MR, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b,
+                                               gemm_buffered_tile<MR, 32>(pr, gemm_kernel_dot2));
       return true;
     }
 #endif
     return false;
   }
-  constexpr std::size_t NR = std::is_same<Acc, float>::value ? gemm_nr_f32 : gemm_nr_f64;
   auto pack_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
     gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input,
                       pr.x3_a_first);
   };
-  auto pack_b_nr = [&](auto nr_constant) {
-    constexpr std::size_t nr = decltype(nr_constant)::value;
-    return [&](std::size_t j, std::size_t cols, Acc* dst) {
-      gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, nr, pr.k, dst, nr, pr.kind, pr.input,
-                        !pr.x3_a_first);
-    };
-  };
   const std::size_t kk = pr.kind == gemm_kind::x3 ? 3 * pr.k : pr.k;
   if constexpr (std::is_same<Acc, float>::value) {
-    if (pr.n <= gemm_vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
-      gemm_host_blocked<float, MR, gemm_vw>(pr, threads, kk, pack_a,
-                                            pack_b_nr(std::integral_constant<std::size_t, gemm_vw>{}),
-                                            gemm_kernel_f32_narrow);
-      return true;
+    // B read in place (row-major op(B), n contiguous, a vector type with no input conversion)
+    // where packing would not pay: its slivers serve at most two A slivers (m <= 2*MR: the weight
+    // gradient of a 10-class layer, m = 10), or k is short (k <= 16: the sliver stays in L1).
+    // Only full-width slivers; the last partial one is packed.
+    bool direct_b = false;
+    if constexpr (gemm_direct_b_type<TB>::value) {
+      direct_b = pr.kind == gemm_kind::fma && (!std::is_same<TB, float>::value || pr.input == gemm_input::as_is) &&
+                 pr.b_js == 1 && (pr.m <= 2 * MR || pr.k <= 16);
     }
-    gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
-                                     gemm_kernel_f32);
+    const bool vec_store = gemm_vec_store_ok(pr);
+    auto run = [&](auto nr_constant) {
+      constexpr std::size_t NR = decltype(nr_constant)::value;
+      constexpr std::size_t V = NR / gemm_vw;
+      auto pack_b = [&](std::size_t j, std::size_t cols, float* dst) {
+        if (direct_b && cols == NR) return;  // read in place
+        gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
+                          !pr.x3_a_first);
+      };
+      auto tile = [&](std::size_t kk_, const float* ap, const float* bp, std::size_t i, std::size_t rows, std::size_t j,
+                      std::size_t nr) {
+        // The tile kernels depend on TB and C's type only (shared by every A type).
+        using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
+        alignas(64) float buf[MR * NR];
+        gemm_tile_dest<TCv> d{nullptr, 0, pr.alpha, pr.beta, buf};
+        if constexpr (gemm_vec_store_type<TC>::value) {
+          if (vec_store) {
+            d.c = pr.c + i * pr.c_is + j;
+            d.ldc = pr.c_is;
+          }
+        }
+        auto kernel = [&](auto r_constant) {
+          constexpr std::size_t R = decltype(r_constant)::value;
+          if constexpr (gemm_direct_b_type<TB>::value) {
+            if (direct_b && nr == NR) return gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d);
+          }
+          return gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d);
+        };
+        if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
+      };
+      gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b, tile);
+    };
+    if (pr.n <= gemm_vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
+      run(std::integral_constant<std::size_t, gemm_vw>{});
+    } else {
+      run(std::integral_constant<std::size_t, gemm_nr_f32>{});
+    }
   } else {
-    gemm_host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b_nr(std::integral_constant<std::size_t, NR>{}),
-                                      gemm_kernel_f64);
+    constexpr std::size_t NR = gemm_nr_f64;
+    auto pack_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
+      gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
+                        !pr.x3_a_first);
+    };
+    gemm_host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b, gemm_buffered_tile<MR, NR>(pr, gemm_kernel_f64));
   }
   return true;
 }
