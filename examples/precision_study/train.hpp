@@ -840,17 +840,32 @@ class mlp_run {
   }
 
   /// FP8 quantization: q[i] = sat_E(x[i] * s), the product rounded to float first; in chunks of
-  /// 256 through the bulk converter (vectorised on x86, the same bits as round_to).
+  /// 1024 through the bulk converter (vectorised on x86, the same bits as round_to). Returns
+  /// max |x[i]| from the same pass, as mixprec::amax gives it (NaN if an x[i] is NaN): the
+  /// largest of the chunks' amax, taken while each chunk is in L1 (the maximum does not depend
+  /// on the order).
   template <class E>
-  void quantize(const float* x, std::size_t n, float s, E* q) {
-    mixprec::for_each_index(pol_, (n + 255) / 256, [x, n, s, q](std::size_t c) {
-      constexpr std::size_t chunk = 256;
+  float quantize(const float* x, std::size_t n, float s, E* q) {
+    constexpr std::size_t chunk = 1024;
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    amax_parts_.resize(chunks);
+    float* part = amax_parts_.data();
+    mixprec::for_each_index(pol_, chunks, [x, n, s, q, part](std::size_t c) {
+      constexpr std::size_t chunk = 1024;
       float scaled[chunk];
       const std::size_t begin = c * chunk, m = std::min(chunk, n - begin);
-      for (std::size_t i = 0; i < m; ++i) scaled[i] = x[begin + i] * s;
+      const float* xc = x + begin;
+      for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
       mixprec::convert(mixprec::exec::seq, mixprec::span<const float>(scaled, m), mixprec::span<E>(q + begin, m),
                        mixprec::rounding::nearest_even, mixprec::overflow::saturate);
+      part[c] = mixprec::amax(mixprec::exec::seq, mixprec::span<const float>(xc, m));  // from L1
     });
+    float a = 0.0f;  // the largest; a NaN wins, as in mixprec::amax
+    for (std::size_t c = 0; c < chunks; ++c) {
+      if (std::isnan(part[c])) return part[c];
+      a = part[c] > a ? part[c] : a;
+    }
+    return a;
   }
 
   mixprec::delayed_scaling& scaling(std::size_t l, std::size_t which) { return scaling_[3 * l + which]; }
@@ -971,8 +986,8 @@ class mlp_run {
       if (fp8_) {
         mixprec::delayed_scaling& sx = scaling(l, 0);
         mixprec::delayed_scaling& sw = scaling(l, 1);
-        quantize(x, rows * in, sx.scale(), xq_[l].data());
-        if (record) sx.record_amax(mixprec::amax(pol_, mixprec::span<const float>(x, rows * in)));
+        const float ax = quantize(x, rows * in, sx.scale(), xq_[l].data());
+        if (record) sx.record_amax(ax);
         const float alpha = sx.scale_inv() * sw.scale_inv();
         mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, alpha,
                              xq_[l].data(), in, wq_.data() + layout_.w[l], in, 1.0f, y, out);
@@ -998,8 +1013,8 @@ class mlp_run {
         const std::size_t nw = dims[l + 1] * dims[l];
         const float* w = params_.data() + layout_.w[l];
         mixprec::delayed_scaling& sw = scaling(l, 1);
-        quantize(w, nw, sw.scale(), wq_.data() + layout_.w[l]);
-        if (record) sw.record_amax(mixprec::amax(pol_, mixprec::span<const float>(w, nw)));
+        const float aw = quantize(w, nw, sw.scale(), wq_.data() + layout_.w[l]);
+        if (record) sw.record_amax(aw);
       }
     }
   }
@@ -1064,8 +1079,7 @@ class mlp_run {
     if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
       if (fp8_) {
         mixprec::delayed_scaling& sg = scaling(l, 2);
-        quantize(dy, rows * out, sg.scale(), gq_.data());
-        sg.record_amax(mixprec::amax(pol_, mixprec::span<const float>(dy, rows * out)));
+        sg.record_amax(quantize(dy, rows * out, sg.scale(), gq_.data()));
         const float aw = sg.scale_inv() * scaling(l, 0).scale_inv();
         mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, aw, gq_.data(),
                              out, xq_[l].data(), in, 0.0f, gw, in);
