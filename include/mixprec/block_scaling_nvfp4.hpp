@@ -17,8 +17,9 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 and cols % 16 == 0 run the AVX-512 /
-// AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the level.
+// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 (quantize also 16x16 tiles) and
+// cols % 16 == 0 run the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits);
+// quantize_at / dequantize_at take the level.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
@@ -211,6 +212,19 @@ struct nvfp4_recipe {
       p.quotient = factor == nvfp4_encode_factor::quotient;
       if (detail::nvfp4_quantize_at(level, in, rows * cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        t.tensor_scale = p.s_enc;
+        return;
+      }
+    }
+    if (te_order && !stochastic && !hadamard && block == block_shape{16, 16} && cols % 16 == 0 &&
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(tensor_amax);
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      if (detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                          reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
         t.tensor_scale = p.s_enc;
         return;
       }
