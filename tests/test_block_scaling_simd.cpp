@@ -243,7 +243,7 @@ TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize eq
   }
 }
 
-TEST_CASE("block_scaling fast paths: NVFP4 16x16 tiles quantize as the scalar recipe") {
+TEST_CASE("block_scaling fast paths: NVFP4 16x16 tiles quantize and dequantize as the scalar recipe") {
   // Tile rows of 16 and a shorter last one, 1 to 4 tile columns, every order and factor, with and
   // without specials (NaN ignored by the tile amax, infinities, subnormals), amax computed or given.
   for (simd_level l : fast_levels()) {
@@ -261,7 +261,12 @@ TEST_CASE("block_scaling fast paths: NVFP4 16x16 tiles quantize as the scalar re
           CAPTURE(cols);
           // Blocks of 16 values share a magnitude; a tile's 16 rows mix them.
           std::vector<float> x = make_data(rows, cols, 16, 300 + seed, seed % 2 == 0);
-          check_same(r.quantize_at(l, x.data(), rows, cols), r.quantize_at(simd_level::portable, x.data(), rows, cols));
+          const auto ref0 = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+          check_same(r.quantize_at(l, x.data(), rows, cols), ref0);
+          std::vector<float> a(x.size()), b(x.size());
+          r.dequantize_at(simd_level::portable, ref0, a.data());
+          r.dequantize_at(l, ref0, b.data());
+          check_same_floats(b, a);
           mixprec::nvfp4_recipe::tensor_type fast, ref;
           const float amax = 3.0f * static_cast<float>(seed);
           r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
