@@ -929,16 +929,6 @@ class mlp_run {
       fake_quant_rowwise(x, rows, cols, out);
       return;
     }
-    if (b == blocks::along_rows && !stochastic) {
-      // Blocks down the columns are the rowwise blocks of x^T, with the same scales and codes (amax
-      // and nearest rounding do not depend on position): quantize x^T rowwise (the vector path).
-      scratch_t_.resize(rows * cols);
-      scratch_back_.resize(rows * cols);
-      transpose(x, rows, cols, scratch_t_.data());
-      fake_quant_rowwise(scratch_t_.data(), cols, rows, scratch_back_.data());
-      transpose(scratch_back_.data(), cols, rows, out);
-      return;
-    }
     const std::size_t n = spec_.recipe == block_recipe::mxfp8 ? 32 : 16;
     const mixprec::block_shape shape = b == blocks::along_cols   ? mixprec::block_rowwise(n)
                                        : b == blocks::along_rows ? mixprec::block_columnwise(n)
@@ -957,6 +947,24 @@ class mlp_run {
       r.quantize_into(x, rows, cols, nv_tensors_[0]);
       r.dequantize(nv_tensors_[0], out);
     }
+  }
+
+  /// Block modes: x (rows x cols) quantized in blocks down its columns and dequantized into out.
+  /// Returns true when out holds the transpose of that (cols x rows), false when it holds it as
+  /// is. Deterministic rounding: blocks down the columns are the rowwise blocks of x^T, with the
+  /// same scales and codes (amax and nearest rounding do not depend on position), so x^T is
+  /// quantized rowwise (the vector path) and left transposed: the GEMM reads it as op(X) = X^T,
+  /// the same products in the same order (mixprec::gemm's bits do not depend on the layout).
+  bool fake_quant_down(const float* x, std::size_t rows, std::size_t cols, bool gradient, std::vector<float>& out) {
+    out.resize(rows * cols);
+    if (spec_.recipe != block_recipe::mxfp8 && gradient) {  // NVFP4's stochastic gradients: as is
+      fake_quant(x, rows, cols, blocks::along_rows, true, out.data());
+      return false;
+    }
+    scratch_t_.resize(rows * cols);
+    transpose(x, rows, cols, scratch_t_.data());
+    fake_quant_rowwise(scratch_t_.data(), cols, rows, out.data());
+    return true;
   }
 
   /// Block modes: W_l as the forward GEMM multiplies it (x rowwise along K = in; NVFP4: 16x16
@@ -1092,25 +1100,25 @@ class mlp_run {
       }
       if (block_) {
         // weight gradient: gw = Q(dy)^T Q(x), K = rows: both quantized in blocks down the columns
-        bq_dy_.resize(rows * out);
-        bq_x_.resize(rows * in);
-        float* dyq = bq_dy_.data();
-        fake_quant(dy, rows, out, blocks::along_rows, true, dyq);
-        fake_quant(x, rows, in, blocks::along_rows, false, bq_x_.data());
-        mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, 1.0f, dyq, out,
-                             bq_x_.data(), in, 0.0f, gw, in);
+        // (dt, xt: the quantized operand is held transposed, see fake_quant_down)
+        using mixprec::transpose;
+        const bool dt = fake_quant_down(dy, rows, out, true, bq_dy_);
+        const bool xt = fake_quant_down(x, rows, in, false, bq_x_);
+        mixprec::gemm<float>(pol_, dt ? transpose::none : transpose::trans, xt ? transpose::trans : transpose::none, out,
+                             in, rows, 1.0f, bq_dy_.data(), dt ? rows : out, bq_x_.data(), xt ? rows : in, 0.0f, gw, in);
         if (dx != nullptr) {  // input gradient: dx = Q(dy) Q(W), K = out: dy rowwise, W down the columns
+          float* dyq = bq_dy_.data();
           fake_quant(dy, rows, out, blocks::along_cols, true, dyq);
           const float* wq;
+          bool wt = false;
           if (spec_.recipe == block_recipe::nvfp4) {
             wq = block_weights(l);  // the forward's 16x16 tiles
           } else {
-            bq_w_.resize(out * in);
-            fake_quant(weights() + layout_.w[l], out, in, blocks::along_rows, false, bq_w_.data());
+            wt = fake_quant_down(weights() + layout_.w[l], out, in, false, bq_w_);
             wq = bq_w_.data();
           }
-          mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, 1.0f, dyq, out,
-                               wq, in, 0.0f, dx, in);
+          mixprec::gemm<float>(pol_, transpose::none, wt ? transpose::trans : transpose::none, rows, in, out, 1.0f, dyq,
+                               out, wq, wt ? out : in, 0.0f, dx, in);
         }
         done = true;
       }
@@ -1380,7 +1388,7 @@ class mlp_run {
   // task), dequantized operands, transposes, the weights' quantization (block_weights).
   std::vector<mixprec::mx_block_recipe<e4m3>::tensor_type> mx_tensors_;
   std::vector<mixprec::nvfp4_recipe::tensor_type> nv_tensors_;
-  std::vector<float> bq_x_, bq_w_, bq_dy_, scratch_t_, scratch_back_, amax_parts_;
+  std::vector<float> bq_x_, bq_w_, bq_dy_, scratch_t_, amax_parts_;
   std::array<std::vector<float>, layers> wcache_;
   std::array<bool, layers> wcache_valid_{};
   bool ce_in_float_ = false;
