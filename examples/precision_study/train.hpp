@@ -844,16 +844,16 @@ class mlp_run {
   /// max |x[i]| from the same pass, as mixprec::amax gives it (NaN if an x[i] is NaN): the
   /// largest of the chunks' amax, taken while each chunk is in L1 (the maximum does not depend
   /// on the order).
+  static constexpr std::size_t quantize_chunk = 1024;
   template <class E>
   float quantize(const float* x, std::size_t n, float s, E* q) {
-    constexpr std::size_t chunk = 1024;
+    constexpr std::size_t chunk = quantize_chunk;
     const std::size_t chunks = (n + chunk - 1) / chunk;
     amax_parts_.resize(chunks);
     float* part = amax_parts_.data();
     mixprec::for_each_index(pol_, chunks, [x, n, s, q, part](std::size_t c) {
-      constexpr std::size_t chunk = 1024;
-      float scaled[chunk];
-      const std::size_t begin = c * chunk, m = std::min(chunk, n - begin);
+      float scaled[quantize_chunk];
+      const std::size_t begin = c * quantize_chunk, m = std::min(quantize_chunk, n - begin);
       const float* xc = x + begin;
       for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
       mixprec::convert(mixprec::exec::seq, mixprec::span<const float>(scaled, m), mixprec::span<E>(q + begin, m),
