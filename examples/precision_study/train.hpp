@@ -949,6 +949,12 @@ class mlp_run {
     }
   }
 
+  /// Grows v to at least n elements, never shrinks it (the GEMMs' shapes alternate: no zero fill
+  /// of the same memory at every call).
+  static void at_least(std::vector<float>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+  }
+
   /// Block modes: x (rows x cols) quantized in blocks down its columns and dequantized into out.
   /// Returns true when out holds the transpose of that (cols x rows), false when it holds it as
   /// is. Deterministic rounding: blocks down the columns are the rowwise blocks of x^T, with the
@@ -956,12 +962,12 @@ class mlp_run {
   /// quantized rowwise (the vector path) and left transposed: the GEMM reads it as op(X) = X^T,
   /// the same products in the same order (mixprec::gemm's bits do not depend on the layout).
   bool fake_quant_down(const float* x, std::size_t rows, std::size_t cols, bool gradient, std::vector<float>& out) {
-    out.resize(rows * cols);
+    at_least(out, rows * cols);
     if (spec_.recipe != block_recipe::mxfp8 && gradient) {  // NVFP4's stochastic gradients: as is
       fake_quant(x, rows, cols, blocks::along_rows, true, out.data());
       return false;
     }
-    scratch_t_.resize(rows * cols);
+    at_least(scratch_t_, rows * cols);
     transpose(x, rows, cols, scratch_t_.data());
     fake_quant_rowwise(scratch_t_.data(), cols, rows, out.data());
     return true;
@@ -1002,7 +1008,7 @@ class mlp_run {
         return;
       }
       if (block_) {  // y = Q(x) Q(W)^T, K = in: x rowwise, W rowwise (NVFP4: 16x16 tiles)
-        bq_x_.resize(rows * in);
+        at_least(bq_x_, rows * in);
         fake_quant(x, rows, in, blocks::along_cols, false, bq_x_.data());
         const float* wq = block_weights(l);
         mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, 1.0f,
