@@ -885,12 +885,18 @@ class mlp_run {
       std::vector<float>& part = amax_parts_;
       part.assign(chunks, 0.0f);
       mixprec::for_each_index(pol_, chunks, [&](std::size_t c) {
-        const std::size_t r0 = c * 64, r1 = std::min(rows, r0 + 64);
-        part[c] = mixprec::detail::block_amax_fmax(x, cols, r0, r1, 0, cols);
+        const float* p = x + c * 64 * cols;
+        const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
+        float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
+        for (std::size_t i = 0; i < m; ++i) {
+          const float v = std::fabs(p[i]);
+          a = v > a ? v : a;
+        }
+        part[c] = a;
       });
       for (float a : part) amax = a > amax ? a : amax;
     }
-    const std::size_t tasks = std::min<std::size_t>(rows, std::max<std::size_t>(1, mixprec::detail::threads_of(pol_)));
+    const std::size_t tasks = std::min<std::size_t>(rows, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
     if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
     if (nv_tensors_.size() < tasks) nv_tensors_.resize(tasks);
     mixprec::for_each_index(pol_, tasks, [&](std::size_t t) {
