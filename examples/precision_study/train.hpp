@@ -62,8 +62,9 @@
 //                        serves both orientations, as TE); the output gradients rounded
 //                        stochastically (seed: a counter per quantization); no random Hadamard
 //                        transform. Both block modes quantize fresh from the float tensors at every
-//                        GEMM (no scaling history), and multiply the dequantized values in float:
-//                        the same products as a block-scaled GEMM, summed in one float sequence.
+//                        GEMM (no scaling history; a weight's quantization is reused until the
+//                        next update, the same values), and multiply the dequantized values in
+//                        float: the same products as a block-scaled GEMM, in one float sequence.
 //
 // The compute type of each op in the mixed modes is asked of mixprec's autocast (ask_autocast():
 // CUDA's op lists, as on the seed's GPU): Linear -> the low type, ReLU -> its input's type,
