@@ -243,6 +243,50 @@ TEST_CASE("block_scaling fast paths: NVFP4 te / te_legacy quantize/dequantize eq
   }
 }
 
+TEST_CASE("block_scaling fast paths: NVFP4 16x16 tiles quantize and dequantize as the scalar recipe") {
+  // Tile rows of 16 and a shorter last one, 1 to 4 tile columns, every order and factor, with and
+  // without specials (NaN ignored by the tile amax, infinities, subnormals), amax computed or given.
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+      for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient})
+        for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+          mixprec::nvfp4_recipe r;
+          r.order = order;
+          r.factor = factor;
+          r.block = mixprec::block_shape{16, 16};
+          const std::size_t rows = 5 * seed + (seed == 3 ? 1 : 0), cols = 16 * (seed % 4 + 1);
+          CAPTURE(seed);
+          CAPTURE(rows);
+          CAPTURE(cols);
+          // Blocks of 16 values share a magnitude; a tile's 16 rows mix them.
+          std::vector<float> x = make_data(rows, cols, 16, 300 + seed, seed % 2 == 0);
+          const auto ref0 = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+          check_same(r.quantize_at(l, x.data(), rows, cols), ref0);
+          std::vector<float> a(x.size()), b(x.size());
+          r.dequantize_at(simd_level::portable, ref0, a.data());
+          r.dequantize_at(l, ref0, b.data());
+          check_same_floats(b, a);
+          mixprec::nvfp4_recipe::tensor_type fast, ref;
+          const float amax = 3.0f * static_cast<float>(seed);
+          r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+          r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+          check_same(fast, ref);
+        }
+    // A tile's amax in its last row and last column, and a NaN as the tile's largest |x|.
+    mixprec::nvfp4_recipe r;
+    r.block = mixprec::block_shape{16, 16};
+    std::vector<float> x(32 * 32, 0.25f);
+    x[15 * 32 + 15] = -5.0f;                                  // tile (0, 0)
+    x[16 * 32 + 31] = 3.0f;                                   // tile (1, 1)
+    x[5 * 32 + 20] = std::numeric_limits<float>::quiet_NaN();  // tile (0, 1): ignored by the amax
+    x[20 * 32 + 3] = std::numeric_limits<float>::infinity();   // tile (1, 0)
+    check_same(r.quantize_at(l, x.data(), 32, 32), r.quantize_at(simd_level::portable, x.data(), 32, 32));
+    x[20 * 32 + 3] = 1.0f;
+    check_same(r.quantize_at(l, x.data(), 32, 32), r.quantize_at(simd_level::portable, x.data(), 32, 32));
+  }
+}
+
 TEST_CASE("block_scaling fast paths: MXFP8 rows with a partial last block (full blocks fast, the rest scalar)") {
   const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> te{mixprec::mx_block_rule::te_rceil,
                                                             mixprec::block_rowwise(32)};

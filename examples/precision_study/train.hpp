@@ -62,8 +62,9 @@
 //                        serves both orientations, as TE); the output gradients rounded
 //                        stochastically (seed: a counter per quantization); no random Hadamard
 //                        transform. Both block modes quantize fresh from the float tensors at every
-//                        GEMM (no scaling history), and multiply the dequantized values in float:
-//                        the same products as a block-scaled GEMM, summed in one float sequence.
+//                        GEMM (no scaling history; a weight's quantization is reused until the
+//                        next update, the same values), and multiply the dequantized values in
+//                        float: the same products as a block-scaled GEMM, in one float sequence.
 //
 // The compute type of each op in the mixed modes is asked of mixprec's autocast (ask_autocast():
 // CUDA's op lists, as on the seed's GPU): Linear -> the low type, ReLU -> its input's type,
@@ -840,17 +841,32 @@ class mlp_run {
   }
 
   /// FP8 quantization: q[i] = sat_E(x[i] * s), the product rounded to float first; in chunks of
-  /// 256 through the bulk converter (vectorised on x86, the same bits as round_to).
+  /// 1024 through the bulk converter (vectorised on x86, the same bits as round_to). Returns
+  /// max |x[i]| from the same pass, as mixprec::amax gives it (NaN if an x[i] is NaN): the
+  /// largest of the chunks' amax, taken while each chunk is in L1 (the maximum does not depend
+  /// on the order).
+  static constexpr std::size_t quantize_chunk = 1024;
   template <class E>
-  void quantize(const float* x, std::size_t n, float s, E* q) {
-    mixprec::for_each_index(pol_, (n + 255) / 256, [x, n, s, q](std::size_t c) {
-      constexpr std::size_t chunk = 256;
-      float scaled[chunk];
-      const std::size_t begin = c * chunk, m = std::min(chunk, n - begin);
-      for (std::size_t i = 0; i < m; ++i) scaled[i] = x[begin + i] * s;
+  float quantize(const float* x, std::size_t n, float s, E* q) {
+    constexpr std::size_t chunk = quantize_chunk;
+    const std::size_t chunks = (n + chunk - 1) / chunk;
+    amax_parts_.resize(chunks);
+    float* part = amax_parts_.data();
+    mixprec::for_each_index(pol_, chunks, [x, n, s, q, part](std::size_t c) {
+      float scaled[quantize_chunk];
+      const std::size_t begin = c * quantize_chunk, m = std::min(quantize_chunk, n - begin);
+      const float* xc = x + begin;
+      for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
       mixprec::convert(mixprec::exec::seq, mixprec::span<const float>(scaled, m), mixprec::span<E>(q + begin, m),
                        mixprec::rounding::nearest_even, mixprec::overflow::saturate);
+      part[c] = mixprec::amax(mixprec::exec::seq, mixprec::span<const float>(xc, m));  // from L1
     });
+    float a = 0.0f;  // the largest; a NaN wins, as in mixprec::amax
+    for (std::size_t c = 0; c < chunks; ++c) {
+      if (std::isnan(part[c])) return part[c];
+      a = part[c] > a ? part[c] : a;
+    }
+    return a;
   }
 
   mixprec::delayed_scaling& scaling(std::size_t l, std::size_t which) { return scaling_[3 * l + which]; }
@@ -859,54 +875,127 @@ class mlp_run {
   enum class blocks : unsigned char { along_cols, along_rows, tiles };
 
   /// Block modes, deterministic rounding: x quantized in rowwise blocks and dequantized into out
-  /// (one quantization: counts like fake_quant's).
+  /// (one quantization: counts like fake_quant's). Rows are independent (NVFP4: given the tensor
+  /// amax, as TE's fused amax), so the rows are split among the threads: the same bits.
   void fake_quant_rowwise(const float* x, std::size_t rows, std::size_t cols, float* out) {
-    std::vector<float> back;
-    if (spec_.recipe == block_recipe::mxfp8) {
-      const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
-      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
-    } else {
-      mixprec::nvfp4_recipe r;
-      r.block = mixprec::block_rowwise(16);
-      r.stochastic = false;
-      r.seed = ++quantizations_;
-      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+    const bool mx = spec_.recipe == block_recipe::mxfp8;
+    float amax = 0.0f;  // NVFP4: the fmax-fold max |x| of the whole tensor (NaN ignored), as quantize's
+    if (!mx) {
+      ++quantizations_;  // the seed of a deterministic quantization is unused; the count is kept
+      const std::size_t chunks = (rows + 63) / 64;
+      std::vector<float>& part = amax_parts_;
+      part.assign(chunks, 0.0f);
+      mixprec::for_each_index(pol_, chunks, [&](std::size_t c) {
+        const float* p = x + c * 64 * cols;
+        const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
+        float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
+        for (std::size_t i = 0; i < m; ++i) {
+          const float v = std::fabs(p[i]);
+          a = v > a ? v : a;
+        }
+        part[c] = a;
+      });
+      for (float a : part) amax = a > amax ? a : amax;
     }
-    std::copy(back.begin(), back.end(), out);
+    const std::size_t tasks = std::min<std::size_t>(rows, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
+    if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
+    if (nv_tensors_.size() < tasks) nv_tensors_.resize(tasks);
+    mixprec::for_each_index(pol_, tasks, [&](std::size_t t) {
+      const std::size_t r0 = rows * t / tasks, r1 = rows * (t + 1) / tasks;
+      if (r0 == r1) return;
+      if (mx) {
+        const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, mixprec::block_rowwise(32)};
+        r.quantize_into(x + r0 * cols, r1 - r0, cols, mx_tensors_[t]);
+        r.dequantize(mx_tensors_[t], out + r0 * cols);
+      } else {
+        mixprec::nvfp4_recipe r;
+        r.block = mixprec::block_rowwise(16);
+        r.stochastic = false;
+        r.quantize_into(x + r0 * cols, r1 - r0, cols, nv_tensors_[t], amax);
+        r.dequantize(nv_tensors_[t], out + r0 * cols);
+      }
+    });
+  }
+
+  /// dst (cols x rows) = src^T (rows x cols), in 16 x 16 tiles, the column tiles among the threads.
+  void transpose(const float* src, std::size_t rows, std::size_t cols, float* dst) {
+    mixprec::for_each_index(pol_, (cols + 15) / 16, [src, dst, rows, cols](std::size_t cb) {
+      const std::size_t c0 = cb * 16, c1 = std::min(cols, c0 + 16);
+      for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+        const std::size_t r1 = std::min(rows, r0 + 16);
+        for (std::size_t c = c0; c < c1; ++c)
+          for (std::size_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+      }
+    });
   }
 
   /// Block modes: the rows x cols tensor x quantized with the mode's recipe and dequantized into out.
   void fake_quant(const float* x, std::size_t rows, std::size_t cols, blocks b, bool gradient, float* out) {
     const bool stochastic = spec_.recipe != block_recipe::mxfp8 && gradient;
-    if (b == blocks::along_rows && !stochastic) {
-      // Blocks down the columns are the rowwise blocks of x^T, with the same scales and codes (amax
-      // and nearest rounding do not depend on position): quantize x^T rowwise (the vector path).
-      std::vector<float> xt(rows * cols), back(rows * cols);
-      for (std::size_t r = 0; r < rows; ++r) {
-        for (std::size_t c = 0; c < cols; ++c) xt[c * rows + r] = x[r * cols + c];
-      }
-      fake_quant_rowwise(xt.data(), cols, rows, back.data());
-      for (std::size_t c = 0; c < cols; ++c) {
-        for (std::size_t r = 0; r < rows; ++r) out[r * cols + c] = back[c * rows + r];
-      }
+    if (b == blocks::along_cols && !stochastic) {
+      fake_quant_rowwise(x, rows, cols, out);
       return;
     }
-    std::vector<float> back;
     const std::size_t n = spec_.recipe == block_recipe::mxfp8 ? 32 : 16;
     const mixprec::block_shape shape = b == blocks::along_cols   ? mixprec::block_rowwise(n)
                                        : b == blocks::along_rows ? mixprec::block_columnwise(n)
                                                                  : mixprec::block_shape{n, n};
+    if (mx_tensors_.empty()) mx_tensors_.resize(1);
+    if (nv_tensors_.empty()) nv_tensors_.resize(1);
     if (spec_.recipe == block_recipe::mxfp8) {
       const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, shape};
-      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+      r.quantize_into(x, rows, cols, mx_tensors_[0]);
+      r.dequantize(mx_tensors_[0], out);
     } else {
       mixprec::nvfp4_recipe r;
       r.block = shape;
       r.stochastic = gradient;
       r.seed = ++quantizations_;
-      back = mixprec::block_dequantize(r, mixprec::block_quantize(r, x, rows, cols));
+      r.quantize_into(x, rows, cols, nv_tensors_[0]);
+      r.dequantize(nv_tensors_[0], out);
     }
-    std::copy(back.begin(), back.end(), out);
+  }
+
+  /// Grows v to at least n elements, never shrinks it (the GEMMs' shapes alternate: no zero fill
+  /// of the same memory at every call).
+  static void at_least(std::vector<float>& v, std::size_t n) {
+    if (v.size() < n) v.resize(n);
+  }
+
+  /// Block modes: x (rows x cols) quantized in blocks down its columns and dequantized into out.
+  /// Returns true when out holds the transpose of that (cols x rows), false when it holds it as
+  /// is. Deterministic rounding: blocks down the columns are the rowwise blocks of x^T, with the
+  /// same scales and codes (amax and nearest rounding do not depend on position), so x^T is
+  /// quantized rowwise (the vector path) and left transposed: the GEMM reads it as op(X) = X^T,
+  /// the same products in the same order (mixprec::gemm's bits do not depend on the layout).
+  bool fake_quant_down(const float* x, std::size_t rows, std::size_t cols, bool gradient, std::vector<float>& out) {
+    at_least(out, rows * cols);
+    if (spec_.recipe != block_recipe::mxfp8 && gradient) {  // NVFP4's stochastic gradients: as is
+      fake_quant(x, rows, cols, blocks::along_rows, true, out.data());
+      return false;
+    }
+    at_least(scratch_t_, rows * cols);
+    transpose(x, rows, cols, scratch_t_.data());
+    fake_quant_rowwise(scratch_t_.data(), cols, rows, out.data());
+    return true;
+  }
+
+  /// Block modes: W_l as the forward GEMM multiplies it (x rowwise along K = in; NVFP4: 16x16
+  /// tiles, which the input gradient's GEMM multiplies too). The weights change only in the
+  /// optimizer step, so one quantization serves every GEMM and evaluation batch until then (as TE
+  /// keeps a weight's quantized copy across micro-batches); the seed counter advances as if each
+  /// GEMM quantized it again, so every later seed is the same.
+  const float* block_weights(std::size_t l) {
+    const std::size_t in = dims[l], out = dims[l + 1];
+    if (!wcache_valid_[l]) {
+      wcache_[l].resize(out * in);
+      fake_quant(weights() + layout_.w[l], out, in,
+                 spec_.recipe == block_recipe::nvfp4 ? blocks::tiles : blocks::along_cols, false, wcache_[l].data());
+      wcache_valid_[l] = true;
+    } else if (spec_.recipe == block_recipe::nvfp4) {
+      ++quantizations_;
+    }
+    return wcache_[l].data();
   }
 
   /// y = x W_l^T + b_l for rows rows; record: FP8 amax recording (training forward).
@@ -918,20 +1007,19 @@ class mlp_run {
       if (fp8_) {
         mixprec::delayed_scaling& sx = scaling(l, 0);
         mixprec::delayed_scaling& sw = scaling(l, 1);
-        quantize(x, rows * in, sx.scale(), xq_[l].data());
-        if (record) sx.record_amax(mixprec::amax(pol_, mixprec::span<const float>(x, rows * in)));
+        const float ax = quantize(x, rows * in, sx.scale(), xq_[l].data());
+        if (record) sx.record_amax(ax);
         const float alpha = sx.scale_inv() * sw.scale_inv();
         mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, alpha,
                              xq_[l].data(), in, wq_.data() + layout_.w[l], in, 1.0f, y, out);
         return;
       }
       if (block_) {  // y = Q(x) Q(W)^T, K = in: x rowwise, W rowwise (NVFP4: 16x16 tiles)
-        std::vector<float> xq(rows * in), wq(out * in);
-        fake_quant(x, rows, in, blocks::along_cols, false, xq.data());
-        fake_quant(weights() + layout_.w[l], out, in,
-                   spec_.recipe == block_recipe::nvfp4 ? blocks::tiles : blocks::along_cols, false, wq.data());
-        mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, 1.0f, xq.data(),
-                             in, wq.data(), in, 1.0f, y, out);
+        at_least(bq_x_, rows * in);
+        fake_quant(x, rows, in, blocks::along_cols, false, bq_x_.data());
+        const float* wq = block_weights(l);
+        mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::trans, rows, out, in, 1.0f,
+                             bq_x_.data(), in, wq, in, 1.0f, y, out);
         return;
       }
     }
@@ -946,8 +1034,8 @@ class mlp_run {
         const std::size_t nw = dims[l + 1] * dims[l];
         const float* w = params_.data() + layout_.w[l];
         mixprec::delayed_scaling& sw = scaling(l, 1);
-        quantize(w, nw, sw.scale(), wq_.data() + layout_.w[l]);
-        if (record) sw.record_amax(mixprec::amax(pol_, mixprec::span<const float>(w, nw)));
+        const float aw = quantize(w, nw, sw.scale(), wq_.data() + layout_.w[l]);
+        if (record) sw.record_amax(aw);
       }
     }
   }
@@ -1012,8 +1100,7 @@ class mlp_run {
     if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
       if (fp8_) {
         mixprec::delayed_scaling& sg = scaling(l, 2);
-        quantize(dy, rows * out, sg.scale(), gq_.data());
-        sg.record_amax(mixprec::amax(pol_, mixprec::span<const float>(dy, rows * out)));
+        sg.record_amax(quantize(dy, rows * out, sg.scale(), gq_.data()));
         const float aw = sg.scale_inv() * scaling(l, 0).scale_inv();
         mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, aw, gq_.data(),
                              out, xq_[l].data(), in, 0.0f, gw, in);
@@ -1026,18 +1113,25 @@ class mlp_run {
       }
       if (block_) {
         // weight gradient: gw = Q(dy)^T Q(x), K = rows: both quantized in blocks down the columns
-        std::vector<float> dyq(rows * out), xq(rows * in);
-        fake_quant(dy, rows, out, blocks::along_rows, true, dyq.data());
-        fake_quant(x, rows, in, blocks::along_rows, false, xq.data());
-        mixprec::gemm<float>(pol_, mixprec::transpose::trans, mixprec::transpose::none, out, in, rows, 1.0f,
-                             dyq.data(), out, xq.data(), in, 0.0f, gw, in);
+        // (dt, xt: the quantized operand is held transposed, see fake_quant_down)
+        using mixprec::transpose;
+        const bool dt = fake_quant_down(dy, rows, out, true, bq_dy_);
+        const bool xt = fake_quant_down(x, rows, in, false, bq_x_);
+        mixprec::gemm<float>(pol_, dt ? transpose::none : transpose::trans, xt ? transpose::trans : transpose::none, out,
+                             in, rows, 1.0f, bq_dy_.data(), dt ? rows : out, bq_x_.data(), xt ? rows : in, 0.0f, gw, in);
         if (dx != nullptr) {  // input gradient: dx = Q(dy) Q(W), K = out: dy rowwise, W down the columns
-          std::vector<float> wq(out * in);
-          fake_quant(dy, rows, out, blocks::along_cols, true, dyq.data());
-          fake_quant(weights() + layout_.w[l], out, in,
-                     spec_.recipe == block_recipe::nvfp4 ? blocks::tiles : blocks::along_rows, false, wq.data());
-          mixprec::gemm<float>(pol_, mixprec::transpose::none, mixprec::transpose::none, rows, in, out, 1.0f,
-                               dyq.data(), out, wq.data(), in, 0.0f, dx, in);
+          float* dyq = bq_dy_.data();
+          fake_quant(dy, rows, out, blocks::along_cols, true, dyq);
+          const float* wq;
+          bool wt = false;
+          if (spec_.recipe == block_recipe::nvfp4) {
+            wq = block_weights(l);  // the forward's 16x16 tiles
+          } else {
+            wt = fake_quant_down(weights() + layout_.w[l], out, in, false, bq_w_);
+            wq = bq_w_.data();
+          }
+          mixprec::gemm<float>(pol_, transpose::none, wt ? transpose::trans : transpose::none, rows, in, out, 1.0f, dyq,
+                               out, wq, wt ? out : in, 0.0f, dx, in);
         }
         done = true;
       }
@@ -1261,6 +1355,7 @@ class mlp_run {
 
   void adam_step() {
     ++adam_steps_;
+    wcache_valid_ = {};  // the block modes' quantized weights are stale
     mixprec::adam_options o;  // lr 1e-3, betas 0.9/0.999, eps 1e-8, no weight decay
     mixprec::update_rounding ur;
     if (spec_.stochastic_updates) {
@@ -1302,6 +1397,13 @@ class mlp_run {
   bool fp8_;
   bool block_;
   std::uint64_t quantizations_ = 0;  ///< block modes: the stochastic-rounding seed counter
+  // Block modes' scratch, kept between GEMMs (no allocation per GEMM): quantized tensors (one per
+  // task), dequantized operands, transposes, the weights' quantization (block_weights).
+  std::vector<mixprec::mx_block_recipe<e4m3>::tensor_type> mx_tensors_;
+  std::vector<mixprec::nvfp4_recipe::tensor_type> nv_tensors_;
+  std::vector<float> bq_x_, bq_w_, bq_dy_, scratch_t_, amax_parts_;
+  std::array<std::vector<float>, layers> wcache_;
+  std::array<bool, layers> wcache_valid_{};
   bool ce_in_float_ = false;
   param_layout layout_;
   std::vector<P> params_, grads_, exp_avg_, exp_avg_sq_;

@@ -17,8 +17,8 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 and cols % 16 == 0 run the AVX-512 /
-// AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at take the level.
+// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 or 16x16 tiles, and cols % 16 == 0 run the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits);
+// quantize_at / dequantize_at take the level.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
@@ -215,6 +215,19 @@ struct nvfp4_recipe {
         return;
       }
     }
+    if (te_order && !stochastic && !hadamard && block == block_shape{16, 16} && cols % 16 == 0 &&
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(tensor_amax);
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      if (detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                          reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        t.tensor_scale = p.s_enc;
+        return;
+      }
+    }
     std::vector<float> transformed;
     if (hadamard) {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
@@ -278,6 +291,19 @@ struct nvfp4_recipe {
                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
                                     detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
+    }
+    if (te && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
+      // 16x16 tiles: row i's blocks of 16 have the scales of tile row i / 16, consecutive, so each
+      // row is a rowwise tensor (the same products, the same bits).
+      const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
+      const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
+      const float s_dec = detail::f32_div(1.0f, t.tensor_scale);
+      bool ok = true;
+      for (std::size_t i = 0; i < t.rows && ok; ++i) {
+        ok = detail::nvfp4_dequantize_at(level, elems + i * t.cols, scales + (i / 16) * t.scale_cols(), t.cols, s_dec,
+                                         out + i * t.cols);
+      }
+      if (ok) return;
     }
     if (te) {  // P * S * float(1 / S_enc), exact in double (P * (S * s_dec): <= 4 x 4 x 24 bits), rounded once
       const double s_dec = static_cast<double>(detail::f32_div(1.0f, t.tensor_scale));

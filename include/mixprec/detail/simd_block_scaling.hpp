@@ -1,7 +1,7 @@
 // mixprec/detail/simd_block_scaling.hpp — x86 fast paths of block-scaling recipes (host only):
 // Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
-// NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16), quantize and
-// dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
+// NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16; quantize also in
+// 16x16 tiles), quantize and dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
 // and DeepSeek FP8 (1x128, FP32 / UE8M0 scales) quantize at both; when cols is a multiple of the block (so the blocks tile the flat array).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
@@ -354,6 +354,35 @@ inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const Sc
                                     overflow::saturate);
       }
       store32(elem + 8 * i, c[0], c[1], c[2], c[3]);
+    }
+  }
+}
+
+/// NVFP4 16x16 tiles (te / te_legacy, RNE): rows x cols floats, cols a multiple of 16; per tile the
+/// fmax-fold amax of its (up to) 16 x 16 values, the scalar scale rule (scale[(r0 / 16) * (cols /
+/// 16) + c0 / 16]), then each row's 16 elements encoded with the tile's factor (e2m1_codes).
+inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                 std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const __m256 z = _mm256_setzero_ps();
+  const std::size_t sc = cols / 16;
+  for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+    const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m256 m = z;
+      for (std::size_t i = r0; i < r1; ++i) {  // NaN ignored (max_ps takes the second operand)
+        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), m);
+        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0 + 8)), z), m);
+      }
+      float sf, r;
+      simd_blk::nvfp4_block(hmax8(m), p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
+      const __m256 rv = _mm256_set1_ps(r);
+      for (std::size_t i = r0; i < r1; ++i) {
+        const float* x = in + i * cols + c0;
+        store16(elem + i * cols + c0, e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x), rv)),
+                e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rv)));
+      }
     }
   }
 }
@@ -778,6 +807,30 @@ inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const Sc
   }
 }
 
+/// NVFP4 16x16 tiles, as simd256::nvfp4_quantize_tiles, a tile row of 16 at a time.
+inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                 std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const __m512 z = _mm512_setzero_ps();
+  const std::size_t sc = cols / 16;
+  for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+    const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m512 m = z;
+      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
+        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      float sf, r;
+      simd_blk::nvfp4_block(_mm512_reduce_max_ps(m), p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
+      const __m512 rv = _mm512_set1_ps(r);
+      for (std::size_t i = r0; i < r1; ++i) {
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
+                         _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), rv))));
+      }
+    }
+  }
+}
+
 }  // namespace simd512
 #endif  // MIXPREC_SIMD_AVX512
 
@@ -904,6 +957,28 @@ inline bool nvfp4_quantize_at(simd_level l, const float* in, std::size_t n, cons
   }
 #endif
   (void)l, (void)in, (void)p, (void)elem, (void)scale;
+  return false;
+}
+
+/// NVFP4 (te / te_legacy, RNE) quantize of rows x cols floats in 16x16 tiles (cols a multiple of
+/// 16; the last tile row may be shorter) with S_enc p.s_enc: elements row-major, one scale per
+/// tile (row-major tile grid).
+inline bool nvfp4_quantize_tiles_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
+                                    const nvfp4_fast_params& p, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_quantize_tiles(in, rows, cols, p, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_quantize_tiles(in, rows, cols, p, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)cols, (void)p, (void)elem, (void)scale;
   return false;
 }
 
