@@ -17,8 +17,9 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 or 16x16 tiles, and cols % 16 == 0 run the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits);
-// quantize_at / dequantize_at take the level.
+// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 or 16x16 tiles, and cols % 16 == 0 run
+// the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
+// take the level.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
