@@ -41,8 +41,9 @@
 #include "x86.hpp"
 #endif
 
-// The generator's helpers are forced inline: GCC 12 -O2 out-of-lines next16() once a loop calls
-// it from a few places, and a call that passes and returns vectors cost 10-20 % per step here.
+// The AVX-512 generator's helpers are forced inline: GCC 12 -O2 out-of-lined next16() from a
+// loop that called it in a few places, 10-20 % slower. (Not the AVX2 ones: forced inline there,
+// the nearest-even steps measured 10-30 % slower, see bench/README.md.)
 #if defined(__GNUC__) || defined(__clang__)
 #define MIXPREC_OPTIM_INLINE __attribute__((always_inline)) inline
 #elif defined(_MSC_VER)
@@ -272,7 +273,7 @@ struct isa {
 
   struct rng_stream {
     __m256i t0, t1, step;
-    MIXPREC_OPTIM_INLINE static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
+    static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
       // lo(a) lo(c) + (lo(a) hi(c) + hi(a) lo(c)) 2^32: the cross terms by one vpmulld with c's halves swapped
       const __m256i lo = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c)));
       const __m256i cross = _mm256_mullo_epi32(a, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
@@ -281,7 +282,7 @@ struct isa {
     // SplitMix64's output function up to the high 32 bits (odd 32-bit slots) of its second
     // product, all that the high half of the result needs (see next()): hi(z * c) =
     // hi(lo(z) lo(c)) + lo(z) hi(c) + hi(z) lo(c) mod 2^32.
-    MIXPREC_OPTIM_INLINE static __m256i mix(__m256i z) noexcept {
+    static __m256i mix(__m256i z) noexcept {
       constexpr std::uint64_t c = 0x94D049BB133111EBull;
       z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
       z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
@@ -299,7 +300,7 @@ struct isa {
       t1 = _mm256_add_epi64(t0, _mm256_set1_epi64x(static_cast<long long>(4 * gs)));
       step = _mm256_set1_epi64x(static_cast<long long>(8 * gs));
     }
-    MIXPREC_OPTIM_INLINE __m256i next() noexcept {
+    __m256i next() noexcept {
       const __m256i a = mix(t0), b = mix(t1);
       t0 = _mm256_add_epi64(t0, step);
       t1 = _mm256_add_epi64(t1, step);
@@ -309,7 +310,7 @@ struct isa {
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
     }
     /// next() >> 16 (its final xor changes bit 0 only).
-    MIXPREC_OPTIM_INLINE __m256i next16() noexcept {
+    __m256i next16() noexcept {
       const __m256i a = mix(t0), b = mix(t1);
       t0 = _mm256_add_epi64(t0, step);
       t1 = _mm256_add_epi64(t1, step);
@@ -678,9 +679,11 @@ inline void store_copy_block(M* copy, const W* params, std::size_t i, const vf (
 }
 
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
-/// it stopped (the caller's scalar loop does the rest).
-template <bool Decoupled, class T, class M, class Body>
-std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
+/// it stopped (the caller's scalar loop does the rest). Final: 0 nearest even, 1 stochastic
+/// (each its own loop, with AVX-512: 2-5 % faster on Zen 4), 2 the mode read at run time (the
+/// AVX2 build: there, the split loops measured 10-30 % slower on the nearest-even steps).
+template <bool Decoupled, class T, class M, int Final, class Body>
+std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
   // the pointers as locals: the stores below could alias b, and would make the loop reload them
@@ -694,7 +697,7 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
   const vf eps = V::set1(b.eps), nss = V::set1(b.neg_step_size);
   const bool small = b.beta1_weight.small, wd = b.weight_decay;
-  const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
+  const bool sr = Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
   // The denominator's roundings can take held_bf16_pair (no subnormal reaches them); not with
   // stochastic rounding, where vcvtne2ps2bf16 competes with the generator's vpmullq (0.85 ns
   // per element without, 0.90 with, on Zen 4).
@@ -754,9 +757,21 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   return i;
 }
 
-/// The SGD loop of optim_impl::sgd_body, as adam above.
-template <class T, class M, class Body>
-std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
+template <bool Decoupled, class T, class M, class Body>
+std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
+    return adam_loop<Decoupled, T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
+  }
+  return adam_loop<Decoupled, T, M, 0>(b, begin, end);
+#else
+  return adam_loop<Decoupled, T, M, 2>(b, begin, end);
+#endif
+}
+
+/// The SGD loop of optim_impl::sgd_body, as adam_loop above.
+template <class T, class M, int Final, class Body>
+std::size_t sgd_loop(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
   T* const p_ = b.p;  // as in adam
@@ -766,7 +781,7 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const vf wd_alpha = V::set1(b.wd_alpha), mu = V::set1(b.mu), omt = V::set1(b.one_minus_tau);
   const vf mu_alpha = V::set1(b.mu_alpha), neg_lr = V::set1(b.neg_lr);
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
-  const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
+  const bool sr = Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
   block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
   for (; i + K * N <= end; i += K * N) {
@@ -807,6 +822,18 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
     }
   }
   return i;
+}
+
+template <class T, class M, class Body>
+std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
+    return sgd_loop<T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
+  }
+  return sgd_loop<T, M, 0>(b, begin, end);
+#else
+  return sgd_loop<T, M, 2>(b, begin, end);
+#endif
 }
 
 #undef MIXPREC_OPTIM_EACH
