@@ -43,7 +43,7 @@
 
 // The AVX-512 generator's helpers are forced inline: GCC 12 -O2 out-of-lined next16() from a
 // loop that called it in a few places, 10-20 % slower. (Not the AVX2 ones: forced inline there,
-// the nearest-even steps measured 10-30 % slower, see bench/README.md.)
+// the nearest-even steps measured 10-35 % slower, see bench/README.md.)
 #if defined(__GNUC__) || defined(__clang__)
 #define MIXPREC_OPTIM_INLINE __attribute__((always_inline)) inline
 #elif defined(_MSC_VER)
@@ -680,8 +680,8 @@ inline void store_copy_block(M* copy, const W* params, std::size_t i, const vf (
 
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
 /// it stopped (the caller's scalar loop does the rest). Final: 0 nearest even, 1 stochastic
-/// (each its own loop, with AVX-512: 2-5 % faster on Zen 4), 2 the mode read at run time (the
-/// AVX2 build: there, the split loops measured 10-30 % slower on the nearest-even steps).
+/// (each its own loop, with AVX-512: 2-7 % faster on Zen 4), 2 the mode read at run time (the
+/// AVX2 build: there, the split loops measured 10-35 % slower on the nearest-even steps).
 template <bool Decoupled, class T, class M, int Final, class Body>
 std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
@@ -699,8 +699,8 @@ std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcep
   const bool small = b.beta1_weight.small, wd = b.weight_decay;
   const bool sr = Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
   // The denominator's roundings can take held_bf16_pair (no subnormal reaches them); not with
-  // stochastic rounding, where vcvtne2ps2bf16 competes with the generator's vpmullq (0.85 ns
-  // per element without, 0.90 with, on Zen 4).
+  // stochastic rounding, where it does not pay (0.85 ns per element without, 0.87-0.90 with, on
+  // Zen 4).
   [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (detail::exact_eq(b.eps, 0.0f) || b.eps >= 0x1p-126f);
   block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
   std::size_t i = begin;
