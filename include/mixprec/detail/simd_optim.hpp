@@ -41,6 +41,17 @@
 #include "x86.hpp"
 #endif
 
+// The AVX-512 generator's helpers are forced inline: GCC 12 -O2 out-of-lined next16() from a
+// loop that called it in a few places, 10-20 % slower. (Not the AVX2 ones: forced inline there,
+// the nearest-even steps measured 10-35 % slower, see bench/README.md.)
+#if defined(__GNUC__) || defined(__clang__)
+#define MIXPREC_OPTIM_INLINE __attribute__((always_inline)) inline
+#elif defined(_MSC_VER)
+#define MIXPREC_OPTIM_INLINE __forceinline
+#else
+#define MIXPREC_OPTIM_INLINE inline
+#endif
+
 namespace mixprec {
 namespace detail {
 
@@ -147,7 +158,7 @@ struct isa {
   /// counter_rng's 32-bit outputs for N consecutive counters.
   struct rng_stream {
     __m512i t0, t1, step;
-    static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
+    MIXPREC_OPTIM_INLINE static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
 #if defined(__AVX512DQ__)
       return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
 #else
@@ -160,7 +171,7 @@ struct isa {
     }
     // SplitMix64's output function without its last z ^= z >> 31: of that step, the high 32
     // bits need only the high 32 bits of z (hi(z ^ z >> 31) = hi(z) ^ hi(z) >> 31), done in next().
-    static __m512i mix(__m512i z) noexcept {
+    MIXPREC_OPTIM_INLINE static __m512i mix(__m512i z) noexcept {
       z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
       return mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
     }
@@ -173,7 +184,7 @@ struct isa {
       t1 = _mm512_add_epi64(t0, _mm512_set1_epi64(static_cast<long long>(8 * gs)));
       step = _mm512_set1_epi64(static_cast<long long>(16 * gs));
     }
-    __m512i next() noexcept {
+    MIXPREC_OPTIM_INLINE __m512i next() noexcept {
       const __m512i a = mix(t0), b = mix(t1);
       t0 = _mm512_add_epi64(t0, step);
       t1 = _mm512_add_epi64(t1, step);
@@ -184,7 +195,7 @@ struct isa {
     }
     /// next() >> 16, cheaper: one vpermt2w picks the top word of each 64-bit lane (next()'s
     /// final xor changes bit 0 only). What the bfloat16 (and, >> 3 more, half) rounding reads.
-    __m512i next16() noexcept {
+    MIXPREC_OPTIM_INLINE __m512i next16() noexcept {
       const __m512i a = mix(t0), b = mix(t1);
       t0 = _mm512_add_epi64(t0, step);
       t1 = _mm512_add_epi64(t1, step);
@@ -485,7 +496,8 @@ inline void store(half* p, const kept<half>& x) noexcept { isa::store16(p, x.h);
 /// u + (r >> 16) (stochastic), no NaN test: such an x that is NaN is quiet with its low 16 bits
 /// zero (see bf16_rne_bits_result), which neither sum changes. half, stochastic: the
 /// truncation of u + (r >> 19) where every lane is zero or a half normal (else
-/// stochastic_half_general with the full bits), stored by vcvtps2ph (exact, or infinity past 65504).
+/// stochastic_half_general with the full bits), stored by vcvtps2ph (exact, or infinity past 65504);
+/// in the loops, such a vector is stored by the fast rule and rewritten after its chunk (half_fixups).
 template <bool Copy, class Rng>
 inline vf store_final(float* p, vf x, bool, Rng&) noexcept {
   store(p, x);
@@ -523,6 +535,52 @@ inline vf store_final(half* p, vf x, bool sr, Rng& rng) noexcept {
       h = isa::half_bits(isa::from_bits(t));
     } else {
       h = isa::half_bits(stochastic_half_general(x, rng.last()));
+    }
+  } else {
+    h = isa::half_bits(x);
+  }
+  isa::store16(p, h);
+  if constexpr (Copy) {
+    return isa::half_to_float(h);
+  } else {
+    return x;
+  }
+}
+
+/// The vectors of a chunk whose stochastic half write needs stochastic_half_general (a lane
+/// nonzero below 2^-14, or NaN): stored by the fast rule in the loop (no call there: a call in
+/// the loop cost 7 %), recorded here and rewritten by fix_half after the chunk.
+struct half_fixups {
+  static constexpr std::size_t R = 32;  // vectors per chunk
+  std::size_t n = 0;
+  std::size_t at[R];
+  vf x[R];
+};
+template <class M>
+MIXPREC_NOINLINE void fix_half(half_fixups& f, half* p, M* copy, std::uint64_t key, std::uint64_t offset) noexcept {
+  for (std::size_t j = 0; j < f.n; ++j) {
+    const std::size_t at = f.at[j];
+    isa::rng_stream s(key, offset + at);
+    isa::store16(p + at, isa::half_bits(stochastic_half_general(f.x[j], s.next())));
+    if (copy != nullptr) {
+      for (std::size_t k = at; k < at + isa::N; ++k) {
+        copy[k] = round_to<M>(p[k], rounding::nearest_even, overflow::ieee, 0u);
+      }
+    }
+  }
+  f.n = 0;
+}
+template <bool Copy, class Rng>
+inline vf store_final(half* p, vf x, bool sr, Rng& rng, half_fixups& fix, std::size_t at) noexcept {
+  vh h;
+  if (sr) {
+    const vi r16 = rng.next16();
+    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u));
+    h = isa::half_bits(isa::from_bits(t));
+    if (MIXPREC_UNLIKELY(!all_half_normal_or_zero(x))) {
+      fix.at[fix.n] = at;
+      fix.x[fix.n] = x;
+      ++fix.n;
     }
   } else {
     h = isa::half_bits(x);
@@ -624,7 +682,7 @@ struct block_rng<T, true> {
 
 /// store_final for a block (x as load_block holds it); with Copy, x becomes the stored values.
 template <bool Copy, class T>
-inline void store_final_block(T* p, vf (&x)[K], bool sr, block_rng<T>& rng) noexcept {
+inline void store_final_block(T* p, vf (&x)[K], bool sr, block_rng<T>& rng, half_fixups& fix, std::size_t at) noexcept {
   if constexpr (even_odd<T>) {
     vi t[K];
     for (std::size_t k = 0; k < K; ++k) {
@@ -645,6 +703,9 @@ inline void store_final_block(T* p, vf (&x)[K], bool sr, block_rng<T>& rng) noex
     if constexpr (Copy) {
       for (std::size_t k = 0; k < K; ++k) x[k] = isa::from_bits(isa::and32(t[k], isa::set1i(0xffff0000u)));
     }
+  } else if constexpr (std::is_same<T, half>::value) {
+    x[0] = store_final<Copy>(p, x[0], sr, rng.s[0], fix, at);
+    x[1] = store_final<Copy>(p + isa::N, x[1], sr, rng.s[0], fix, at + isa::N);
   } else {
     x[0] = store_final<Copy>(p, x[0], sr, rng.s[0]);
     x[1] = store_final<Copy>(p + isa::N, x[1], sr, rng.s[0]);
@@ -668,9 +729,11 @@ inline void store_copy_block(M* copy, const W* params, std::size_t i, const vf (
 }
 
 /// The Adam/AdamW loop of optim_impl::adam_body over whole vectors from begin; returns where
-/// it stopped (the caller's scalar loop does the rest).
-template <bool Decoupled, class T, class M, class Body>
-std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
+/// it stopped (the caller's scalar loop does the rest). Final: 0 nearest even, 1 stochastic
+/// (each its own loop, with AVX-512: 2-7 % faster on Zen 4), 2 the mode read at run time (the
+/// AVX2 build: there, the split loops measured 10-35 % slower on the nearest-even steps).
+template <bool Decoupled, class T, class M, int Final, class Body>
+std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
   // the pointers as locals: the stores below could alias b, and would make the loop reload them
@@ -684,69 +747,90 @@ std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const vf beta2 = V::set1(b.beta2), omb2 = V::set1(b.one_minus_beta2), bc2 = V::set1(b.bc2_sqrt);
   const vf eps = V::set1(b.eps), nss = V::set1(b.neg_step_size);
   const bool small = b.beta1_weight.small, wd = b.weight_decay;
-  const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
+  const bool sr =
+      Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
   // The denominator's roundings can take held_bf16_pair (no subnormal reaches them); not with
-  // stochastic rounding, where vcvtne2ps2bf16 competes with the generator's vpmullq (0.85 ns
-  // per element without, 0.90 with, on Zen 4).
+  // stochastic rounding, where it does not pay (0.85 ns per element without, 0.87-0.90 with, on
+  // Zen 4).
   [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (detail::exact_eq(b.eps, 0.0f) || b.eps >= 0x1p-126f);
   block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  half_fixups fix;
   std::size_t i = begin;
-  for (; i + K * N <= end; i += K * N) {
-    vf pc[K], gc[K], m0[K], d[K], p_new[K];
-    kept<T> m_new[K], v_new[K];
-    {
-      load_block(p_ + i, pc);
-      load_block(g_ + i, gc);
-      if (wd) {
-        if constexpr (Decoupled) {
-          MIXPREC_OPTIM_EACH(pc[k] = held_result<T>(V::mul(pc[k], decay)))
-        } else {
-          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
-        }
-      }
-      load_block(m_ + i, m0);
-      MIXPREC_OPTIM_EACH(d[k] = V::sub(gc[k], m0[k]))
-      if (small) {
-        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w, d[k], m0[k])))
-      } else {
-        MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w1, d[k], gc[k])))
-      }
-      load_block(v_ + i, d);
-      MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(d[k], beta2)))
-      MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
-#if defined(MIXPREC_OPTIM_BF16_PAIR)
-      if (std::is_same<T, bfloat16>::value && pair) {
-        // sqrt of a bfloat16 value, that over bc2 <= 1, that plus eps (0 or normal): never subnormal
-        MIXPREC_OPTIM_EACH(d[k] = V::sqrt(v_new[k].f))
-        held_bf16_pair(d[0], d[1]);
-        MIXPREC_OPTIM_EACH(d[k] = V::div(d[k], bc2))
-        held_bf16_pair(d[0], d[1]);
-        MIXPREC_OPTIM_EACH(d[k] = V::add(d[k], eps))
-        held_bf16_pair(d[0], d[1]);
-      } else
-#endif
+  for (; i + K * N <= end;) {
+    const std::size_t stop =
+        std::is_same<T, half>::value && sr && end - i > half_fixups::R * N ? i + half_fixups::R * N : end;
+    for (; i + K * N <= stop; i += K * N) {
+      vf pc[K], gc[K], m0[K], d[K], p_new[K];
+      kept<T> m_new[K], v_new[K];
       {
-        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
-        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
-        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+        load_block(p_ + i, pc);
+        load_block(g_ + i, gc);
+        if (wd) {
+          if constexpr (Decoupled) {
+            MIXPREC_OPTIM_EACH(pc[k] = held_result<T>(V::mul(pc[k], decay)))
+          } else {
+            MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
+          }
+        }
+        load_block(m_ + i, m0);
+        MIXPREC_OPTIM_EACH(d[k] = V::sub(gc[k], m0[k]))
+        if (small) {
+          MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w, d[k], m0[k])))
+        } else {
+          MIXPREC_OPTIM_EACH(m_new[k] = keep<T>(V::fma(w1, d[k], gc[k])))
+        }
+        load_block(v_ + i, d);
+        MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::mul(d[k], beta2)))
+        MIXPREC_OPTIM_EACH(v_new[k] = keep<T>(V::fma(V::mul(omb2, gc[k]), gc[k], d[k])))
+  #if defined(MIXPREC_OPTIM_BF16_PAIR)
+        if (std::is_same<T, bfloat16>::value && pair) {
+          // sqrt of a bfloat16 value, that over bc2 <= 1, that plus eps (0 or normal): never subnormal
+          MIXPREC_OPTIM_EACH(d[k] = V::sqrt(v_new[k].f))
+          held_bf16_pair(d[0], d[1]);
+          MIXPREC_OPTIM_EACH(d[k] = V::div(d[k], bc2))
+          held_bf16_pair(d[0], d[1]);
+          MIXPREC_OPTIM_EACH(d[k] = V::add(d[k], eps))
+          held_bf16_pair(d[0], d[1]);
+        } else
+  #endif
+        {
+          MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::sqrt(v_new[k].f)))
+          MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::div(d[k], bc2)))
+          MIXPREC_OPTIM_EACH(d[k] = held_result<T>(V::add(d[k], eps)))
+        }
+        MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
       }
-      MIXPREC_OPTIM_EACH(p_new[k] = V::add(pc[k], V::div(V::mul(nss, m_new[k].f), d[k])))
+      store_block(m_ + i, m_new);
+      store_block(v_ + i, v_new);
+      if (copy_ == nullptr) {
+        store_final_block<false>(p_ + i, p_new, sr, rng, fix, i);
+      } else {
+        store_final_block<true>(p_ + i, p_new, sr, rng, fix, i);
+        store_copy_block(copy_, p_, i, p_new);
+      }
     }
-    store_block(m_ + i, m_new);
-    store_block(v_ + i, v_new);
-    if (copy_ == nullptr) {
-      store_final_block<false>(p_ + i, p_new, sr, rng);
-    } else {
-      store_final_block<true>(p_ + i, p_new, sr, rng);
-      store_copy_block(copy_, p_, i, p_new);
+    if constexpr (std::is_same<T, half>::value) {
+      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.key(), b.final_round.offset);
     }
   }
   return i;
 }
 
-/// The SGD loop of optim_impl::sgd_body, as adam above.
-template <class T, class M, class Body>
-std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
+template <bool Decoupled, class T, class M, class Body>
+std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
+    return adam_loop<Decoupled, T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
+  }
+  return adam_loop<Decoupled, T, M, 0>(b, begin, end);
+#else
+  return adam_loop<Decoupled, T, M, 2>(b, begin, end);
+#endif
+}
+
+/// The SGD loop of optim_impl::sgd_body, as adam_loop above.
+template <class T, class M, int Final, class Body>
+std::size_t sgd_loop(const Body& b, std::size_t begin, std::size_t end) noexcept {
   using V = isa;
   constexpr std::size_t N = V::N;
   T* const p_ = b.p;  // as in adam
@@ -756,47 +840,68 @@ std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
   const vf wd_alpha = V::set1(b.wd_alpha), mu = V::set1(b.mu), omt = V::set1(b.one_minus_tau);
   const vf mu_alpha = V::set1(b.mu_alpha), neg_lr = V::set1(b.neg_lr);
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
-  const bool sr = !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic;
+  const bool sr =
+      Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
   block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  half_fixups fix;
   std::size_t i = begin;
-  for (; i + K * N <= end; i += K * N) {
-    vf p_new[K];
-    {
-      vf pc[K], gc[K];
-      kept<T> bv[K];
-      load_block(p_ + i, pc);
-      load_block(g_ + i, gc);
-      if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
-      if (momentum) {
-        if (first) {
-          if (wd || !std::is_same<T, bfloat16>::value) {
-            MIXPREC_OPTIM_EACH(bv[k] = keep<T>(gc[k]))
+  for (; i + K * N <= end;) {
+    const std::size_t stop =
+        std::is_same<T, half>::value && sr && end - i > half_fixups::R * N ? i + half_fixups::R * N : end;
+    for (; i + K * N <= stop; i += K * N) {
+      vf p_new[K];
+      {
+        vf pc[K], gc[K];
+        kept<T> bv[K];
+        load_block(p_ + i, pc);
+        load_block(g_ + i, gc);
+        if (wd) MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(pc[k], wd_alpha, gc[k])))
+        if (momentum) {
+          if (first) {
+            if (wd || !std::is_same<T, bfloat16>::value) {
+              MIXPREC_OPTIM_EACH(bv[k] = keep<T>(gc[k]))
+            } else {
+              MIXPREC_OPTIM_EACH(bv[k].f = held<T>(gc[k]))  // gc may be a loaded signalling NaN
+            }
           } else {
-            MIXPREC_OPTIM_EACH(bv[k].f = held<T>(gc[k]))  // gc may be a loaded signalling NaN
+            vf b0[K];
+            load_block(buf_ + i, b0);
+            MIXPREC_OPTIM_EACH(bv[k].f = held_result<T>(V::mul(b0[k], mu)))
+            MIXPREC_OPTIM_EACH(bv[k] = keep<T>(V::fma(gc[k], omt, bv[k].f)))
           }
-        } else {
-          vf b0[K];
-          load_block(buf_ + i, b0);
-          MIXPREC_OPTIM_EACH(bv[k].f = held_result<T>(V::mul(b0[k], mu)))
-          MIXPREC_OPTIM_EACH(bv[k] = keep<T>(V::fma(gc[k], omt, bv[k].f)))
+          if (nesterov) {
+            MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k].f, mu_alpha, gc[k])))
+          } else {
+            MIXPREC_OPTIM_EACH(gc[k] = bv[k].f)
+          }
+          store_block(buf_ + i, bv);
         }
-        if (nesterov) {
-          MIXPREC_OPTIM_EACH(gc[k] = held_result<T>(V::fma(bv[k].f, mu_alpha, gc[k])))
-        } else {
-          MIXPREC_OPTIM_EACH(gc[k] = bv[k].f)
-        }
-        store_block(buf_ + i, bv);
+        MIXPREC_OPTIM_EACH(p_new[k] = V::fma(gc[k], neg_lr, pc[k]))
       }
-      MIXPREC_OPTIM_EACH(p_new[k] = V::fma(gc[k], neg_lr, pc[k]))
+      if (copy_ == nullptr) {
+        store_final_block<false>(p_ + i, p_new, sr, rng, fix, i);
+      } else {
+        store_final_block<true>(p_ + i, p_new, sr, rng, fix, i);
+        store_copy_block(copy_, p_, i, p_new);
+      }
     }
-    if (copy_ == nullptr) {
-      store_final_block<false>(p_ + i, p_new, sr, rng);
-    } else {
-      store_final_block<true>(p_ + i, p_new, sr, rng);
-      store_copy_block(copy_, p_, i, p_new);
+    if constexpr (std::is_same<T, half>::value) {
+      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.key(), b.final_round.offset);
     }
   }
   return i;
+}
+
+template <class T, class M, class Body>
+std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
+    return sgd_loop<T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
+  }
+  return sgd_loop<T, M, 0>(b, begin, end);
+#else
+  return sgd_loop<T, M, 2>(b, begin, end);
+#endif
 }
 
 #undef MIXPREC_OPTIM_EACH
