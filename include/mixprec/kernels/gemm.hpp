@@ -700,8 +700,15 @@ inline gemm_vf gemm_widen_vec(const std::uint16_t* src) noexcept {
   return gemm_load_vec<gemm_input::as_is>(reinterpret_cast<const TC*>(src));
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MIXPREC_GEMM_INLINE inline __attribute__((always_inline))
+#else
+#define MIXPREC_GEMM_INLINE inline
+#endif
+
 /// In-register transpose of a gemm_vw x gemm_vw float block: v[i] lane j <-> v[j] lane i.
-inline void gemm_transpose(gemm_vf* v) noexcept {
+/// (Always inlined: called, its block goes through memory; the packing then costs 2-3x.)
+MIXPREC_GEMM_INLINE void gemm_transpose(gemm_vf* v) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
@@ -1243,6 +1250,7 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
       for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
         const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
         __m512 v[16];
+        MIXPREC_GEMM_UNROLL
         for (std::size_t r = 0; r < 16; ++r) {
           v[r] = r < cnt ? _mm512_castsi512_ps(_mm512_rol_epi32(_mm512_maskz_loadu_epi32(km, src + (r0 + r) * rs + 2 * q0), 16))
                          : _mm512_setzero_ps();
@@ -1250,7 +1258,10 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
         gemm_transpose(v);  // (bit patterns: the shuffles move lanes only)
         const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
         std::uint32_t* d = dst + q0 * dps + r0;
-        for (std::size_t q = 0; q < qc; ++q) _mm512_mask_storeu_epi32(d + q * dps, rm, _mm512_castps_si512(v[q]));
+        MIXPREC_GEMM_UNROLL
+        for (std::size_t q = 0; q < 16; ++q) {
+          if (q < qc) _mm512_mask_storeu_epi32(d + q * dps, rm, _mm512_castps_si512(v[q]));
+        }
       }
     }
     for (std::size_t q = kfull; q < kq; ++q) {
@@ -1319,7 +1330,7 @@ bool gemm_vec_store_ok(const gemm_problem<Acc, TA, TB, TC>& pr) noexcept {
 /// operations lane by lane, r = alpha*acc (+ fma(beta, C, r)) in float, then (half, bfloat16)
 /// round_to<TC>(r) by gemm_narrow_vec. Only dst[0..cnt) is read (read_c) and written.
 template <class TC>
-inline void gemm_store_vec(TC* dst, gemm_vf acc, std::size_t cnt, gemm_vf va, gemm_vf vb, bool read_c) noexcept {
+MIXPREC_GEMM_INLINE void gemm_store_vec(TC* dst, gemm_vf acc, std::size_t cnt, gemm_vf va, gemm_vf vb, bool read_c) noexcept {
   constexpr std::size_t W = gemm_vw;
 #if defined(MIXPREC_GEMM_AVX512)
   __m512 v = _mm512_mul_ps(va, acc);
@@ -1427,12 +1438,32 @@ struct gemm_tile_dest {
   float* tile;
 };
 
-/// The end of a register tile (gemm_tile_f32, gemm_tile_dot2): direct (C set, full width): its
-/// first `rows` rows to C (c, rows ldc apart) by gemm_store_vec, returns true; otherwise all R
-/// rows to d.tile (rows V*gemm_vw apart), returns false (the caller stores them).
+/// Rows r < rows of a register tile to C: full (nr == V*gemm_vw) or the first nr columns.
+template <bool ReadC, bool Full, std::size_t R, std::size_t V, class TC>
+MIXPREC_GEMM_INLINE void gemm_tile_rows(const gemm_vf (&acc)[R][V], std::size_t rows, std::size_t nr, TC* const c,
+                                        const std::size_t ldc, gemm_vf va, gemm_vf vb) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  MIXPREC_GEMM_UNROLL
+  for (std::size_t r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) {
+      if (Full) {
+        gemm_store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, ReadC);
+      } else if (v * W < nr) {  // a partial last sliver (n = 10, or the end of C's rows)
+        gemm_store_vec(c + r * ldc + v * W, acc[r][v], std::min(W, nr - v * W), va, vb, ReadC);
+      }
+    }
+  }
+}
+
+/// The end of a register tile (gemm_tile_f32, gemm_tile_dot2): direct (C set): its first `rows`
+/// rows and nr (<= V*gemm_vw) columns to C (c, rows ldc apart) by gemm_store_vec, returns true;
+/// otherwise all R rows to d.tile (rows V*gemm_vw apart), returns false (the caller stores them).
+/// (Always inlined, as gemm_tile_rows: the accumulators stay in registers.)
 template <std::size_t R, std::size_t V, class TC>
-inline bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t rows, bool direct, TC* const c, const std::size_t ldc,
-                          const gemm_tile_dest<TC>& d) noexcept {
+MIXPREC_GEMM_INLINE bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t rows, std::size_t nr, bool direct,
+                                       TC* const c, const std::size_t ldc, const gemm_tile_dest<TC>& d) noexcept {
   constexpr std::size_t W = gemm_vw;
   if (!direct) {
     float* const t = d.tile;
@@ -1444,18 +1475,17 @@ inline bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t rows, bool dir
     return false;
   }
   const gemm_vf va = gemm_vset1(d.alpha), vb = gemm_vset1(d.beta);
-  auto store_rows = [&](auto read_c) {
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t r = 0; r < R; ++r) {
-      if (r >= rows) break;
-      MIXPREC_GEMM_UNROLL
-      for (std::size_t v = 0; v < V; ++v) gemm_store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, read_c());
+  const bool beta0 = detail::exact_eq(d.beta, 0.0f);
+  if (nr == V * W) {
+    if (beta0) {
+      gemm_tile_rows<false, true>(acc, rows, nr, c, ldc, va, vb);
+    } else {
+      gemm_tile_rows<true, true>(acc, rows, nr, c, ldc, va, vb);
     }
-  };
-  if (detail::exact_eq(d.beta, 0.0f)) {
-    store_rows(std::false_type{});
+  } else if (beta0) {
+    gemm_tile_rows<false, false>(acc, rows, nr, c, ldc, va, vb);
   } else {
-    store_rows(std::true_type{});
+    gemm_tile_rows<true, false>(acc, rows, nr, c, ldc, va, vb);
   }
   return true;
 }
@@ -1463,8 +1493,8 @@ inline bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t rows, bool dir
 /// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
 /// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
 /// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
-/// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set and
-/// nr == V*gemm_vw, its first `rows` rows go to C from the registers (returns true); otherwise the
+/// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set, its
+/// first `rows` rows and nr columns go to C from the registers (returns true); otherwise the
 /// whole tile goes to d.tile (returns false: the caller stores it with gemm_store_tile).
 template <std::size_t R, std::size_t V, class TB, class TC>
 bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std::size_t rows, std::size_t nr,
@@ -1472,7 +1502,7 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
   constexpr std::size_t W = gemm_vw;
   TC* const c = d.c;  // (locals: the stores to C cannot change them)
   const std::size_t ldc = d.ldc;
-  const bool direct = c != nullptr && nr == V * W;
+  const bool direct = c != nullptr;
   gemm_vf acc[R][V];
   MIXPREC_GEMM_UNROLL
   for (std::size_t r = 0; r < R; ++r) {
@@ -1492,7 +1522,7 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
     ap += gemm_mr;
     bp += bs;
   }
-  return gemm_tile_out<R, V>(acc, rows, direct, c, ldc, d);
+  return gemm_tile_out<R, V>(acc, rows, nr, direct, c, ldc, d);
 }
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
@@ -1505,7 +1535,7 @@ bool gemm_tile_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t
   constexpr std::size_t W = gemm_vw;
   TC* const c = d.c;
   const std::size_t ldc = d.ldc;
-  const bool direct = c != nullptr && nr == V * W;
+  const bool direct = c != nullptr;
   gemm_vf acc[R][V];
   MIXPREC_GEMM_UNROLL
   for (std::size_t r = 0; r < R; ++r) {
@@ -1525,7 +1555,7 @@ bool gemm_tile_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t
     ap += gemm_mr;
     bp += V * W;
   }
-  return gemm_tile_out<R, V>(acc, rows, direct, c, ldc, d);
+  return gemm_tile_out<R, V>(acc, rows, nr, direct, c, ldc, d);
 }
 #endif
 
@@ -1727,6 +1757,7 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
 }
 
 #undef MIXPREC_GEMM_UNROLL
+#undef MIXPREC_GEMM_INLINE
 #endif  // MIXPREC_GEMM_SIMD
 
 /// The host computation: column-major C runs as the row-major C^T = op(B)^T op(A)^T.
