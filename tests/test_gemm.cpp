@@ -923,6 +923,40 @@ TEST_CASE("gemm bf16_dot2: equals the step loop for every shape, layout and poli
   CHECK(dot2 == 0x1p-120f);
 }
 
+TEST_CASE("gemm bf16_dot2: short last tiles, C stored from registers, the pair packings") {
+  // Every last-sliver height (m = 1 .. 29: tiles of 2, 6, 10 and 14 rows), full and partial B
+  // slivers, C stored from the tile's registers (row-major float / bfloat16 C, beta 0 and not)
+  // or through the buffer (column-major C, a half C in round-toward-zero); k-contiguous operands
+  // (A row-major, B transposed) packed by 16 x 16 pair transposes: k around 32 pairs (31 .. 65,
+  // odd k: a padded last pair) and more than 16 rows; the other layout's packing with row
+  // groups shorter than 16 (m or n < 16).
+  rng32 g(13);
+  auto gen = [&]() -> double {
+    const unsigned r = g() % 8;
+    std::normal_distribution<double> d;
+    if (r == 0) return std::ldexp(d(g), -130);  // subnormal: flushed
+    if (r == 1) return std::ldexp(d(g), -63);   // products near 2^-126: flushed steps
+    return d(g);
+  };
+  const transpose N = transpose::none, T = transpose::trans;
+  run_opts ro;
+  ro.alg = gemm_algorithm::bf16_dot2;
+  for (std::size_t m = 1; m <= 29; ++m) {
+    check_problem<float, bfloat16, bfloat16, float>(N, T, m, 40, 33, 1.0f, 0.0f, 0, ro, gen);
+    check_problem<float, bfloat16, bfloat16, bfloat16>(T, N, m, 64, 10, 1.0f, 0.5f, 1, ro, gen);
+  }
+  for (std::size_t k : {std::size_t{31}, std::size_t{32}, std::size_t{34}, std::size_t{63}, std::size_t{65}}) {
+    check_problem<float, bfloat16, bfloat16, float>(N, T, 30, 70, k, 1.0f, 0.0f, 2, ro, gen);
+    check_problem<float, bfloat16, bfloat16, float>(T, N, 30, 70, k, -1.0f, 2.0f, 0, ro, gen);
+    check_problem<float, bfloat16, bfloat16, float>(N, T, 17, 10, k, 1.0f, 0.0f, 0, ro, gen);  // narrow
+  }
+  ro.order = layout::col_major;
+  check_problem<float, bfloat16, bfloat16, float>(N, N, 29, 40, 21, 1.0f, 1.0f, 0, ro, gen);
+  ro.order = layout::row_major;
+  ro.out = rounding::toward_zero;
+  check_problem<float, bfloat16, bfloat16, half>(N, N, 29, 40, 21, 1.0f, 0.0f, 0, ro, gen);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Output rounding.
 // ---------------------------------------------------------------------------------------------

@@ -700,8 +700,15 @@ inline gemm_vf gemm_widen_vec(const std::uint16_t* src) noexcept {
   return gemm_load_vec<gemm_input::as_is>(reinterpret_cast<const TC*>(src));
 }
 
+#if defined(__GNUC__) || defined(__clang__)
+#define MIXPREC_GEMM_INLINE inline __attribute__((always_inline))
+#else
+#define MIXPREC_GEMM_INLINE inline
+#endif
+
 /// In-register transpose of a gemm_vw x gemm_vw float block: v[i] lane j <-> v[j] lane i.
-inline void gemm_transpose(gemm_vf* v) noexcept {
+/// (Always inlined: called, its block goes through memory; the packing then costs 2-3x.)
+MIXPREC_GEMM_INLINE void gemm_transpose(gemm_vf* v) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   __m512 t[16];
   for (int i = 0; i < 16; i += 2) {
@@ -903,6 +910,16 @@ void gemm_pack(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, s
     }
   }
   if (rows_padded > rows) {
+#if defined(MIXPREC_GEMM_SIMD)
+    if constexpr (std::is_same<Acc, float>::value) {
+      // By vector stores: the scalar loop becomes a `rep stos` per step (slow for 6 or 12 floats).
+      for (std::size_t r = rows; r < rows_padded; r += gemm_vw) {
+        const std::size_t cnt = std::min(gemm_vw, rows_padded - r);
+        for (std::size_t q = 0; q < k * E; ++q) gemm_store_first(dst + q * dps + r, gemm_vzero(), cnt);
+      }
+      return;
+    }
+#endif
     for (std::size_t q = 0; q < k * E; ++q) {
       for (std::size_t r = rows; r < rows_padded; ++r) dst[q * dps + r] = Acc(0);
     }
@@ -1234,35 +1251,58 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
     return (std::uint32_t{s0[0].bits()} << 16) | lo;
   };
   if (ps == 1 && rows > 1) {
-    // Each pair is one little-endian dword (element 2q low): rotate it by 16 bits.
-    constexpr std::size_t chunk = 64;
-    for (std::size_t q0 = 0; q0 < kq; q0 += chunk) {
-      const std::size_t q1 = std::min(kq, q0 + chunk), qf = std::min(kfull, q1);
-      for (std::size_t r = 0; r < rows; ++r) {
-        alignas(64) std::uint32_t tmp[chunk];
-        const bfloat16* s = src + r * rs;
-        std::size_t q = q0;
-        for (; q + 16 <= qf; q += 16) {
-          const __m512i v = _mm512_loadu_si512(s + 2 * q);
-          _mm512_store_si512(tmp + (q - q0), _mm512_rol_epi32(v, 16));
+    // Each pair is one little-endian dword (element 2q low): rotate it by 16 bits; 16 rows x 16
+    // pairs at a time through a register transpose (the last partial block of pairs by masked
+    // loads, reading only the 2*kfull elements of a row); an odd k's last pair element by element.
+    for (std::size_t q0 = 0; q0 < kfull; q0 += 16) {
+      const std::size_t qc = std::min<std::size_t>(16, kfull - q0);
+      const __mmask16 km = static_cast<__mmask16>(qc == 16 ? 0xffffu : (1u << qc) - 1u);
+      for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+        const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
+        __m512 v[16];
+        MIXPREC_GEMM_UNROLL
+        for (std::size_t r = 0; r < 16; ++r) {
+          v[r] = r < cnt ? _mm512_castsi512_ps(_mm512_rol_epi32(_mm512_maskz_loadu_epi32(km, src + (r0 + r) * rs + 2 * q0), 16))
+                         : _mm512_setzero_ps();
         }
-        for (; q < q1; ++q) tmp[q - q0] = pair(r, q);
-        for (q = q0; q < q1; ++q) dst[q * dps + r] = tmp[q - q0];
+        gemm_transpose(v);  // (bit patterns: the shuffles move lanes only)
+        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        std::uint32_t* d = dst + q0 * dps + r0;
+        MIXPREC_GEMM_UNROLL
+        for (std::size_t q = 0; q < 16; ++q) {
+          if (q < qc) _mm512_mask_storeu_epi32(d + q * dps, rm, _mm512_castps_si512(v[q]));
+        }
       }
     }
+    for (std::size_t q = kfull; q < kq; ++q) {
+      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
+    }
   } else if (rs == 1) {
-    // Rows contiguous: interleave elements 2q (high halves) and 2q+1 (low halves), 16 at a time.
+    // Rows contiguous: interleave elements 2q (high halves) and 2q+1 (low halves), 16 at a time
+    // (a last partial group of rows through a zero-padded copy).
     for (std::size_t q = 0; q < kq; ++q) {
       std::uint32_t* d = dst + q * dps;
       std::size_t r = 0;
       if (q < kfull) {
         const bfloat16* s0 = src + 2 * q * ps;
         const bfloat16* s1 = s0 + ps;
-        for (; r + 16 <= rows; r += 16) {
-          const __m512i hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s0 + r)));
-          const __m512i lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s1 + r)));
-          _mm512_storeu_si512(d + r, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
+        for (; r < rows; r += 16) {
+          const std::size_t cnt = std::min<std::size_t>(16, rows - r);
+          __m512i hi, lo;
+          if (cnt == 16) {
+            hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s0 + r)));
+            lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s1 + r)));
+          } else {
+            alignas(32) std::uint16_t b0[16] = {}, b1[16] = {};
+            std::memcpy(b0, s0 + r, cnt * sizeof(bfloat16));
+            std::memcpy(b1, s1 + r, cnt * sizeof(bfloat16));
+            hi = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(b0)));
+            lo = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(b1)));
+          }
+          const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+          _mm512_mask_storeu_epi32(d + r, rm, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
         }
+        continue;
       }
       for (; r < rows; ++r) d[r] = pair(r, q);
     }
@@ -1271,58 +1311,15 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
       for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
     }
   }
-  for (std::size_t q = 0; q < kq; ++q) {
-    for (std::size_t r = rows; r < rows_padded; ++r) dst[q * dps + r] = 0;
+  // The padding rows by masked vector stores (a scalar loop here becomes a `rep stos` per pair,
+  // which cost a third of m128x10x256_NT's time).
+  for (std::size_t r = rows; r < rows_padded; r += 16) {
+    const std::size_t cnt = std::min<std::size_t>(16, rows_padded - r);
+    const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+    for (std::size_t q = 0; q < kq; ++q) _mm512_mask_storeu_epi32(dst + q * dps + r, rm, _mm512_setzero_si512());
   }
 }
 
-/// 14 x 16 float tile from bfloat16 pairs (narrow C: n <= 16).
-inline void gemm_kernel_dot2_narrow(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp,
-                                    float* tile) noexcept {
-  constexpr int MR = 14;
-  __m512 c0[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) c0[r] = _mm512_setzero_ps();
-  for (std::size_t q = 0; q < kq; ++q) {
-    const __m512bh b0 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp));
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) {
-      c0[r] = _mm512_dpbf16_ps(c0[r], detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r]))), b0);
-    }
-    ap += MR;
-    bp += 16;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) _mm512_store_ps(tile + r * 16, c0[r]);
-}
-
-/// 14 x 32 float tile from bfloat16 pairs: acc(r, c) = vdpbf16ps(acc, ap[q*14 + r], bp[q*32 + c]).
-inline void gemm_kernel_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, float* tile) noexcept {
-  constexpr int MR = 14;
-  __m512 c0[MR], c1[MR];
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    c0[r] = _mm512_setzero_ps();
-    c1[r] = _mm512_setzero_ps();
-  }
-  for (std::size_t q = 0; q < kq; ++q) {
-    const __m512bh b0 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp));
-    const __m512bh b1 = detail::bit_cast<__m512bh>(_mm512_load_si512(bp + 16));
-    MIXPREC_GEMM_UNROLL
-    for (int r = 0; r < MR; ++r) {
-      const __m512bh a = detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r])));
-      c0[r] = _mm512_dpbf16_ps(c0[r], a, b0);
-      c1[r] = _mm512_dpbf16_ps(c1[r], a, b1);
-    }
-    ap += MR;
-    bp += 32;
-  }
-  MIXPREC_GEMM_UNROLL
-  for (int r = 0; r < MR; ++r) {
-    _mm512_store_ps(tile + r * 32, c0[r]);
-    _mm512_store_ps(tile + r * 32 + 16, c1[r]);
-  }
-}
 #endif
 
 /// C element types that gemm_store_vec stores: float, and half / bfloat16 (in nearest-even).
@@ -1347,7 +1344,7 @@ bool gemm_vec_store_ok(const gemm_problem<Acc, TA, TB, TC>& pr) noexcept {
 /// operations lane by lane, r = alpha*acc (+ fma(beta, C, r)) in float, then (half, bfloat16)
 /// round_to<TC>(r) by gemm_narrow_vec. Only dst[0..cnt) is read (read_c) and written.
 template <class TC>
-inline void gemm_store_vec(TC* dst, gemm_vf acc, std::size_t cnt, gemm_vf va, gemm_vf vb, bool read_c) noexcept {
+MIXPREC_GEMM_INLINE void gemm_store_vec(TC* dst, gemm_vf acc, std::size_t cnt, gemm_vf va, gemm_vf vb, bool read_c) noexcept {
   constexpr std::size_t W = gemm_vw;
 #if defined(MIXPREC_GEMM_AVX512)
   __m512 v = _mm512_mul_ps(va, acc);
@@ -1455,6 +1452,59 @@ struct gemm_tile_dest {
   float* tile;
 };
 
+/// Rows r < rows of a register tile to C: full (nr == V*gemm_vw) or the first nr columns.
+template <bool ReadC, bool Full, std::size_t R, std::size_t V, class TC>
+MIXPREC_GEMM_INLINE void gemm_tile_rows(const gemm_vf (&acc)[R][V], std::size_t rows, std::size_t nr, TC* const c,
+                                        const std::size_t ldc, gemm_vf va, gemm_vf vb) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  MIXPREC_GEMM_UNROLL
+  for (std::size_t r = 0; r < R; ++r) {
+    if (r >= rows) break;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) {
+      if (Full) {
+        gemm_store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, ReadC);
+      } else if (v * W < nr) {  // a partial last sliver (n = 10, or the end of C's rows)
+        gemm_store_vec(c + r * ldc + v * W, acc[r][v], std::min(W, nr - v * W), va, vb, ReadC);
+      }
+    }
+  }
+}
+
+/// The end of the bf16_dot2 register tile: direct (C set): its first `rows`
+/// rows and nr (<= V*gemm_vw) columns to C (c, rows ldc apart) by gemm_store_vec, returns true;
+/// otherwise all R rows to d.tile (rows V*gemm_vw apart), returns false (the caller stores them).
+/// (Always inlined, as gemm_tile_rows: the accumulators stay in registers. gemm_tile_f32 keeps
+/// its own copy of this code: through this function its AVX2 build ran 5-13% slower.)
+template <std::size_t R, std::size_t V, class TC>
+MIXPREC_GEMM_INLINE bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t rows, std::size_t nr, bool direct,
+                                       TC* const c, const std::size_t ldc, const gemm_tile_dest<TC>& d) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  if (!direct) {
+    float* const t = d.tile;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) gemm_vstore(t + (r * V + v) * W, acc[r][v]);
+    }
+    return false;
+  }
+  const gemm_vf va = gemm_vset1(d.alpha), vb = gemm_vset1(d.beta);
+  const bool beta0 = detail::exact_eq(d.beta, 0.0f);
+  if (nr == V * W) {
+    if (beta0) {
+      gemm_tile_rows<false, true>(acc, rows, nr, c, ldc, va, vb);
+    } else {
+      gemm_tile_rows<true, true>(acc, rows, nr, c, ldc, va, vb);
+    }
+  } else if (beta0) {
+    gemm_tile_rows<false, false>(acc, rows, nr, c, ldc, va, vb);
+  } else {
+    gemm_tile_rows<true, false>(acc, rows, nr, c, ldc, va, vb);
+  }
+  return true;
+}
+
 /// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
 /// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
 /// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
@@ -1512,6 +1562,40 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
   }
   return true;
 }
+
+#if defined(MIXPREC_GEMM_AVX512BF16)
+/// The bf16_dot2 tile: R rows (R <= gemm_mr) by V vectors from bfloat16 pairs, from zero, for
+/// q < kq in order: acc[r][v] = vdpbf16ps(acc[r][v], ap[q*gemm_mr + r], bp[q*V*16 + v*16 ...]);
+/// then stored as gemm_tile_f32's (gemm_tile_out).
+template <std::size_t R, std::size_t V, class TC>
+bool gemm_tile_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t rows,
+                    std::size_t nr, const gemm_tile_dest<TC>& d) noexcept {
+  constexpr std::size_t W = gemm_vw;
+  TC* const c = d.c;
+  const std::size_t ldc = d.ldc;
+  const bool direct = c != nullptr;
+  gemm_vf acc[R][V];
+  MIXPREC_GEMM_UNROLL
+  for (std::size_t r = 0; r < R; ++r) {
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vzero();
+  }
+  for (std::size_t q = 0; q < kq; ++q) {
+    __m512bh b[V];
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t v = 0; v < V; ++v) b[v] = detail::bit_cast<__m512bh>(_mm512_load_si512(bp + v * W));
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      const __m512bh a = detail::bit_cast<__m512bh>(_mm512_set1_epi32(static_cast<int>(ap[r])));
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) acc[r][v] = _mm512_dpbf16_ps(acc[r][v], a, b[v]);
+    }
+    ap += gemm_mr;
+    bp += V * W;
+  }
+  return gemm_tile_out<R, V>(acc, rows, nr, direct, c, ldc, d);
+}
+#endif
 
 /// The blocked driver: per task an A block of MR-row slivers (gemm_blocking::a_block bytes), a
 /// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or
@@ -1612,19 +1696,36 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
       auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
         gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, 0x8000u);
       };
-      if (pr.n <= 16) {  // narrow C: one vector per tile row
-        auto pack_b16 = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
-          gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 16, pr.k, dst, 16, 0x0000u);
+      const bool vec_store = gemm_vec_store_ok(pr);
+      auto run = [&](auto nr_constant) {
+        constexpr std::size_t NR = decltype(nr_constant)::value;
+        auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+          gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, 0x0000u);
         };
-        gemm_host_blocked<std::uint32_t, MR, 16>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b16,
-                                                 gemm_buffered_tile<MR, 16>(pr, gemm_kernel_dot2_narrow));
-        return true;
-      }
-      auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
-        gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, 32, pr.k, dst, 32, 0x0000u);
+        // As the float tiles: short last slivers, C stored from the registers where it can be.
+        auto tile = [&](std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t i,
+                        std::size_t rows, std::size_t j, std::size_t nr) {
+          using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
+          alignas(64) float buf[MR * NR];
+          gemm_tile_dest<TCv> d{nullptr, 0, pr.alpha, pr.beta, buf};
+          if constexpr (gemm_vec_store_type<TC>::value) {
+            if (vec_store) {
+              d.c = pr.c + i * pr.c_is + j;
+              d.ldc = pr.c_is;
+            }
+          }
+          auto kernel = [&](auto r_constant) {
+            return gemm_tile_dot2<decltype(r_constant)::value, NR / gemm_vw>(kq, ap, bp, rows, nr, d);
+          };
+          if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
+        };
+        gemm_host_blocked<std::uint32_t, MR, NR>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, tile);
       };
-      gemm_host_blocked<std::uint32_t, MR, 32>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b,
-                                               gemm_buffered_tile<MR, 32>(pr, gemm_kernel_dot2));
+      if (pr.n <= gemm_vw) {  // narrow C: one vector per tile row
+        run(std::integral_constant<std::size_t, gemm_vw>{});
+      } else {
+        run(std::integral_constant<std::size_t, gemm_nr_f32>{});
+      }
       return true;
     }
 #endif
@@ -1694,6 +1795,7 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
 }
 
 #undef MIXPREC_GEMM_UNROLL
+#undef MIXPREC_GEMM_INLINE
 #endif  // MIXPREC_GEMM_SIMD
 
 /// The host computation: column-major C runs as the row-major C^T = op(B)^T op(A)^T.
