@@ -203,28 +203,18 @@ struct nvfp4_recipe {
     detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
     float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
-    if (te_order && !stochastic && !hadamard && block == block_rowwise(16) && cols % 16 == 0 &&
+    const bool rowwise16 = block == block_rowwise(16), tiles16 = block == block_shape{16, 16};
+    if (te_order && !stochastic && !hadamard && (rowwise16 || tiles16) && cols % 16 == 0 &&
         level != detail::simd_level::portable &&
         (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
       detail::nvfp4_fast_params p;
       p.s_enc = te_global_encode_scale(tensor_amax);
       p.legacy = order == nvfp4_order::te_legacy;
       p.quotient = factor == nvfp4_encode_factor::quotient;
-      if (detail::nvfp4_quantize_at(level, in, rows * cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
-                                    reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
-        t.tensor_scale = p.s_enc;
-        return;
-      }
-    }
-    if (te_order && !stochastic && !hadamard && block == block_shape{16, 16} && cols % 16 == 0 &&
-        level != detail::simd_level::portable &&
-        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
-      detail::nvfp4_fast_params p;
-      p.s_enc = te_global_encode_scale(tensor_amax);
-      p.legacy = order == nvfp4_order::te_legacy;
-      p.quotient = factor == nvfp4_encode_factor::quotient;
-      if (detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, reinterpret_cast<std::uint8_t*>(t.elements.data()),
-                                          reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+      auto* const elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
+      auto* const scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
+      if (rowwise16 ? detail::nvfp4_quantize_at(level, in, rows * cols, p, elems, scales)
+                    : detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, elems, scales)) {
         t.tensor_scale = p.s_enc;
         return;
       }
