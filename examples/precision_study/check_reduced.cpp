@@ -51,6 +51,7 @@
 #endif
 
 #include "cli.hpp"
+#include "study.hpp"
 
 namespace {
 

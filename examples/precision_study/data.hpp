@@ -41,13 +41,9 @@
 #include <zlib.h>
 #endif
 
-namespace precision_study {
+#include "study.hpp"
 
-/// Every error the study reports to its user (bad data, bad flags, unwritable output).
-class study_error : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+namespace precision_study {
 
 constexpr std::size_t image_side = 28;
 constexpr std::size_t image_pixels = image_side * image_side;

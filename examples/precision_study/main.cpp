@@ -14,7 +14,8 @@
 // Prints per-epoch progress and per-mode results, then a markdown table; writes summary.md,
 // results.csv, epochs.csv, losses.csv, results.json and four SVG charts to --out (default
 // ./precision_study_out). See train.hpp for the exact semantics of each mode, data.hpp for the
-// data, report.hpp for the files. The reduced study run by CTest is check_reduced.cpp.
+// data, report.hpp for the files, cli.hpp for the flags; the training code is compiled once, in
+// study.cpp (study.hpp). The reduced study run by CTest is check_reduced.cpp.
 //
 // precision_study_mpi (this file with MIXPREC_STUDY_MPI=1, built when MPI is found) trains data-
 // parallel: the ranks split every batch's micro-batches, all-gather their gradients and add them in
@@ -24,9 +25,13 @@
 // (or MIXPREC_NUM_THREADS) each rank uses its share of the node's cores.
 #include <iostream>
 
-#include "cli.hpp"
+#include "study.hpp"
 
 #if MIXPREC_STUDY_MPI
+#include <mixprec/exec.hpp>
+
+#include <algorithm>
+#include <cstdlib>
 #include <thread>
 
 #include "mpi_ranks.hpp"

@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "train.hpp"
+#include "study.hpp"
 
 namespace precision_study {
 

@@ -233,27 +233,6 @@ inline const char* reduce_precision_name(reduce_precision r) {
   return r == reduce_precision::float32 ? "float32" : r == reduce_precision::bfloat16 ? "bfloat16" : "float16";
 }
 
-/// The collectives data-parallel training needs; this base class is one process (every
-/// collective is the identity). examples/precision_study/mpi_ranks.hpp implements it over MPI.
-/// Every rank must call the same collectives in the same order. seconds: time spent in them.
-class data_parallel {
- public:
-  virtual ~data_parallel() = default;
-  virtual int rank() const { return 0; }
-  virtual int size() const { return 1; }
-  /// all = every rank's block, in rank order; bytes[r]: the size of rank r's block.
-  virtual void allgather(const void* mine, void* all, const std::vector<std::size_t>& bytes) {
-    if (bytes[0] != 0) std::memcpy(all, mine, bytes[0]);
-  }
-  /// Whether v is true on any rank.
-  virtual bool any(bool v) { return v; }
-  /// v[i] = the largest v[i] over the ranks.
-  virtual void max(float* v, std::size_t n) { (void)v, (void)n; }
-  /// The sum of v over the ranks.
-  virtual std::uint64_t sum(std::uint64_t v) { return v; }
-  double seconds = 0;
-};
-
 struct run_config {
   std::size_t epochs = 3;
   std::size_t batch = 128;
