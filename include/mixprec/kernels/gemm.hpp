@@ -1614,35 +1614,47 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
   const unsigned nthreads = std::max(1u, threads);
   if (nthreads > 1) blocks = std::min(sa, gemm_ceil_div(blocks, nthreads) * nthreads);
   const std::size_t panel = std::min(sb, std::max<std::size_t>(1, gemm_blocking_sizes().b_panel / (sliver_b * sizeof(P))));
-  // Few A blocks: also split the B panel among tasks (each packs its A block again).
+  // Few A blocks: also split the B panel among tasks; then the whole of A (at most 2 x threads
+  // blocks) is packed once, with the first B panel, and shared by the tasks of each block.
   std::size_t groups = 1;
   if (nthreads > 1 && blocks < 2 * std::size_t{nthreads}) {
     groups = std::min(panel, gemm_ceil_div(2 * std::size_t{nthreads}, blocks));
   }
+  const bool a_once = groups > 1;
   const std::size_t block_slivers = gemm_ceil_div(sa, blocks);
-  auto* scratch = reinterpret_cast<P*>(
-      gemm_scratch(sizeof(P) * (panel * sliver_b + std::size_t{nthreads} * block_slivers * sliver_a)));
+  const std::size_t a_slivers = a_once ? sa : std::size_t{nthreads} * block_slivers;
+  auto* scratch = reinterpret_cast<P*>(gemm_scratch(sizeof(P) * (panel * sliver_b + a_slivers * sliver_a)));
   P* bpanel = scratch;
   P* ablocks = scratch + panel * sliver_b;
   gemm_slots slots(nthreads);
   for (std::size_t t0 = 0; t0 < sb; t0 += panel) {
     const std::size_t tn = std::min(panel, sb - t0);
     // A small panel (a narrow or short B) is packed by the calling thread: no wake-up round.
-    const bool small_panel = tn * sliver_b * sizeof(P) < (std::size_t{64} << 10);
-    gemm_parallel(small_panel ? 1u : threads, tn, [&](std::size_t t) {
-      const std::size_t j = (t0 + t) * NR;
-      pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
+    const std::size_t na = a_once && t0 == 0 ? sa : 0;  // A slivers packed in this round
+    const bool small_panel = (tn * sliver_b + na * sliver_a) * sizeof(P) < (std::size_t{64} << 10);
+    gemm_parallel(small_panel ? 1u : threads, tn + na, [&](std::size_t t) {
+      if (t < tn) {
+        const std::size_t j = (t0 + t) * NR;
+        pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
+      } else {
+        const std::size_t i = (t - tn) * MR;
+        pack_a(i, std::min(MR, pr.m - i), ablocks + (t - tn) * sliver_a);
+      }
     });
     gemm_parallel(threads, blocks * groups, [&](std::size_t task) {
       const std::size_t blk = task / groups, grp = task % groups;
       const std::size_t s0 = blk * sa / blocks, s1 = (blk + 1) * sa / blocks;
       const std::size_t u0 = grp * tn / groups, u1 = (grp + 1) * tn / groups;
       if (s0 == s1 || u0 == u1) return;
-      const unsigned slot = slots.acquire();
-      P* ablock = ablocks + slot * block_slivers * sliver_a;
-      for (std::size_t s = s0; s < s1; ++s) {
-        const std::size_t i = s * MR;
-        pack_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
+      unsigned slot = 0;
+      P* ablock = ablocks + s0 * sliver_a;
+      if (!a_once) {
+        slot = slots.acquire();
+        ablock = ablocks + slot * block_slivers * sliver_a;
+        for (std::size_t s = s0; s < s1; ++s) {
+          const std::size_t i = s * MR;
+          pack_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
+        }
       }
       for (std::size_t u = u0; u < u1; ++u) {
         const std::size_t j = (t0 + u) * NR;
@@ -1652,7 +1664,7 @@ void gemm_host_blocked(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads
           tile(kk, ablock + (s - s0) * sliver_a, bpanel + u * sliver_b, i, std::min(MR, pr.m - i), j, nr);
         }
       }
-      slots.release(slot);
+      if (!a_once) slots.release(slot);
     });
   }
 }
