@@ -17,8 +17,9 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 or 16x16 tiles, and cols % 16 == 0 run
-// the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
+// Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in rowwise 1x16 or 16x16 tiles,
+// or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
+// AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
 // take the level.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
@@ -219,6 +220,21 @@ struct nvfp4_recipe {
         return;
       }
     }
+    const bool colwise16 = block == block_columnwise(16);
+    if (te_order && stochastic && !hadamard && (rowwise16 || colwise16) && cols % 16 == 0 &&
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(tensor_amax);
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      if (detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed,
+                                       reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                       reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+        t.tensor_scale = p.s_enc;
+        return;
+      }
+    }
     std::vector<float> transformed;
     if (hadamard) {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
@@ -281,6 +297,12 @@ struct nvfp4_recipe {
         detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
                                     detail::f32_div(1.0f, t.tensor_scale), out)) {
+      return;
+    }
+    if (te && t.block == block_columnwise(16) && level != detail::simd_level::portable &&
+        detail::nvfp4_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
+                                         detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
     }
     if (te && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
