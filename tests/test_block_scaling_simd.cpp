@@ -669,3 +669,52 @@ TEST_CASE("block_scaling fast paths: NVFP4 stochastic rounding (1x16 and 16x1) e
     }
   }
 }
+
+TEST_CASE("block_scaling fast paths: columnwise MXFP8 (TE, 32x1) and NVFP4 RNE (16x1) equal the scalar recipe") {
+  // Row counts not a multiple of the block (a shorter last block row), with and without specials,
+  // blocks of every magnitude (make_data's blocks of 16 values lie along the rows: a column block
+  // mixes them), and columns not a multiple of 16 (the scalar loop).
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+      const std::size_t rows = 9 * seed + (seed == 4 ? 3 : 0), cols = seed == 7 ? 40 : 16 * (seed % 5 + 1);
+      CAPTURE(seed);
+      CAPTURE(rows);
+      CAPTURE(cols);
+      const std::vector<float> x = make_data(rows, cols, 16, 700 + seed, seed % 2 == 1);
+      const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil,
+                                                               mixprec::block_columnwise(32)};
+      const auto mref = m.quantize_at(simd_level::portable, x.data(), rows, cols);
+      check_same(m.quantize_at(l, x.data(), rows, cols), mref);
+      std::vector<float> a(x.size()), b(x.size());
+      m.dequantize_at(simd_level::portable, mref, a.data());
+      m.dequantize_at(l, mref, b.data());
+      check_same_floats(b, a);
+      for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+        for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient}) {
+          mixprec::nvfp4_recipe r;
+          r.order = order;
+          r.factor = factor;
+          r.block = mixprec::block_columnwise(16);
+          const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+          check_same(r.quantize_at(l, x.data(), rows, cols), ref);
+          r.dequantize_at(simd_level::portable, ref, a.data());
+          r.dequantize_at(l, ref, b.data());
+          check_same_floats(b, a);
+        }
+    }
+    // Columnwise MXFP8 dequantize: every element code under every scale code (0xFF: NaN).
+    mixprec::mx_block_recipe<mixprec::float8_e4m3fn>::tensor_type t;
+    t.rows = 64;
+    t.cols = 256;
+    t.block = mixprec::block_columnwise(32);
+    for (std::size_t i = 0; i < t.rows * t.cols; ++i)
+      t.elements.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>((i + 37 * (i / 256)) % 256)));
+    for (std::size_t i = 0; i < 2 * 256; ++i) t.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(i % 256)));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil, mixprec::block_columnwise(32)};
+    std::vector<float> a(t.elements.size()), b(t.elements.size());
+    m.dequantize_at(simd_level::portable, t, a.data());
+    m.dequantize_at(l, t, b.data());
+    check_same_floats(b, a);
+  }
+}

@@ -889,9 +889,11 @@ class mlp_run {
         const float* p = x + c * 64 * cols;
         const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
         float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
-        for (std::size_t i = 0; i < m; ++i) {
-          const float v = std::fabs(p[i]);
-          a = v > a ? v : a;
+        if (!mixprec::detail::amax_at(mixprec::detail::simd_best_level, p, m, a)) {  // the same max, vectorised
+          for (std::size_t i = 0; i < m; ++i) {
+            const float v = std::fabs(p[i]);
+            a = v > a ? v : a;
+          }
         }
         part[c] = a;
       });

@@ -17,7 +17,7 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in rowwise 1x16 or 16x16 tiles,
+// Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in 1x16, 16x1 or 16x16 blocks,
 // or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
 // AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
 // take the level.
@@ -221,16 +221,17 @@ struct nvfp4_recipe {
       }
     }
     const bool colwise16 = block == block_columnwise(16);
-    if (te_order && stochastic && !hadamard && (rowwise16 || colwise16) && cols % 16 == 0 &&
+    if (te_order && (stochastic ? rowwise16 || colwise16 : colwise16) && !hadamard && cols % 16 == 0 &&
         level != detail::simd_level::portable &&
         (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
       detail::nvfp4_fast_params p;
       p.s_enc = te_global_encode_scale(tensor_amax);
       p.legacy = order == nvfp4_order::te_legacy;
       p.quotient = factor == nvfp4_encode_factor::quotient;
-      if (detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed,
-                                       reinterpret_cast<std::uint8_t*>(t.elements.data()),
-                                       reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
+      auto* const elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
+      auto* const scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
+      if (stochastic ? detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed, elems, scales)
+                     : detail::nvfp4_quantize_cols_at(level, in, rows, cols, p, elems, scales)) {
         t.tensor_scale = p.s_enc;
         return;
       }

@@ -465,12 +465,15 @@ inline void nvfp4_quantize_sr(const float* in, std::size_t nblocks, const nvfp4_
 }
 
 /// NVFP4 16x1 blocks (down the columns; cols a multiple of 16, the last block row may be shorter),
-/// stochastic rounding: 16 columns' blocks at once, element (i, j) with counter_bits(seed, i * cols
+/// stochastic rounding (SR) or RNE: 16 columns' blocks at once, element (i, j) with counter_bits(seed, i * cols
 /// + j) >> 32; scale of block (i / 16, j) at scale[(i / 16) * cols + j].
-inline void nvfp4_quantize_cols_sr(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
-                                   std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+/// SR false: RNE (e2m1_codes), seed unused.
+template <bool SR>
+inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const auto enc = [seed](__m256 v, std::uint64_t k) { return SR ? e2m1_codes_sr(v, counter_hi8(seed, k)) : e2m1_codes(v); };
   const __m256 m1 = _mm256_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm256_set1_ps(p.legacy ? p.s_enc : 1.0f);
   const __m256 rn = _mm256_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm256_set1_ps(p.quotient ? 1.0f : s_dec);
   const __m256 z = _mm256_setzero_ps();
@@ -487,8 +490,8 @@ inline void nvfp4_quantize_cols_sr(const float* in, std::size_t rows, std::size_
       store16(scale + (r0 / 16) * cols + c0, ca, cb);
       for (std::size_t i = r0; i < r1; ++i) {
         const float* x = in + i * cols + c0;
-        store16(elem + i * cols + c0, e2m1_codes_sr(_mm256_mul_ps(_mm256_loadu_ps(x), ra), counter_hi8(seed, i * cols + c0)),
-                e2m1_codes_sr(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rb), counter_hi8(seed, i * cols + c0 + 8)));
+        store16(elem + i * cols + c0, enc(_mm256_mul_ps(_mm256_loadu_ps(x), ra), i * cols + c0),
+                enc(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rb), i * cols + c0 + 8));
       }
     }
   }
@@ -507,6 +510,52 @@ inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* 
                                          _mm256_set1_epi32(0x7F));
       const __m256 s = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(c, 20)), _mm256_set1_ps(1.329227995784916e36f));
       _mm256_storeu_ps(out + i * cols + j, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem + i * cols + j), s), d));
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 in 32x1 blocks (down the columns; cols a multiple of 8, the last block row may
+/// be shorter): per 8 columns the fmax-fold amax over the block rows, the scalar code rule per
+/// lane, elements e4m3_codes(x * 2^k); scale of block (i / 32, j) at scale[(i / 32) * cols + j].
+inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
+                                     std::uint8_t* scale) noexcept {
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
+    const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 8) {
+      __m256 m = z;
+      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
+        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), m);
+      alignas(32) float mf[8], rf[8];
+      _mm256_store_ps(mf, m);
+      for (std::size_t j = 0; j < 8; ++j) {
+        const std::uint8_t code = simd_blk::mx_te_code(mf[j]);
+        scale[(r0 / 32) * cols + c0 + j] = code;
+        rf[j] = simd_blk::mx_te_factor(code);
+      }
+      const __m256 r = _mm256_load_ps(rf);
+      for (std::size_t i = r0; i < r1; ++i) {
+        alignas(32) std::int32_t c[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(c), e4m3_codes(_mm256_mul_ps(_mm256_loadu_ps(in + i * cols + c0), r)));
+        for (std::size_t j = 0; j < 8; ++j) elem[i * cols + c0 + j] = static_cast<std::uint8_t>(c[j]);
+      }
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks dequantize (cols a multiple of 8): as mx_te_e4m3_dequantize.
+inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                       std::size_t cols, float* out) noexcept {
+  const __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 32) * cols;
+    for (std::size_t j = 0; j < cols; j += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, srow + j, 8);
+      const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
+      const __m256 v = _mm256_mul_ps(e4m3_values(elem + i * cols + j), _mm256_castsi256_ps(_mm256_slli_epi32(c, 23)));
+      _mm256_storeu_ps(out + i * cols + j,
+                       _mm256_blendv_ps(v, qn, _mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(0xFF)))));
     }
   }
 }
@@ -1042,11 +1091,13 @@ inline void nvfp4_quantize_sr(const float* in, std::size_t nblocks, const nvfp4_
   }
 }
 
-/// NVFP4 16x1 blocks with stochastic rounding, as simd256::nvfp4_quantize_cols_sr.
-inline void nvfp4_quantize_cols_sr(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
-                                   std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+/// NVFP4 16x1 blocks, stochastic rounding (SR) or RNE, as simd256::nvfp4_quantize_cols.
+template <bool SR>
+inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const auto enc = [seed](__m512 v, std::uint64_t k) { return SR ? e2m1_codes_sr(v, counter_hi16(seed, k)) : e2m1_codes(v); };
   const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
   const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
   const __m512 z = _mm512_setzero_ps();
@@ -1062,7 +1113,7 @@ inline void nvfp4_quantize_cols_sr(const float* in, std::size_t rows, std::size_
       for (std::size_t i = r0; i < r1; ++i) {
         const std::size_t k = i * cols + c0;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + k),
-                         _mm512_cvtepi32_epi8(e2m1_codes_sr(_mm512_mul_ps(_mm512_loadu_ps(in + k), r), counter_hi16(seed, k))));
+                         _mm512_cvtepi32_epi8(enc(_mm512_mul_ps(_mm512_loadu_ps(in + k), r), k)));
       }
     }
   }
@@ -1078,6 +1129,41 @@ inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* 
       const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + j)));
       const __m512 s = e4m3_values_of(_mm512_and_si512(c, _mm512_set1_epi32(0x7F)));
       _mm512_storeu_ps(out + i * cols + j, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem + i * cols + j), s), d));
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks, as simd256::mx_te_e4m3_quantize_cols, 16 columns at a time.
+inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
+                                     std::uint8_t* scale) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
+    const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m512 m = z;
+      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
+        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      const __m512i codes = mx_te_codes(m);
+      const __m512 r = mx_te_factors(codes);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 32) * cols + c0), _mm512_cvtepi32_epi8(codes));
+      for (std::size_t i = r0; i < r1; ++i)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
+                         _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), r))));
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks dequantize, as simd256::mx_te_e4m3_dequantize_cols.
+inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                       std::size_t cols, float* out) noexcept {
+  const __m512i qn = _mm512_set1_epi32(0x7FC00000);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 32) * cols;
+    for (std::size_t j = 0; j < cols; j += 16) {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + j)));
+      const __m512 v = _mm512_mul_ps(e4m3_values(elem + i * cols + j), _mm512_castsi512_ps(_mm512_slli_epi32(c, 23)));
+      _mm512_storeu_ps(out + i * cols + j, _mm512_castsi512_ps(_mm512_mask_mov_epi32(
+                                               _mm512_castps_si512(v), _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF)), qn)));
     }
   }
 }
@@ -1264,7 +1350,7 @@ inline bool nvfp4_quantize_sr_at(simd_level l, const float* in, std::size_t rows
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
     if (columnwise) {
-      simd512::nvfp4_quantize_cols_sr(in, rows, cols, p, seed, elem, scale);
+      simd512::nvfp4_quantize_cols<true>(in, rows, cols, p, seed, elem, scale);
     } else {
       simd512::nvfp4_quantize_sr(in, rows * cols / 16, p, seed, elem, scale);
     }
@@ -1274,7 +1360,7 @@ inline bool nvfp4_quantize_sr_at(simd_level l, const float* in, std::size_t rows
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
     if (columnwise) {
-      simd256::nvfp4_quantize_cols_sr(in, rows, cols, p, seed, elem, scale);
+      simd256::nvfp4_quantize_cols<true>(in, rows, cols, p, seed, elem, scale);
     } else {
       simd256::nvfp4_quantize_sr(in, rows * cols / 16, p, seed, elem, scale);
     }
@@ -1282,6 +1368,27 @@ inline bool nvfp4_quantize_sr_at(simd_level l, const float* in, std::size_t rows
   }
 #endif
   (void)l, (void)in, (void)rows, (void)columnwise, (void)p, (void)seed, (void)elem, (void)scale;
+  return false;
+}
+
+/// NVFP4 (te / te_legacy, RNE) quantize of rows x cols floats (cols a multiple of 16) in 16x1
+/// blocks (the last block row may be shorter), as nvfp4_quantize_tiles_at.
+inline bool nvfp4_quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
+                                   const nvfp4_fast_params& p, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)p, (void)elem, (void)scale;
   return false;
 }
 
@@ -1302,6 +1409,48 @@ inline bool nvfp4_dequantize_cols_at(simd_level l, const std::uint8_t* elem, con
   }
 #endif
   (void)l, (void)elem, (void)scale, (void)rows, (void)s_dec, (void)out;
+  return false;
+}
+
+/// TE MXFP8 E4M3 quantize of rows x cols floats (cols a multiple of 16) in 32x1 blocks (the last
+/// block row may be shorter), as mx_te_e4m3_quantize_at: scale of block (i / 32, j) at
+/// scale[(i / 32) * cols + j].
+inline bool mx_te_e4m3_quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
+                                        std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)elem, (void)scale;
+  return false;
+}
+
+/// TE MXFP8 E4M3 dequantize of rows x cols elements in 32x1 blocks (cols a multiple of 16).
+inline bool mx_te_e4m3_dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale,
+                                          std::size_t rows, std::size_t cols, float* out) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    return true;
+  }
+#endif
+  (void)l, (void)elem, (void)scale, (void)rows, (void)out;
   return false;
 }
 
