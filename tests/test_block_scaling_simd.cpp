@@ -703,6 +703,37 @@ TEST_CASE("block_scaling fast paths: columnwise MXFP8 (TE, 32x1) and NVFP4 RNE (
           check_same_floats(b, a);
         }
     }
+    // Columns of decreasing magnitude (column j about 2^-j: block scales down to UE4M3 subnormals
+    // and 0), and a given tensor amax below the true one (scales saturate): the general paths.
+    {
+      const std::size_t rows = 40, cols = 64;
+      std::mt19937 g(9);
+      std::normal_distribution<float> nd(0.0f, 1.0f);
+      std::vector<float> x(rows * cols);
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) x[i * cols + j] = std::ldexp(nd(g), -static_cast<int>(j));
+      x[7 * cols + 5] = std::numeric_limits<float>::quiet_NaN();
+      for (float amax : {4.0f, 1.0f, 1e-3f, 1e-9f})
+        for (bool sr : {false, true}) {
+          CAPTURE(amax);
+          CAPTURE(sr);
+          mixprec::nvfp4_recipe r;
+          r.block = mixprec::block_columnwise(16);
+          r.stochastic = sr;
+          r.seed = 99;
+          mixprec::nvfp4_recipe::tensor_type fast, ref;
+          r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+          r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+          check_same(fast, ref);
+          r.block = mixprec::block_rowwise(16);
+          r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+          r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+          check_same(fast, ref);
+        }
+      const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil,
+                                                               mixprec::block_columnwise(32)};
+      check_same(m.quantize_at(l, x.data(), rows, cols), m.quantize_at(simd_level::portable, x.data(), rows, cols));
+    }
     // Columnwise MXFP8 dequantize: every element code under every scale code (0xFF: NaN).
     mixprec::mx_block_recipe<mixprec::float8_e4m3fn>::tensor_type t;
     t.rows = 64;

@@ -1097,7 +1097,9 @@ inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t c
                                 std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
-  const auto enc = [seed](__m512 v, std::uint64_t k) { return SR ? e2m1_codes_sr(v, counter_hi16(seed, k)) : e2m1_codes(v); };
+  const auto enc = [seed](__m512 v, std::uint64_t k, bool small) {
+    return SR ? e2m1_codes_sr(v, counter_hi16(seed, k)) : small ? e2m1_codes_small(v) : e2m1_codes(v);
+  };
   const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
   const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
   const __m512 z = _mm512_setzero_ps();
@@ -1105,15 +1107,22 @@ inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t c
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
       __m512 m = z;
-      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
-        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
+      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
+        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
+        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
+        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
+      }
       __m512 r;
       const __m512i codes = nvfp4_scales16(m, m1, m2, rn, rd, r);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 16) * cols + c0), _mm512_cvtepi32_epi8(codes));
+      // RNE's common case (as nvfp4_quantize): no NaN, every scaled element below 7.
+      const bool small = _mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 &&
+                         _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) == 0xFFFF;
       for (std::size_t i = r0; i < r1; ++i) {
         const std::size_t k = i * cols + c0;
         _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + k),
-                         _mm512_cvtepi32_epi8(enc(_mm512_mul_ps(_mm512_loadu_ps(in + k), r), k)));
+                         _mm512_cvtepi32_epi8(enc(_mm512_mul_ps(_mm512_loadu_ps(in + k), r), k, small)));
       }
     }
   }
@@ -1141,14 +1150,30 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
     const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
       __m512 m = z;
-      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
-        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
+      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
+        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
+        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
+        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
+      }
       const __m512i codes = mx_te_codes(m);
       const __m512 r = mx_te_factors(codes);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 32) * cols + c0), _mm512_cvtepi32_epi8(codes));
-      for (std::size_t i = r0; i < r1; ++i)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
-                         _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), r))));
+      // The common case (as mx_te_e4m3_quantize): no NaN, scaled max <= 464; e4m3_codes_pow2 with
+      // each lane's k = 127 - code (code 0: k = 0), other lanes through e4m3_codes.
+      const bool fast = _mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 &&
+                        _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
+      const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes),
+                                               _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512()), _mm512_setzero_si512());
+      const __m512i cb = _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23), _mm512_set1_epi32(0x7FFFF));
+      const __m512i lo = _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23);
+      for (std::size_t i = r0; i < r1; ++i) {
+        const __m512i x = _mm512_loadu_si512(in + i * cols + c0);
+        __mmask16 bad = 1;
+        __m512i c = fast ? e4m3_codes_pow2(x, cb, lo, bad) : x;
+        if (!fast || bad != 0) c = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x), r));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0), _mm512_cvtepi32_epi8(c));
+      }
     }
   }
 }
