@@ -991,11 +991,23 @@ inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t 
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
       __m512 m = z;
-      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
-        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
+      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
+        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
+        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
+        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
+      }
       float sf, r;
-      simd_blk::nvfp4_block(_mm512_reduce_max_ps(m), p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
+      const float bmax = _mm512_reduce_max_ps(m);
+      simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
       const __m512 rv = _mm512_set1_ps(r);
+      // The common case (as nvfp4_quantize): no NaN, every scaled element below 7.
+      if (_mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 && bmax * r < 7.0f) {
+        for (std::size_t i = r0; i < r1; ++i)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
+                           _mm512_cvtepi32_epi8(e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), rv))));
+        continue;
+      }
       for (std::size_t i = r0; i < r1; ++i) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
                          _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), rv))));
