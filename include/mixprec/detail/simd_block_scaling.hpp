@@ -3,6 +3,11 @@
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16; quantize also in
 // 16x16 tiles), quantize and dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
 // and DeepSeek FP8 (1x128, FP32 / UE8M0 scales) quantize at both; when cols is a multiple of the block (so the blocks tile the flat array).
+// Columnwise (cols a multiple of 16, any rows): TE MXFP8 32x1 and NVFP4 16x1 quantize and
+// dequantize, 16 (8) columns' blocks per vector. NVFP4 stochastic rounding (1x16, 16x1): the
+// scalar recipe's random words counter_bits(seed, k) >> 32 (SplitMix64's finalizer, 64-bit lanes:
+// vpmullq, or three 32 x 32 products at AVX2), and the E2M1 code from the bits: truncated code
+// s24 >> n plus the exponent, carry of (the 32 bits below) + random word (e2m1_codes_sr).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
