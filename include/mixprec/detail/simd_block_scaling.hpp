@@ -985,23 +985,35 @@ inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const Sc
   }
 }
 
+
+/// Over rows [0, n) of the 16 columns at p (row stride cols): m = the fmax-fold max |x| per
+/// column (NaN ignored: max_ps(|x|, 0) sanitizes), u = the max of |x| bits (a NaN wins); four
+/// independent chains (max is exact, so the order does not matter).
+inline void col_max(const float* p, std::size_t cols, std::size_t n, __m512& m, __m512i& u) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  __m512 mm[4] = {z, z, z, z};
+  __m512i uu[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
+  for (std::size_t i = 0; i < n; ++i) {
+    const __m512 a = abs16(_mm512_loadu_ps(p + i * cols));
+    mm[i % 4] = _mm512_max_ps(_mm512_max_ps(a, z), mm[i % 4]);
+    uu[i % 4] = _mm512_max_epu32(_mm512_castps_si512(a), uu[i % 4]);
+  }
+  m = _mm512_max_ps(_mm512_max_ps(mm[0], mm[1]), _mm512_max_ps(mm[2], mm[3]));
+  u = _mm512_max_epu32(_mm512_max_epu32(uu[0], uu[1]), _mm512_max_epu32(uu[2], uu[3]));
+}
+
 /// NVFP4 16x16 tiles, as simd256::nvfp4_quantize_tiles, a tile row of 16 at a time.
 inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
                                  std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
-  const __m512 z = _mm512_setzero_ps();
   const std::size_t sc = cols / 16;
   for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m512 m = z;
-      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
-      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
-        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
-        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
-        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
-      }
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
       float sf, r;
       const float bmax = _mm512_reduce_max_ps(m);
       simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
@@ -1119,17 +1131,12 @@ inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t c
   };
   const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
   const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
-  const __m512 z = _mm512_setzero_ps();
   for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m512 m = z;
-      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
-      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
-        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
-        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
-        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
-      }
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
       __m512 r;
       const __m512i codes = nvfp4_scales16(m, m1, m2, rn, rd, r);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 16) * cols + c0), _mm512_cvtepi32_epi8(codes));
@@ -1162,17 +1169,12 @@ inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* 
 /// TE MXFP8 E4M3 32x1 blocks, as simd256::mx_te_e4m3_quantize_cols, 16 columns at a time.
 inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
                                      std::uint8_t* scale) noexcept {
-  const __m512 z = _mm512_setzero_ps();
   for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
     const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m512 m = z;
-      __m512i u = _mm512_setzero_si512();  // max of |x| bits: a NaN wins
-      for (std::size_t i = r0; i < r1; ++i) {  // m: NaN ignored (max_ps takes the second operand)
-        const __m512 a = abs16(_mm512_loadu_ps(in + i * cols + c0));
-        m = _mm512_max_ps(_mm512_max_ps(a, z), m);
-        u = _mm512_max_epu32(_mm512_castps_si512(a), u);
-      }
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
       const __m512i codes = mx_te_codes(m);
       const __m512 r = mx_te_factors(codes);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 32) * cols + c0), _mm512_cvtepi32_epi8(codes));
