@@ -991,15 +991,28 @@ inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const Sc
 /// independent chains (max is exact, so the order does not matter).
 inline void col_max(const float* p, std::size_t cols, std::size_t n, __m512& m, __m512i& u) noexcept {
   const __m512 z = _mm512_setzero_ps();
-  __m512 mm[4] = {z, z, z, z};
-  __m512i uu[4] = {_mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512(), _mm512_setzero_si512()};
-  for (std::size_t i = 0; i < n; ++i) {
-    const __m512 a = abs16(_mm512_loadu_ps(p + i * cols));
-    mm[i % 4] = _mm512_max_ps(_mm512_max_ps(a, z), mm[i % 4]);
-    uu[i % 4] = _mm512_max_epu32(_mm512_castps_si512(a), uu[i % 4]);
+  __m512 m0 = z, m1 = z, m2 = z, m3 = z;
+  __m512i u0 = _mm512_setzero_si512(), u1 = u0, u2 = u0, u3 = u0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4, p += 4 * cols) {
+    const __m512 a0 = abs16(_mm512_loadu_ps(p)), a1 = abs16(_mm512_loadu_ps(p + cols));
+    const __m512 a2 = abs16(_mm512_loadu_ps(p + 2 * cols)), a3 = abs16(_mm512_loadu_ps(p + 3 * cols));
+    m0 = _mm512_max_ps(_mm512_max_ps(a0, z), m0);
+    m1 = _mm512_max_ps(_mm512_max_ps(a1, z), m1);
+    m2 = _mm512_max_ps(_mm512_max_ps(a2, z), m2);
+    m3 = _mm512_max_ps(_mm512_max_ps(a3, z), m3);
+    u0 = _mm512_max_epu32(_mm512_castps_si512(a0), u0);
+    u1 = _mm512_max_epu32(_mm512_castps_si512(a1), u1);
+    u2 = _mm512_max_epu32(_mm512_castps_si512(a2), u2);
+    u3 = _mm512_max_epu32(_mm512_castps_si512(a3), u3);
   }
-  m = _mm512_max_ps(_mm512_max_ps(mm[0], mm[1]), _mm512_max_ps(mm[2], mm[3]));
-  u = _mm512_max_epu32(_mm512_max_epu32(uu[0], uu[1]), _mm512_max_epu32(uu[2], uu[3]));
+  for (; i < n; ++i, p += cols) {
+    const __m512 a = abs16(_mm512_loadu_ps(p));
+    m0 = _mm512_max_ps(_mm512_max_ps(a, z), m0);
+    u0 = _mm512_max_epu32(_mm512_castps_si512(a), u0);
+  }
+  m = _mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3));
+  u = _mm512_max_epu32(_mm512_max_epu32(u0, u1), _mm512_max_epu32(u2, u3));
 }
 
 /// NVFP4 16x16 tiles, as simd256::nvfp4_quantize_tiles, a tile row of 16 at a time.
