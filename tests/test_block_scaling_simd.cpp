@@ -5,7 +5,9 @@
 // torchao and re-implementations), bit for bit: random data of every magnitude mixed with 0, -0,
 // +-Inf, NaN, float subnormals, FLT_MAX blocks, E4M3 / E2M1 values and their rounding midpoints
 // (each scaled by powers of two), blocks whose element factor is exactly 1 (every E2M1 midpoint
-// hit), and every (element code, scale code) pair through dequantize. Every level compiled in is
+// hit), and every (element code, scale code) pair through dequantize; columnwise MXFP8 32x1 and
+// NVFP4 16x1, and NVFP4 stochastic rounding (1x16, 16x1; its vector E2M1 encoder against round_to
+// on both sides of every decision boundary, its random words against counter_bits). Every level compiled in is
 // run; tests/CMakeLists.txt builds this file for AVX2 and AVX-512 as well (exhaustive label).
 #include <doctest/doctest.h>
 
