@@ -758,3 +758,30 @@ TEST_CASE("block_scaling fast paths: columnwise MXFP8 (TE, 32x1) and NVFP4 RNE (
     check_same_floats(b, a);
   }
 }
+
+TEST_CASE("block_scaling fast paths: NVFP4 dequantize of scale codes quantize never writes (NaN 0x7F, sign bit)") {
+  // A tensor built by hand may hold any UE4M3 code: the fast paths leave such tensors to the
+  // scalar loop, so every level gives its values (NaN for 0x7F, not a finite 480).
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (auto blk : {mixprec::block_rowwise(16), mixprec::block_columnwise(16), mixprec::block_shape{16, 16}})
+      for (unsigned code : {0x7Fu, 0x80u, 0x88u, 0xFEu, 0xFFu}) {
+        CAPTURE(code);
+        mixprec::nvfp4_recipe r;
+        mixprec::nvfp4_recipe::tensor_type t;
+        t.rows = 32;
+        t.cols = 32;
+        t.block = blk;
+        t.tensor_scale = 2688.0f / 5.0f;
+        for (std::size_t i = 0; i < 32 * 32; ++i)
+          t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(i % 16)));
+        const std::size_t ns = t.scale_rows() * t.scale_cols();
+        for (std::size_t i = 0; i < ns; ++i)
+          t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i == ns / 2 ? code : 56 + i % 8)));
+        std::vector<float> a(t.elements.size()), b(t.elements.size());
+        r.dequantize_at(simd_level::portable, t, a.data());
+        r.dequantize_at(l, t, b.data());
+        check_same_floats(b, a);
+      }
+  }
+}

@@ -294,19 +294,23 @@ struct nvfp4_recipe {
   void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    if (te && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
+    // The vector paths decode finite non-negative scale codes (< 0x7F, all quantize writes); a
+    // tensor with another code (NaN 0x7F, or a sign bit) takes the scalar loop.
+    bool plain = true;
+    for (const auto& s : t.scales) plain = plain && s.bits() < 0x7F;
+    if (te && plain && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
         detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
                                     detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
     }
-    if (te && t.block == block_columnwise(16) && level != detail::simd_level::portable &&
+    if (te && plain && t.block == block_columnwise(16) && level != detail::simd_level::portable &&
         detail::nvfp4_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                          reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
                                          detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
     }
-    if (te && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
+    if (te && plain && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
       // 16x16 tiles: row i's blocks of 16 have the scales of tile row i / 16, consecutive, so each
       // row is a rowwise tensor (the same products, the same bits).
       const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
