@@ -9,6 +9,8 @@
 //             fp8_1x128  deepseek_fp8_recipe, rowwise 1x128, FP32 scale amax / 448 (quantize)
 //             nvfp4   nvfp4_recipe, te order, rowwise 1x16 (TE NVFP4; two passes: tensor amax,
 //                     then the blocks)
+//             mxfp8_col, nvfp4_col  the same recipes in columnwise 32x1 / 16x1 blocks
+//             nvfp4_sr, nvfp4_srcol  NVFP4 with stochastic rounding, 1x16 / 16x1 (quantize)
 //     impl    mixprec  recipe.quantize_into / dequantize (storage reused; x86 fast path where
 //                      compiled in, -march=native)
 //             scalar   quantize_into_at / dequantize_at(simd_level::portable): the scalar loops
@@ -145,6 +147,14 @@ void dequant(benchmark::State& st, Recipe r, std::size_t block, impl im) {
 
 const mx_block_recipe<float8_e4m3fn> kMx{mx_block_rule::te_rceil, block_rowwise(32)};
 const mx_block_recipe<float8_e4m3fn> kMxOcp{mx_block_rule::ocp_floor, block_rowwise(32)};
+const mx_block_recipe<float8_e4m3fn> kMxCol{mx_block_rule::te_rceil, block_columnwise(32)};
+nvfp4_recipe nvfp4_variant(block_shape b, bool sr) {
+  nvfp4_recipe r;
+  r.block = b;
+  r.stochastic = sr;
+  r.seed = 7;
+  return r;
+}
 
 void register_quant() {
   const char* names[] = {"mixprec", "scalar", "copy", "avx2", "given_amax"};
@@ -162,9 +172,27 @@ void register_quant() {
     }
     bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4/" + nm).c_str(),
                                               [im](benchmark::State& s) { quant(s, nvfp4_recipe{}, 16, im); }));
-    if (im == impl::mixprec || im == impl::scalar || im == impl::avx2)
+    if (im == impl::mixprec || im == impl::scalar || im == impl::avx2) {
       bs.push_back(benchmark::RegisterBenchmark(("quant/mxfp8_ocp/" + nm).c_str(),
                                                 [im](benchmark::State& s) { quant(s, kMxOcp, 32, im); }));
+      // Columnwise (32x1 / 16x1) and stochastic rounding variants (against the recipe's copy).
+      bs.push_back(benchmark::RegisterBenchmark(("quant/mxfp8_col/" + nm).c_str(),
+                                                [im](benchmark::State& s) { quant(s, kMxCol, 32, im); }));
+      bs.push_back(benchmark::RegisterBenchmark(("dequant/mxfp8_col/" + nm).c_str(),
+                                                [im](benchmark::State& s) { dequant(s, kMxCol, 32, im); }));
+      bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4_col/" + nm).c_str(), [im](benchmark::State& s) {
+        quant(s, nvfp4_variant(block_columnwise(16), false), 16, im);
+      }));
+      bs.push_back(benchmark::RegisterBenchmark(("dequant/nvfp4_col/" + nm).c_str(), [im](benchmark::State& s) {
+        dequant(s, nvfp4_variant(block_columnwise(16), false), 16, im);
+      }));
+      bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4_sr/" + nm).c_str(), [im](benchmark::State& s) {
+        quant(s, nvfp4_variant(block_rowwise(16), true), 16, im);
+      }));
+      bs.push_back(benchmark::RegisterBenchmark(("quant/nvfp4_srcol/" + nm).c_str(), [im](benchmark::State& s) {
+        quant(s, nvfp4_variant(block_columnwise(16), true), 16, im);
+      }));
+    }
     if (im != impl::given_amax)  // FP32 scales: 4 bytes per 128 values, counted as 1 per 32
       bs.push_back(benchmark::RegisterBenchmark(("quant/fp8_1x128/" + nm).c_str(),
                                                 [im](benchmark::State& s) { quant(s, deepseek_fp8_recipe{}, 32, im); }));

@@ -5,7 +5,9 @@
 // torchao and re-implementations), bit for bit: random data of every magnitude mixed with 0, -0,
 // +-Inf, NaN, float subnormals, FLT_MAX blocks, E4M3 / E2M1 values and their rounding midpoints
 // (each scaled by powers of two), blocks whose element factor is exactly 1 (every E2M1 midpoint
-// hit), and every (element code, scale code) pair through dequantize. Every level compiled in is
+// hit), and every (element code, scale code) pair through dequantize; columnwise MXFP8 32x1 and
+// NVFP4 16x1, and NVFP4 stochastic rounding (1x16, 16x1; its vector E2M1 encoder against round_to
+// on both sides of every decision boundary, its random words against counter_bits). Every level compiled in is
 // run; tests/CMakeLists.txt builds this file for AVX2 and AVX-512 as well (exhaustive label).
 #include <doctest/doctest.h>
 
@@ -507,6 +509,279 @@ TEST_CASE("block_scaling fast paths: DeepSeek FP8 1x128 (FP32 and UE8M0 scales) 
         for (std::size_t k = 0; k < ref.scales.size(); ++k) bad += fbits(fast.scales[k]) != fbits(ref.scales[k]);
         for (std::size_t k = 0; k < ref.elements.size(); ++k) bad += fast.elements[k].bits() != ref.elements[k].bits();
         CHECK(bad == 0);
+      }
+  }
+}
+
+namespace {
+
+/// round_to<float4_e2m1fn>'s stochastic decision boundary for |v| < 8: the 32-bit truncated
+/// fraction f of |v| / quantum (exact in double), so that random words >= 2^32 - f round up.
+std::uint64_t e2m1_frac32(float v) {
+  int ex = 0;
+  (void)std::frexp(static_cast<double>(v), &ex);  // |v| = m 2^ex, m in [0.5, 1)
+  const double t = std::fabs(static_cast<double>(v)) / std::ldexp(1.0, std::max(ex - 1, 0) - 1);
+  return static_cast<std::uint64_t>(std::floor((t - std::floor(t)) * 4294967296.0));
+}
+
+/// Floats for the stochastic E2M1 encoder: every E2M1 value, midpoint and neighbour, scaled by
+/// powers of two from 2^-30 to 2^4, random bit patterns, subnormals, zeros, infinities, NaNs.
+std::vector<float> sr_values() {
+  std::vector<float> v;
+  for (float x : interesting())
+    if (x <= 8.0f)
+      for (int e = -30; e <= 4; ++e) v.push_back(std::ldexp(x, e));
+  std::mt19937 g(77);
+  for (int i = 0; i < 4000; ++i) v.push_back(from_bits(static_cast<std::uint32_t>(g())));
+  for (int i = 0; i < 4000; ++i) v.push_back(from_bits(0x30000000u + static_cast<std::uint32_t>(g()) % 0x11000000u));
+  for (float x : {0.0f, std::numeric_limits<float>::denorm_min(), from_bits(0x007FFFFFu), std::numeric_limits<float>::min(),
+                  std::numeric_limits<float>::infinity(), std::numeric_limits<float>::quiet_NaN(),
+                  std::numeric_limits<float>::max(), 6.0f, 7.0f, std::nextafter(7.0f, 0.0f), 8.0f})
+    v.push_back(x);
+  const std::size_t n = v.size();
+  for (std::size_t i = 0; i < n; ++i) v.push_back(-v[i]);
+  while (v.size() % 16 != 0) v.push_back(0.5f);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("NVFP4 stochastic rounding: the vector encoder and random words equal round_to and counter_bits") {
+  const std::vector<float> v = sr_values();
+  std::mt19937 g(5);
+  std::size_t checked = 0;
+  for (int pass = 0; pass < 8; ++pass) {
+    // The random word of each value: fixed ones, random ones, and either side of its boundary.
+    std::vector<std::uint32_t> rb(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const std::uint64_t f = std::fabs(v[i]) < 8.0f ? e2m1_frac32(v[i]) : 0;
+      const std::uint32_t fixed[] = {0u, 1u, 0x7FFFFFFFu, 0x80000000u, 0xFFFFFFFFu};
+      rb[i] = pass < 5    ? fixed[pass]
+              : pass == 5 ? static_cast<std::uint32_t>(g())
+                          : static_cast<std::uint32_t>((std::uint64_t{1} << 32) - f - (pass == 7 ? 1 : 0));
+    }
+    std::vector<std::uint8_t> want(v.size());
+    for (std::size_t i = 0; i < v.size(); ++i)
+      want[i] = mixprec::round_to<mixprec::float4_e2m1fn>(v[i], mixprec::rounding::stochastic, mixprec::overflow::saturate,
+                                                          rb[i])
+                    .bits();
+    (void)checked;
+#if defined(MIXPREC_SIMD_AVX2)
+    for (std::size_t i = 0; i < v.size(); i += 8) {
+      alignas(32) std::int32_t c[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(c),
+                         md::simd256::e2m1_codes_sr(_mm256_loadu_ps(v.data() + i),
+                                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rb.data() + i))));
+      for (std::size_t j = 0; j < 8; ++j) {
+        CAPTURE(v[i + j]);
+        CAPTURE(rb[i + j]);
+        REQUIRE(c[j] == want[i + j]);
+        ++checked;
+      }
+    }
+#endif
+#if defined(MIXPREC_SIMD_AVX512)
+    for (std::size_t i = 0; i < v.size(); i += 16) {
+      alignas(64) std::int32_t c[16];
+      _mm512_store_si512(reinterpret_cast<void*>(c),
+                         md::simd512::e2m1_codes_sr(_mm512_loadu_ps(v.data() + i), _mm512_loadu_si512(rb.data() + i)));
+      for (std::size_t j = 0; j < 16; ++j) {
+        CAPTURE(v[i + j]);
+        CAPTURE(rb[i + j]);
+        REQUIRE(c[j] == want[i + j]);
+        ++checked;
+      }
+    }
+#endif
+  }
+  // The random words: counter_bits(seed, k) >> 32 for 16 consecutive k, the counter wrapping too.
+  for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{12345}, ~std::uint64_t{0},
+                             std::uint64_t{0x9E3779B97F4A7C15ull}})
+    for (std::uint64_t k0 : {std::uint64_t{0}, std::uint64_t{3}, std::uint64_t{1} << 40, ~std::uint64_t{0} - 9}) {
+      std::uint32_t want[16];
+      for (std::uint64_t i = 0; i < 16; ++i) want[i] = static_cast<std::uint32_t>(md::counter_bits(seed, k0 + i) >> 32);
+#if defined(MIXPREC_SIMD_AVX2)
+      alignas(32) std::uint32_t c[8];
+      for (std::uint64_t h = 0; h < 16; h += 8) {
+        _mm256_store_si256(reinterpret_cast<__m256i*>(c), md::simd256::counter_hi8(seed, k0 + h));
+        for (std::size_t j = 0; j < 8; ++j) CHECK(c[j] == want[h + j]);
+      }
+#endif
+#if defined(MIXPREC_SIMD_AVX512)
+      alignas(64) std::uint32_t d[16];
+      _mm512_store_si512(reinterpret_cast<void*>(d), md::simd512::counter_hi16(seed, k0));
+      for (std::size_t j = 0; j < 16; ++j) CHECK(d[j] == want[j]);
+#endif
+      (void)want;
+    }
+}
+
+TEST_CASE("block_scaling fast paths: NVFP4 stochastic rounding (1x16 and 16x1) equals the scalar recipe") {
+  // Every order and factor, rowwise and columnwise blocks, row counts not a multiple of 16, with
+  // and without specials, tensor amax computed or given, seeds small and wrapping the counter.
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (auto block : {mixprec::block_rowwise(16), mixprec::block_columnwise(16)})
+      for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+        for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient})
+          for (std::uint32_t seed = 1; seed <= 6; ++seed) {
+            mixprec::nvfp4_recipe r;
+            r.order = order;
+            r.factor = factor;
+            r.block = block;
+            r.stochastic = true;
+            r.seed = seed % 3 == 0 ? ~std::uint64_t{0} - seed : seed * 1000003u;
+            const std::size_t rows = 3 + 7 * seed, cols = 16 * (seed % 4 + 1);
+            CAPTURE(block.rows);
+            CAPTURE(seed);
+            std::vector<float> x = make_data(rows, cols, 16, 500 + seed, seed % 2 == 0);
+            if (seed == 3) {  // S_enc = 1 and blocks of amax 6: R = 1, the elements rounded as they are
+              for (float& v : x) v = std::fmod(v, 6.0f);
+              x[0] = 2688.0f;
+              for (std::size_t k = 16; k < 32; ++k) x[k] = 6.0f * static_cast<float>(k - 16) / 16.0f;
+            }
+            const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+            check_same(r.quantize_at(l, x.data(), rows, cols), ref);
+            std::vector<float> a(x.size()), b(x.size());
+            r.dequantize_at(simd_level::portable, ref, a.data());
+            r.dequantize_at(l, ref, b.data());
+            check_same_floats(b, a);
+            mixprec::nvfp4_recipe::tensor_type fast, ref2;
+            const float amax = 2.0f * static_cast<float>(seed);
+            r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+            r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref2, &amax);
+            check_same(fast, ref2);
+          }
+    // Columnwise dequantize: every element code under every finite scale code.
+    for (float s_enc : {1.0f, 2688.0f / 3.0f, 1e-30f, 3.0e38f}) {
+      mixprec::nvfp4_recipe r;
+      mixprec::nvfp4_recipe::tensor_type t;
+      t.rows = 16 * 16;
+      t.cols = 128;
+      t.block = mixprec::block_columnwise(16);
+      t.tensor_scale = s_enc;
+      for (std::size_t i = 0; i < t.rows * t.cols; ++i)
+        t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>((i + i / 128) % 16)));
+      for (std::size_t i = 0; i < 16 * 128; ++i)
+        t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i % 127)));
+      std::vector<float> a(t.elements.size()), b(t.elements.size());
+      r.dequantize_at(simd_level::portable, t, a.data());
+      r.dequantize_at(l, t, b.data());
+      check_same_floats(b, a);
+    }
+  }
+}
+
+TEST_CASE("block_scaling fast paths: columnwise MXFP8 (TE, 32x1) and NVFP4 RNE (16x1) equal the scalar recipe") {
+  // Row counts not a multiple of the block (a shorter last block row), with and without specials,
+  // blocks of every magnitude (make_data's blocks of 16 values lie along the rows: a column block
+  // mixes them), and columns not a multiple of 16 (the scalar loop).
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (std::uint32_t seed = 1; seed <= 8; ++seed) {
+      const std::size_t rows = 9 * seed + (seed == 4 ? 3 : 0), cols = seed == 7 ? 40 : 16 * (seed % 5 + 1);
+      CAPTURE(seed);
+      CAPTURE(rows);
+      CAPTURE(cols);
+      const std::vector<float> x = make_data(rows, cols, 16, 700 + seed, seed % 2 == 1);
+      const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil,
+                                                               mixprec::block_columnwise(32)};
+      const auto mref = m.quantize_at(simd_level::portable, x.data(), rows, cols);
+      check_same(m.quantize_at(l, x.data(), rows, cols), mref);
+      std::vector<float> a(x.size()), b(x.size());
+      m.dequantize_at(simd_level::portable, mref, a.data());
+      m.dequantize_at(l, mref, b.data());
+      check_same_floats(b, a);
+      for (auto order : {mixprec::nvfp4_order::te, mixprec::nvfp4_order::te_legacy})
+        for (auto factor : {mixprec::nvfp4_encode_factor::reciprocal, mixprec::nvfp4_encode_factor::quotient}) {
+          mixprec::nvfp4_recipe r;
+          r.order = order;
+          r.factor = factor;
+          r.block = mixprec::block_columnwise(16);
+          const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, cols);
+          check_same(r.quantize_at(l, x.data(), rows, cols), ref);
+          r.dequantize_at(simd_level::portable, ref, a.data());
+          r.dequantize_at(l, ref, b.data());
+          check_same_floats(b, a);
+        }
+    }
+    // Columns of decreasing magnitude (column j about 2^-j: block scales down to UE4M3 subnormals
+    // and 0), and a given tensor amax below the true one (scales saturate): the general paths.
+    {
+      const std::size_t rows = 40, cols = 64;
+      std::mt19937 g(9);
+      std::normal_distribution<float> nd(0.0f, 1.0f);
+      std::vector<float> x(rows * cols);
+      for (std::size_t i = 0; i < rows; ++i)
+        for (std::size_t j = 0; j < cols; ++j) x[i * cols + j] = std::ldexp(nd(g), -static_cast<int>(j));
+      x[7 * cols + 5] = std::numeric_limits<float>::quiet_NaN();
+      for (float amax : {4.0f, 1.0f, 1e-3f, 1e-9f})
+        for (bool sr : {false, true}) {
+          CAPTURE(amax);
+          CAPTURE(sr);
+          mixprec::nvfp4_recipe r;
+          r.block = mixprec::block_columnwise(16);
+          r.stochastic = sr;
+          r.seed = 99;
+          mixprec::nvfp4_recipe::tensor_type fast, ref;
+          r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+          r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+          check_same(fast, ref);
+          r.block = mixprec::block_rowwise(16);
+          r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+          r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+          check_same(fast, ref);
+          if (!sr) {
+            r.block = mixprec::block_shape{16, 16};
+            r.quantize_into_at(l, x.data(), rows, cols, fast, &amax);
+            r.quantize_into_at(simd_level::portable, x.data(), rows, cols, ref, &amax);
+            check_same(fast, ref);
+            check_same(r.quantize_at(l, x.data(), rows, cols), r.quantize_at(simd_level::portable, x.data(), rows, cols));
+          }
+        }
+      const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil,
+                                                               mixprec::block_columnwise(32)};
+      check_same(m.quantize_at(l, x.data(), rows, cols), m.quantize_at(simd_level::portable, x.data(), rows, cols));
+    }
+    // Columnwise MXFP8 dequantize: every element code under every scale code (0xFF: NaN).
+    mixprec::mx_block_recipe<mixprec::float8_e4m3fn>::tensor_type t;
+    t.rows = 64;
+    t.cols = 256;
+    t.block = mixprec::block_columnwise(32);
+    for (std::size_t i = 0; i < t.rows * t.cols; ++i)
+      t.elements.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>((i + 37 * (i / 256)) % 256)));
+    for (std::size_t i = 0; i < 2 * 256; ++i) t.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(i % 256)));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> m{mixprec::mx_block_rule::te_rceil, mixprec::block_columnwise(32)};
+    std::vector<float> a(t.elements.size()), b(t.elements.size());
+    m.dequantize_at(simd_level::portable, t, a.data());
+    m.dequantize_at(l, t, b.data());
+    check_same_floats(b, a);
+  }
+}
+
+TEST_CASE("block_scaling fast paths: NVFP4 dequantize of scale codes quantize never writes (NaN 0x7F, sign bit)") {
+  // A tensor built by hand may hold any UE4M3 code: the fast paths leave such tensors to the
+  // scalar loop, so every level gives its values (NaN for 0x7F, not a finite 480).
+  for (simd_level l : fast_levels()) {
+    CAPTURE(md::simd_level_name(l));
+    for (auto blk : {mixprec::block_rowwise(16), mixprec::block_columnwise(16), mixprec::block_shape{16, 16}})
+      for (unsigned code : {0x7Fu, 0x80u, 0x88u, 0xFEu, 0xFFu}) {
+        CAPTURE(code);
+        mixprec::nvfp4_recipe r;
+        mixprec::nvfp4_recipe::tensor_type t;
+        t.rows = 32;
+        t.cols = 32;
+        t.block = blk;
+        t.tensor_scale = 2688.0f / 5.0f;
+        for (std::size_t i = 0; i < 32 * 32; ++i)
+          t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(i % 16)));
+        const std::size_t ns = t.scale_rows() * t.scale_cols();
+        for (std::size_t i = 0; i < ns; ++i)
+          t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(i == ns / 2 ? code : 56 + i % 8)));
+        std::vector<float> a(t.elements.size()), b(t.elements.size());
+        r.dequantize_at(simd_level::portable, t, a.data());
+        r.dequantize_at(l, t, b.data());
+        check_same_floats(b, a);
       }
   }
 }

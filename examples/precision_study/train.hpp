@@ -861,20 +861,7 @@ class mlp_run {
     float amax = 0.0f;  // NVFP4: the fmax-fold max |x| of the whole tensor (NaN ignored), as quantize's
     if (!mx) {
       ++quantizations_;  // the seed of a deterministic quantization is unused; the count is kept
-      const std::size_t chunks = (rows + 63) / 64;
-      std::vector<float>& part = amax_parts_;
-      part.assign(chunks, 0.0f);
-      mixprec::for_each_index(pol_, chunks, [&](std::size_t c) {
-        const float* p = x + c * 64 * cols;
-        const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
-        float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
-        for (std::size_t i = 0; i < m; ++i) {
-          const float v = std::fabs(p[i]);
-          a = v > a ? v : a;
-        }
-        part[c] = a;
-      });
-      for (float a : part) amax = a > amax ? a : amax;
+      amax = tensor_amax(x, rows, cols);
     }
     const std::size_t tasks = std::min<std::size_t>(rows, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
     if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
@@ -890,6 +877,60 @@ class mlp_run {
         mixprec::nvfp4_recipe r;
         r.block = mixprec::block_rowwise(16);
         r.stochastic = false;
+        r.quantize_into(x + r0 * cols, r1 - r0, cols, nv_tensors_[t], amax);
+        r.dequantize(nv_tensors_[t], out + r0 * cols);
+      }
+    });
+  }
+
+  /// The fmax-fold max |x| of rows x cols floats (NaN ignored; NVFP4's tensor amax), chunks of 64
+  /// rows among the threads.
+  float tensor_amax(const float* x, std::size_t rows, std::size_t cols) {
+    const std::size_t chunks = (rows + 63) / 64;
+    std::vector<float>& part = amax_parts_;
+    part.assign(chunks, 0.0f);
+    mixprec::for_each_index(pol_, chunks, [&](std::size_t c) {
+      const float* p = x + c * 64 * cols;
+      const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
+      float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
+      if (!mixprec::detail::amax_at(mixprec::detail::simd_best_level, p, m, a)) {  // the same max, vectorised
+        for (std::size_t i = 0; i < m; ++i) {
+          const float v = std::fabs(p[i]);
+          a = v > a ? v : a;
+        }
+      }
+      part[c] = a;
+    });
+    float amax = 0.0f;
+    for (float a : part) amax = a > amax ? a : amax;
+    return amax;
+  }
+
+  /// Block modes, deterministic rounding: x quantized in blocks down its columns (MXFP8 32x1,
+  /// NVFP4 16x1) and dequantized into out, as is (one quantization: counts like fake_quant's).
+  /// Block rows are independent (NVFP4: given the tensor amax), so they are split among the
+  /// threads: the same bits.
+  void fake_quant_colwise(const float* x, std::size_t rows, std::size_t cols, float* out) {
+    const bool mx = spec_.recipe == block_recipe::mxfp8;
+    float amax = 0.0f;
+    if (!mx) {
+      ++quantizations_;
+      amax = tensor_amax(x, rows, cols);
+    }
+    const std::size_t n = mx ? 32 : 16, nb = (rows + n - 1) / n;
+    const std::size_t tasks = std::min<std::size_t>(nb, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
+    if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
+    if (nv_tensors_.size() < tasks) nv_tensors_.resize(tasks);
+    mixprec::for_each_index(pol_, tasks, [&](std::size_t t) {
+      const std::size_t r0 = nb * t / tasks * n, r1 = std::min(rows, nb * (t + 1) / tasks * n);
+      if (r0 >= r1) return;
+      if (mx) {
+        const mixprec::mx_block_recipe<e4m3> r{mixprec::mx_block_rule::te_rceil, mixprec::block_columnwise(32)};
+        r.quantize_into(x + r0 * cols, r1 - r0, cols, mx_tensors_[t]);
+        r.dequantize(mx_tensors_[t], out + r0 * cols);
+      } else {
+        mixprec::nvfp4_recipe r;
+        r.block = mixprec::block_columnwise(16);
         r.quantize_into(x + r0 * cols, r1 - r0, cols, nv_tensors_[t], amax);
         r.dequantize(nv_tensors_[t], out + r0 * cols);
       }
@@ -943,14 +984,19 @@ class mlp_run {
 
   /// Block modes: x (rows x cols) quantized in blocks down its columns and dequantized into out.
   /// Returns true when out holds the transpose of that (cols x rows), false when it holds it as
-  /// is. Deterministic rounding: blocks down the columns are the rowwise blocks of x^T, with the
-  /// same scales and codes (amax and nearest rounding do not depend on position), so x^T is
-  /// quantized rowwise (the vector path) and left transposed: the GEMM reads it as op(X) = X^T,
-  /// the same products in the same order (mixprec::gemm's bits do not depend on the layout).
+  /// is. Deterministic rounding with cols a multiple of 16: the columnwise vector paths, as is.
+  /// Otherwise blocks down the columns are the rowwise blocks of x^T, with the same scales and
+  /// codes (amax and nearest rounding do not depend on position), so x^T is quantized rowwise
+  /// and left transposed: the GEMM reads it as op(X) = X^T, the same products in the same order
+  /// (mixprec::gemm's bits do not depend on the layout).
   bool fake_quant_down(const float* x, std::size_t rows, std::size_t cols, bool gradient, std::vector<float>& out) {
     at_least(out, rows * cols);
     if (spec_.recipe != block_recipe::mxfp8 && gradient) {  // NVFP4's stochastic gradients: as is
       fake_quant(x, rows, cols, blocks::along_rows, true, out.data());
+      return false;
+    }
+    if (cols % 16 == 0) {
+      fake_quant_colwise(x, rows, cols, out.data());
       return false;
     }
     at_least(scratch_t_, rows * cols);

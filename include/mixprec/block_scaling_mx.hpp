@@ -15,9 +15,9 @@
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
 // Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
-// runs the scalar loop): te_rceil with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize);
-// ocp_floor with float8_e4m3fn or float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at /
-// dequantize_at take the level.
+// runs the scalar loop): te_rceil with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize;
+// also columnwise 32x1 when cols % 16 == 0); ocp_floor with float8_e4m3fn or float8_e5m2 at
+// AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
 //
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
@@ -244,6 +244,10 @@ struct mx_block_recipe {
         })) {
       return;
     }
+    if (std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil && block == block_columnwise(32) &&
+        detail::mx_te_e4m3_quantize_cols_at(level, in, rows, cols, elems, scales)) {
+      return;
+    }
     if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
       if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) && cols >= 32 &&
           by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
@@ -299,6 +303,13 @@ struct mx_block_recipe {
         }
         if (ok) return;
       }
+    }
+    if (std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil && t.block == block &&
+        block == block_columnwise(32) &&
+        detail::mx_te_e4m3_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                              reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
+                                              out)) {
+      return;
     }
     scalar_part(0, t.rows, 0);
   }

@@ -17,8 +17,9 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
-// Fast path: te / te_legacy, RNE, no Hadamard, rowwise 1x16 or 16x16 tiles, and cols % 16 == 0 run
-// the AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
+// Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in 1x16, 16x1 or 16x16 blocks,
+// or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
+// AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
 // take the level.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
@@ -219,6 +220,22 @@ struct nvfp4_recipe {
         return;
       }
     }
+    const bool colwise16 = block == block_columnwise(16);
+    if (te_order && (stochastic ? rowwise16 || colwise16 : colwise16) && !hadamard && cols % 16 == 0 &&
+        level != detail::simd_level::portable &&
+        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
+      detail::nvfp4_fast_params p;
+      p.s_enc = te_global_encode_scale(tensor_amax);
+      p.legacy = order == nvfp4_order::te_legacy;
+      p.quotient = factor == nvfp4_encode_factor::quotient;
+      auto* const elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
+      auto* const scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
+      if (stochastic ? detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed, elems, scales)
+                     : detail::nvfp4_quantize_cols_at(level, in, rows, cols, p, elems, scales)) {
+        t.tensor_scale = p.s_enc;
+        return;
+      }
+    }
     std::vector<float> transformed;
     if (hadamard) {
       transformed = hadamard16_transform(in, rows, cols, block, hadamard_signs);
@@ -277,13 +294,23 @@ struct nvfp4_recipe {
   void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    if (te && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
+    // The vector paths decode finite non-negative scale codes (< 0x7F, all quantize writes); a
+    // tensor with another code (NaN 0x7F, or a sign bit) takes the scalar loop.
+    bool plain = true;
+    for (const auto& s : t.scales) plain = plain && s.bits() < 0x7F;
+    if (te && plain && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
         detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
                                     detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
     }
-    if (te && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
+    if (te && plain && t.block == block_columnwise(16) && level != detail::simd_level::portable &&
+        detail::nvfp4_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
+                                         detail::f32_div(1.0f, t.tensor_scale), out)) {
+      return;
+    }
+    if (te && plain && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
       // 16x16 tiles: row i's blocks of 16 have the scales of tile row i / 16, consecutive, so each
       // row is a rowwise tensor (the same products, the same bits).
       const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());

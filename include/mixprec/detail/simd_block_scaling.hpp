@@ -3,6 +3,11 @@
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16; quantize also in
 // 16x16 tiles), quantize and dequantize at AVX-512 and AVX2; OCP MX MXFP8 (ocp_floor, float8_e4m3fn / float8_e5m2, 1x32)
 // and DeepSeek FP8 (1x128, FP32 / UE8M0 scales) quantize at both; when cols is a multiple of the block (so the blocks tile the flat array).
+// Columnwise (cols a multiple of 16, any rows): TE MXFP8 32x1 and NVFP4 16x1 quantize and
+// dequantize, 16 (8) columns' blocks per vector. NVFP4 stochastic rounding (1x16, 16x1): the
+// scalar recipe's random words counter_bits(seed, k) >> 32 (SplitMix64's finalizer, 64-bit lanes:
+// vpmullq, or three 32 x 32 products at AVX2), and the E2M1 code from the bits: truncated code
+// s24 >> n plus the exponent, carry of (the 32 bits below) + random word (e2m1_codes_sr).
 //
 // Contract: every function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_nvfp4.hpp) or returns false and writes nothing: when its level is not compiled in
@@ -383,6 +388,179 @@ inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t 
         store16(elem + i * cols + c0, e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x), rv)),
                 e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rv)));
       }
+    }
+  }
+}
+
+/// a * c modulo 2^64 in each 64-bit lane (AVX2 has no 64-bit multiply: three 32 x 32 products).
+inline __m256i mul64c(__m256i a, std::uint64_t c) noexcept {
+  const __m256i cl = _mm256_set1_epi64x(static_cast<long long>(c & 0xFFFFFFFFu));
+  const __m256i ch = _mm256_set1_epi64x(static_cast<long long>(c >> 32));
+  const __m256i cross = _mm256_add_epi64(_mm256_mul_epu32(_mm256_srli_epi64(a, 32), cl), _mm256_mul_epu32(a, ch));
+  return _mm256_add_epi64(_mm256_mul_epu32(a, cl), _mm256_slli_epi64(cross, 32));
+}
+/// SplitMix64's finalizer (detail::counter_bits) in each 64-bit lane.
+inline __m256i splitmix_fin(__m256i z) noexcept {
+  z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+  z = mul64c(_mm256_xor_si256(z, _mm256_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+  return _mm256_xor_si256(z, _mm256_srli_epi64(z, 31));
+}
+/// counter_bits(seed, k0 + i) >> 32 for i = 0..7 (32-bit lanes): the scalar recipe's draws.
+inline __m256i counter_hi8(std::uint64_t seed, std::uint64_t k0) noexcept {
+  constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
+  const __m256i b = _mm256_set1_epi64x(static_cast<long long>(seed + (k0 + 1) * g));
+  const __m256i z0 = splitmix_fin(_mm256_add_epi64(
+      b, _mm256_setr_epi64x(0, static_cast<long long>(g), static_cast<long long>(2 * g), static_cast<long long>(3 * g))));
+  const __m256i z1 = splitmix_fin(_mm256_add_epi64(b, _mm256_setr_epi64x(static_cast<long long>(4 * g), static_cast<long long>(5 * g),
+                                                                          static_cast<long long>(6 * g), static_cast<long long>(7 * g))));
+  // The high halves: z0_0 z0_1 z1_0 z1_1 | z0_2 z0_3 z1_2 z1_3, then the 64-bit pairs in order.
+  const __m256 h = _mm256_shuffle_ps(_mm256_castsi256_ps(z0), _mm256_castsi256_ps(z1), _MM_SHUFFLE(3, 1, 3, 1));
+  return _mm256_permute4x64_epi64(_mm256_castps_si256(h), _MM_SHUFFLE(3, 1, 2, 0));
+}
+/// E2M1 satfinite stochastic codes of 8 floats with 8 random words, as round_to<float4_e2m1fn>(v,
+/// rounding::stochastic, overflow::saturate, rb): |v| = s24 * 2^(x - 23) (s24 with the hidden
+/// bit), the quantum 2^(max(x, 0) - 1), so the truncated code is s24 >> n, n = 22 + max(-x, 0),
+/// plus 2 max(x, 0), and the 32 bits below it, (s24 << (32 - n)) | (s24 >> (n - 32)) (variable
+/// shifts past 31 give 0), round up when they plus rb carry out; min 7; sign as bit 3; NaN 7.
+inline __m256i e2m1_codes_sr(__m256 v, __m256i rb) noexcept {
+  const __m256i u = _mm256_castps_si256(v);
+  const __m256i a = _mm256_and_si256(u, _mm256_set1_epi32(0x7FFFFFFF));
+  const __m256i e = _mm256_max_epi32(_mm256_srli_epi32(a, 23), _mm256_set1_epi32(1));
+  const __m256i s24 = _mm256_or_si256(_mm256_and_si256(a, _mm256_set1_epi32(0x7FFFFF)),
+                                      _mm256_andnot_si256(_mm256_cmpgt_epi32(_mm256_set1_epi32(0x800000), a),
+                                                          _mm256_set1_epi32(0x800000)));
+  const __m256i n = _mm256_add_epi32(_mm256_max_epi32(_mm256_sub_epi32(_mm256_set1_epi32(127), e), _mm256_setzero_si256()),
+                                     _mm256_set1_epi32(22));
+  const __m256i whole = _mm256_srlv_epi32(s24, n);
+  const __m256i frac = _mm256_or_si256(_mm256_sllv_epi32(s24, _mm256_sub_epi32(_mm256_set1_epi32(32), n)),
+                                       _mm256_srlv_epi32(s24, _mm256_sub_epi32(n, _mm256_set1_epi32(32))));
+  const __m256i sum = _mm256_add_epi32(frac, rb);
+  const __m256i carry = _mm256_srli_epi32(
+      _mm256_or_si256(_mm256_and_si256(frac, rb), _mm256_andnot_si256(sum, _mm256_or_si256(frac, rb))), 31);
+  const __m256i ex = _mm256_slli_epi32(_mm256_max_epi32(_mm256_sub_epi32(e, _mm256_set1_epi32(127)), _mm256_setzero_si256()), 1);
+  __m256i c = _mm256_min_epi32(_mm256_add_epi32(_mm256_add_epi32(whole, ex), carry), _mm256_set1_epi32(7));
+  c = _mm256_or_si256(c, _mm256_and_si256(_mm256_srli_epi32(u, 28), _mm256_set1_epi32(8)));
+  return _mm256_blendv_epi8(c, _mm256_set1_epi32(7), _mm256_cmpgt_epi32(a, _mm256_set1_epi32(0x7F800000)));
+}
+/// UE4M3 codes (satfinite RNE) of 8 pre-scales >= 0 (not NaN) and the encode factors r = min(rn /
+/// (S * rd), FLT_MAX) of their values S: simd_blk::nvfp4_block's rule, 8 blocks at once.
+inline __m256i nvfp4_scales8(__m256 bmax, __m256 m1, __m256 m2, __m256 rn, __m256 rd, __m256& r) noexcept {
+  const __m256i codes = _mm256_and_si256(e4m3_codes(_mm256_mul_ps(_mm256_mul_ps(bmax, m1), m2)), _mm256_set1_epi32(0x7F));
+  const __m256 sf = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(codes, 20)), _mm256_set1_ps(1.329227995784916e36f));
+  r = _mm256_min_ps(_mm256_div_ps(rn, _mm256_mul_ps(sf, rd)), _mm256_set1_ps(3.4028234663852886e38f));
+  return codes;
+}
+
+/// NVFP4 1x16 with stochastic rounding: per block as nvfp4_quantize, element k (from 0 at in)
+/// through e2m1_codes_sr with the random word counter_bits(seed, k) >> 32.
+inline void nvfp4_quantize_sr(const float* in, std::size_t nblocks, const nvfp4_fast_params& p, std::uint64_t seed,
+                              std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t b = 0; b < nblocks; ++b, in += 16, elem += 16) {
+    const __m256 x0 = _mm256_loadu_ps(in), x1 = _mm256_loadu_ps(in + 8);
+    const float bmax = hmax8(_mm256_max_ps(_mm256_max_ps(abs8(x0), z), _mm256_max_ps(abs8(x1), z)));  // NaN ignored
+    float sf, r;
+    simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[b], r);
+    const __m256 rv = _mm256_set1_ps(r);
+    store16(elem, e2m1_codes_sr(_mm256_mul_ps(x0, rv), counter_hi8(seed, 16 * b)),
+            e2m1_codes_sr(_mm256_mul_ps(x1, rv), counter_hi8(seed, 16 * b + 8)));
+  }
+}
+
+/// NVFP4 16x1 blocks (down the columns; cols a multiple of 16, the last block row may be shorter),
+/// stochastic rounding (SR) or RNE: 16 columns' blocks at once, element (i, j) with counter_bits(seed, i * cols
+/// + j) >> 32; scale of block (i / 16, j) at scale[(i / 16) * cols + j].
+/// SR false: RNE (e2m1_codes), seed unused.
+template <bool SR>
+inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const auto enc = [seed](__m256 v, std::uint64_t k) { return SR ? e2m1_codes_sr(v, counter_hi8(seed, k)) : e2m1_codes(v); };
+  const __m256 m1 = _mm256_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm256_set1_ps(p.legacy ? p.s_enc : 1.0f);
+  const __m256 rn = _mm256_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm256_set1_ps(p.quotient ? 1.0f : s_dec);
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+    const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m256 ma = z, mb = z;
+      for (std::size_t i = r0; i < r1; ++i) {  // NaN ignored (max_ps takes the second operand)
+        ma = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), ma);
+        mb = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0 + 8)), z), mb);
+      }
+      __m256 ra, rb;
+      const __m256i ca = nvfp4_scales8(ma, m1, m2, rn, rd, ra), cb = nvfp4_scales8(mb, m1, m2, rn, rd, rb);
+      store16(scale + (r0 / 16) * cols + c0, ca, cb);
+      for (std::size_t i = r0; i < r1; ++i) {
+        const float* x = in + i * cols + c0;
+        store16(elem + i * cols + c0, enc(_mm256_mul_ps(_mm256_loadu_ps(x), ra), i * cols + c0),
+                enc(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rb), i * cols + c0 + 8));
+      }
+    }
+  }
+}
+
+/// NVFP4 16x1 blocks dequantize (cols a multiple of 16): (P * S) * s_dec as nvfp4_dequantize.
+inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                  std::size_t cols, float s_dec, float* out) noexcept {
+  const __m256 d = _mm256_set1_ps(s_dec);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 16) * cols;
+    for (std::size_t j = 0; j < cols; j += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, srow + j, 8);
+      const __m256i c = _mm256_and_si256(_mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w))),
+                                         _mm256_set1_epi32(0x7F));
+      const __m256 s = _mm256_mul_ps(_mm256_castsi256_ps(_mm256_slli_epi32(c, 20)), _mm256_set1_ps(1.329227995784916e36f));
+      _mm256_storeu_ps(out + i * cols + j, _mm256_mul_ps(_mm256_mul_ps(e2m1_values(elem + i * cols + j), s), d));
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 in 32x1 blocks (down the columns; cols a multiple of 8, the last block row may
+/// be shorter): per 8 columns the fmax-fold amax over the block rows, the scalar code rule per
+/// lane, elements e4m3_codes(x * 2^k); scale of block (i / 32, j) at scale[(i / 32) * cols + j].
+inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
+                                     std::uint8_t* scale) noexcept {
+  const __m256 z = _mm256_setzero_ps();
+  for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
+    const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 8) {
+      __m256 m = z;
+      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
+        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), m);
+      alignas(32) float mf[8], rf[8];
+      _mm256_store_ps(mf, m);
+      for (std::size_t j = 0; j < 8; ++j) {
+        const std::uint8_t code = simd_blk::mx_te_code(mf[j]);
+        scale[(r0 / 32) * cols + c0 + j] = code;
+        rf[j] = simd_blk::mx_te_factor(code);
+      }
+      const __m256 r = _mm256_load_ps(rf);
+      for (std::size_t i = r0; i < r1; ++i) {
+        alignas(32) std::int32_t c[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(c), e4m3_codes(_mm256_mul_ps(_mm256_loadu_ps(in + i * cols + c0), r)));
+        for (std::size_t j = 0; j < 8; ++j) elem[i * cols + c0 + j] = static_cast<std::uint8_t>(c[j]);
+      }
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks dequantize (cols a multiple of 8): as mx_te_e4m3_dequantize.
+inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                       std::size_t cols, float* out) noexcept {
+  const __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 32) * cols;
+    for (std::size_t j = 0; j < cols; j += 8) {
+      std::uint64_t w;
+      std::memcpy(&w, srow + j, 8);
+      const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
+      const __m256 v = _mm256_mul_ps(e4m3_values(elem + i * cols + j), _mm256_castsi256_ps(_mm256_slli_epi32(c, 23)));
+      _mm256_storeu_ps(out + i * cols + j,
+                       _mm256_blendv_ps(v, qn, _mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(0xFF)))));
     }
   }
 }
@@ -807,26 +985,242 @@ inline void fp8_block128_quantize(const float* in, std::size_t nblocks, const Sc
   }
 }
 
+
+/// Over rows [0, n) of the 16 columns at p (row stride cols): m = the fmax-fold max |x| per
+/// column (NaN ignored: max_ps(|x|, 0) sanitizes), u = the max of |x| bits (a NaN wins); four
+/// independent chains (max is exact, so the order does not matter).
+inline void col_max(const float* p, std::size_t cols, std::size_t n, __m512& m, __m512i& u) noexcept {
+  const __m512 z = _mm512_setzero_ps();
+  __m512 m0 = z, m1 = z, m2 = z, m3 = z;
+  __m512i u0 = _mm512_setzero_si512(), u1 = u0, u2 = u0, u3 = u0;
+  std::size_t i = 0;
+  for (; i + 4 <= n; i += 4, p += 4 * cols) {
+    const __m512 a0 = abs16(_mm512_loadu_ps(p)), a1 = abs16(_mm512_loadu_ps(p + cols));
+    const __m512 a2 = abs16(_mm512_loadu_ps(p + 2 * cols)), a3 = abs16(_mm512_loadu_ps(p + 3 * cols));
+    m0 = _mm512_max_ps(_mm512_max_ps(a0, z), m0);
+    m1 = _mm512_max_ps(_mm512_max_ps(a1, z), m1);
+    m2 = _mm512_max_ps(_mm512_max_ps(a2, z), m2);
+    m3 = _mm512_max_ps(_mm512_max_ps(a3, z), m3);
+    u0 = _mm512_max_epu32(_mm512_castps_si512(a0), u0);
+    u1 = _mm512_max_epu32(_mm512_castps_si512(a1), u1);
+    u2 = _mm512_max_epu32(_mm512_castps_si512(a2), u2);
+    u3 = _mm512_max_epu32(_mm512_castps_si512(a3), u3);
+  }
+  for (; i < n; ++i, p += cols) {
+    const __m512 a = abs16(_mm512_loadu_ps(p));
+    m0 = _mm512_max_ps(_mm512_max_ps(a, z), m0);
+    u0 = _mm512_max_epu32(_mm512_castps_si512(a), u0);
+  }
+  m = _mm512_max_ps(_mm512_max_ps(m0, m1), _mm512_max_ps(m2, m3));
+  u = _mm512_max_epu32(_mm512_max_epu32(u0, u1), _mm512_max_epu32(u2, u3));
+}
+
 /// NVFP4 16x16 tiles, as simd256::nvfp4_quantize_tiles, a tile row of 16 at a time.
 inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
                                  std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
-  const __m512 z = _mm512_setzero_ps();
   const std::size_t sc = cols / 16;
   for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m512 m = z;
-      for (std::size_t i = r0; i < r1; ++i)  // NaN ignored (max_ps takes the second operand)
-        m = _mm512_max_ps(_mm512_max_ps(abs16(_mm512_loadu_ps(in + i * cols + c0)), z), m);
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
       float sf, r;
-      simd_blk::nvfp4_block(_mm512_reduce_max_ps(m), p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
+      const float bmax = _mm512_reduce_max_ps(m);
+      simd_blk::nvfp4_block(bmax, p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
       const __m512 rv = _mm512_set1_ps(r);
+      // The common case (as nvfp4_quantize): no NaN, every scaled element below 7.
+      if (_mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 && bmax * r < 7.0f) {
+        for (std::size_t i = r0; i < r1; ++i)
+          _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
+                           _mm512_cvtepi32_epi8(e2m1_codes_small(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), rv))));
+        continue;
+      }
       for (std::size_t i = r0; i < r1; ++i) {
         _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0),
                          _mm512_cvtepi32_epi8(e2m1_codes(_mm512_mul_ps(_mm512_loadu_ps(in + i * cols + c0), rv))));
       }
+    }
+  }
+}
+
+/// a * c modulo 2^64 in each 64-bit lane.
+inline __m512i mul64c(__m512i a, std::uint64_t c) noexcept {
+#if defined(__AVX512DQ__)
+  return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
+#else
+  const __m512i cl = _mm512_set1_epi64(static_cast<long long>(c & 0xFFFFFFFFu));
+  const __m512i ch = _mm512_set1_epi64(static_cast<long long>(c >> 32));
+  const __m512i cross = _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), cl), _mm512_mul_epu32(a, ch));
+  return _mm512_add_epi64(_mm512_mul_epu32(a, cl), _mm512_slli_epi64(cross, 32));
+#endif
+}
+/// SplitMix64's finalizer (detail::counter_bits) in each 64-bit lane.
+inline __m512i splitmix_fin(__m512i z) noexcept {
+  z = mul64c(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+  z = mul64c(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+  return _mm512_xor_si512(z, _mm512_srli_epi64(z, 31));
+}
+/// counter_bits(seed, k0 + i) >> 32 for i = 0..15 (32-bit lanes): the scalar recipe's draws.
+inline __m512i counter_hi16(std::uint64_t seed, std::uint64_t k0) noexcept {
+  constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull;
+  const __m512i b = _mm512_set1_epi64(static_cast<long long>(seed + (k0 + 1) * g));
+  const auto gl = [](std::uint64_t j) { return static_cast<long long>(j * g); };
+  const __m512i z0 = splitmix_fin(_mm512_add_epi64(b, _mm512_set_epi64(gl(7), gl(6), gl(5), gl(4), gl(3), gl(2), gl(1), 0)));
+  const __m512i z1 =
+      splitmix_fin(_mm512_add_epi64(b, _mm512_set_epi64(gl(15), gl(14), gl(13), gl(12), gl(11), gl(10), gl(9), gl(8))));
+  return _mm512_permutex2var_epi32(z0, _mm512_setr_epi32(1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21, 23, 25, 27, 29, 31), z1);
+}
+/// E2M1 satfinite stochastic codes of 16 floats with 16 random words, as simd256::e2m1_codes_sr.
+inline __m512i e2m1_codes_sr(__m512 v, __m512i rb) noexcept {
+  const __m512i u = _mm512_castps_si512(v);
+  const __m512i a = _mm512_and_si512(u, _mm512_set1_epi32(0x7FFFFFFF));
+  const __m512i e = _mm512_max_epi32(_mm512_srli_epi32(a, 23), _mm512_set1_epi32(1));
+  const __m512i m = _mm512_and_si512(a, _mm512_set1_epi32(0x7FFFFF));
+  const __m512i s24 = _mm512_mask_or_epi32(m, _mm512_cmpge_epu32_mask(a, _mm512_set1_epi32(0x800000)), m,
+                                           _mm512_set1_epi32(0x800000));
+  const __m512i n = _mm512_add_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), e), _mm512_setzero_si512()),
+                                     _mm512_set1_epi32(22));
+  const __m512i whole = _mm512_srlv_epi32(s24, n);
+  const __m512i frac = _mm512_or_si512(_mm512_sllv_epi32(s24, _mm512_sub_epi32(_mm512_set1_epi32(32), n)),
+                                       _mm512_srlv_epi32(s24, _mm512_sub_epi32(n, _mm512_set1_epi32(32))));
+  const __mmask16 carry = _mm512_cmplt_epu32_mask(_mm512_add_epi32(frac, rb), rb);
+  const __m512i ex = _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(e, _mm512_set1_epi32(127)), _mm512_setzero_si512()), 1);
+  __m512i c = _mm512_add_epi32(whole, ex);
+  c = _mm512_min_epu32(_mm512_mask_add_epi32(c, carry, c, _mm512_set1_epi32(1)), _mm512_set1_epi32(7));
+  c = _mm512_ternarylogic_epi32(c, _mm512_srli_epi32(u, 28), _mm512_set1_epi32(8), 0xF8);  // c | (s & 8)
+  return _mm512_mask_mov_epi32(c, _mm512_cmpgt_epu32_mask(a, _mm512_set1_epi32(0x7F800000)), _mm512_set1_epi32(7));
+}
+/// UE4M3 codes of 16 block maxima and their encode factors, as simd256::nvfp4_scales8.
+inline __m512i nvfp4_scales16(__m512 bmax, __m512 m1, __m512 m2, __m512 rn, __m512 rd, __m512& r) noexcept {
+  const __m512i codes = _mm512_and_si512(e4m3_codes(_mm512_mul_ps(_mm512_mul_ps(bmax, m1), m2)), _mm512_set1_epi32(0x7F));
+  r = _mm512_min_ps(_mm512_div_ps(rn, _mm512_mul_ps(e4m3_values_of(codes), rd)), _mm512_set1_ps(3.4028234663852886e38f));
+  return codes;
+}
+
+/// NVFP4 1x16 with stochastic rounding (as simd256::nvfp4_quantize_sr): 16 blocks' scales as one
+/// vector (maxima of |x| with NaN as 0, a transposing tree), then the elements.
+inline void nvfp4_quantize_sr(const float* in, std::size_t nblocks, const nvfp4_fast_params& p, std::uint64_t seed,
+                              std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
+  const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
+  const __m512 z = _mm512_setzero_ps();
+  std::size_t b = 0;
+  for (; b + 16 <= nblocks; b += 16, in += 256, elem += 256) {
+    __m512i a[16];
+    for (int k = 0; k < 16; ++k) a[k] = _mm512_castps_si512(_mm512_max_ps(abs16(_mm512_loadu_ps(in + 16 * k)), z));
+    __m512 r;
+    const __m512i codes = nvfp4_scales16(_mm512_castsi512_ps(umax16x16(a)), m1, m2, rn, rd, r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b), _mm512_cvtepi32_epi8(codes));
+    alignas(64) float rf[16];
+    _mm512_store_ps(rf, r);
+    const auto enc = [&](int k) {
+      return e2m1_codes_sr(_mm512_mul_ps(_mm512_loadu_ps(in + 16 * k), _mm512_set1_ps(rf[k])),
+                           counter_hi16(seed, 16 * (b + static_cast<std::size_t>(k))));
+    };
+    for (int k = 0; k < 16; k += 4) store64(elem + 16 * k, enc(k), enc(k + 1), enc(k + 2), enc(k + 3));
+  }
+  for (; b < nblocks; ++b, in += 16, elem += 16) {
+    const __m512 x = _mm512_loadu_ps(in);
+    float sf, r;
+    simd_blk::nvfp4_block(_mm512_reduce_max_ps(_mm512_max_ps(abs16(x), z)), p, k_te, rcp6, s_dec, sf, scale[b], r);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(elem),
+                     _mm512_cvtepi32_epi8(e2m1_codes_sr(_mm512_mul_ps(x, _mm512_set1_ps(r)), counter_hi16(seed, 16 * b))));
+  }
+}
+
+/// NVFP4 16x1 blocks, stochastic rounding (SR) or RNE, as simd256::nvfp4_quantize_cols.
+template <bool SR>
+inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t cols, const nvfp4_fast_params& p,
+                                std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
+  const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
+  const auto enc = [seed](__m512 v, std::uint64_t k, bool small) {
+    return SR ? e2m1_codes_sr(v, counter_hi16(seed, k)) : small ? e2m1_codes_small(v) : e2m1_codes(v);
+  };
+  const __m512 m1 = _mm512_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm512_set1_ps(p.legacy ? p.s_enc : 1.0f);
+  const __m512 rn = _mm512_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm512_set1_ps(p.quotient ? 1.0f : s_dec);
+  for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+    const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
+      __m512 r;
+      const __m512i codes = nvfp4_scales16(m, m1, m2, rn, rd, r);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 16) * cols + c0), _mm512_cvtepi32_epi8(codes));
+      // RNE's common case (as nvfp4_quantize): no NaN, every scaled element below 7.
+      const bool small = _mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 &&
+                         _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(7.0f), _CMP_LT_OQ) == 0xFFFF;
+      for (std::size_t i = r0; i < r1; ++i) {
+        const std::size_t k = i * cols + c0;
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + k),
+                         _mm512_cvtepi32_epi8(enc(_mm512_mul_ps(_mm512_loadu_ps(in + k), r), k, small)));
+      }
+    }
+  }
+}
+
+/// NVFP4 16x1 blocks dequantize, as simd256::nvfp4_dequantize_cols.
+inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                  std::size_t cols, float s_dec, float* out) noexcept {
+  const __m512 d = _mm512_set1_ps(s_dec);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 16) * cols;
+    for (std::size_t j = 0; j < cols; j += 16) {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + j)));
+      const __m512 s = e4m3_values_of(_mm512_and_si512(c, _mm512_set1_epi32(0x7F)));
+      _mm512_storeu_ps(out + i * cols + j, _mm512_mul_ps(_mm512_mul_ps(e2m1_values(elem + i * cols + j), s), d));
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks, as simd256::mx_te_e4m3_quantize_cols, 16 columns at a time.
+inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
+                                     std::uint8_t* scale) noexcept {
+  for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
+    const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
+    for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
+      __m512 m;
+      __m512i u;  // max of |x| bits: a NaN wins
+      col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
+      const __m512i codes = mx_te_codes(m);
+      const __m512 r = mx_te_factors(codes);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 32) * cols + c0), _mm512_cvtepi32_epi8(codes));
+      // The common case (as mx_te_e4m3_quantize): no NaN, scaled max <= 464; e4m3_codes_pow2 with
+      // each lane's k = 127 - code (code 0: k = 0), other lanes through e4m3_codes.
+      const bool fast = _mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 &&
+                        _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
+      const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes),
+                                               _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512()), _mm512_setzero_si512());
+      const __m512i cb = _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23), _mm512_set1_epi32(0x7FFFF));
+      const __m512i lo = _mm512_slli_epi32(_mm512_max_epi32(_mm512_sub_epi32(_mm512_set1_epi32(121), kk), _mm512_set1_epi32(1)), 23);
+      for (std::size_t i = r0; i < r1; ++i) {
+        const __m512i x = _mm512_loadu_si512(in + i * cols + c0);
+        __mmask16 bad = 1;
+        __m512i c = fast ? e4m3_codes_pow2(x, cb, lo, bad) : x;
+        if (!fast || bad != 0) c = e4m3_codes(_mm512_mul_ps(_mm512_castsi512_ps(x), r));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + i * cols + c0), _mm512_cvtepi32_epi8(c));
+      }
+    }
+  }
+}
+
+/// TE MXFP8 E4M3 32x1 blocks dequantize, as simd256::mx_te_e4m3_dequantize_cols.
+inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                                       std::size_t cols, float* out) noexcept {
+  const __m512i qn = _mm512_set1_epi32(0x7FC00000);
+  for (std::size_t i = 0; i < rows; ++i) {
+    const std::uint8_t* srow = scale + (i / 32) * cols;
+    for (std::size_t j = 0; j < cols; j += 16) {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + j)));
+      const __m512 v = _mm512_mul_ps(e4m3_values(elem + i * cols + j), _mm512_castsi512_ps(_mm512_slli_epi32(c, 23)));
+      _mm512_storeu_ps(out + i * cols + j, _mm512_castsi512_ps(_mm512_mask_mov_epi32(
+                                               _mm512_castps_si512(v), _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF)), qn)));
     }
   }
 }
@@ -999,6 +1393,121 @@ inline bool nvfp4_dequantize_at(simd_level l, const std::uint8_t* elem, const st
   }
 #endif
   (void)l, (void)elem, (void)scale, (void)s_dec, (void)out;
+  return false;
+}
+
+/// NVFP4 (te / te_legacy) quantize with stochastic rounding of rows x cols floats (cols a multiple
+/// of 16) with S_enc p.s_enc: blocks 1x16 (columnwise false) or 16x1 (true; the last block row may
+/// be shorter); element k = i * cols + j rounded with the random word counter_bits(seed, k) >> 32
+/// (the scalar recipe's draws, generated 8 or 16 at a time).
+inline bool nvfp4_quantize_sr_at(simd_level l, const float* in, std::size_t rows, std::size_t cols, bool columnwise,
+                                 const nvfp4_fast_params& p, std::uint64_t seed, std::uint8_t* elem,
+                                 std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    if (columnwise) {
+      simd512::nvfp4_quantize_cols<true>(in, rows, cols, p, seed, elem, scale);
+    } else {
+      simd512::nvfp4_quantize_sr(in, rows * cols / 16, p, seed, elem, scale);
+    }
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    if (columnwise) {
+      simd256::nvfp4_quantize_cols<true>(in, rows, cols, p, seed, elem, scale);
+    } else {
+      simd256::nvfp4_quantize_sr(in, rows * cols / 16, p, seed, elem, scale);
+    }
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)columnwise, (void)p, (void)seed, (void)elem, (void)scale;
+  return false;
+}
+
+/// NVFP4 (te / te_legacy, RNE) quantize of rows x cols floats (cols a multiple of 16) in 16x1
+/// blocks (the last block row may be shorter), as nvfp4_quantize_tiles_at.
+inline bool nvfp4_quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
+                                   const nvfp4_fast_params& p, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)p, (void)elem, (void)scale;
+  return false;
+}
+
+/// NVFP4 (te order) dequantize of rows x cols elements in 16x1 blocks (cols a multiple of 16).
+inline bool nvfp4_dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale,
+                                     std::size_t rows, std::size_t cols, float s_dec, float* out) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::nvfp4_dequantize_cols(elem, scale, rows, cols, s_dec, out);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::nvfp4_dequantize_cols(elem, scale, rows, cols, s_dec, out);
+    return true;
+  }
+#endif
+  (void)l, (void)elem, (void)scale, (void)rows, (void)s_dec, (void)out;
+  return false;
+}
+
+/// TE MXFP8 E4M3 quantize of rows x cols floats (cols a multiple of 16) in 32x1 blocks (the last
+/// block row may be shorter), as mx_te_e4m3_quantize_at: scale of block (i / 32, j) at
+/// scale[(i / 32) * cols + j].
+inline bool mx_te_e4m3_quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
+                                        std::uint8_t* elem, std::uint8_t* scale) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    return true;
+  }
+#endif
+  (void)l, (void)in, (void)rows, (void)elem, (void)scale;
+  return false;
+}
+
+/// TE MXFP8 E4M3 dequantize of rows x cols elements in 32x1 blocks (cols a multiple of 16).
+inline bool mx_te_e4m3_dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale,
+                                          std::size_t rows, std::size_t cols, float* out) noexcept {
+  if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
+#if defined(MIXPREC_SIMD_AVX512)
+  if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
+    simd512::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    return true;
+  }
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  if (l == simd_level::avx2) {
+    simd256::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    return true;
+  }
+#endif
+  (void)l, (void)elem, (void)scale, (void)rows, (void)out;
   return false;
 }
 
