@@ -291,7 +291,8 @@ TEST_CASE("gemm exact on vdpbf16ps: float operands, bfloat16-exact or not, every
       for (transpose oa : {transpose::none, transpose::trans}) {
         for (transpose ob : {transpose::none, transpose::trans}) {
           check<float, float, float>(m, n, k, a, b, 1.0f, 0.0f, oa, ob, layout::row_major, 2, true);
-          check<bfloat16, float, bfloat16>(m, n, k, abf, b, 1.0f, 0.5f, oa, ob, layout::col_major, 1, true);
+          // Mixed bfloat16 x float: not covered (A and B must have the same type).
+          check<bfloat16, float, bfloat16>(m, n, k, abf, b, 1.0f, 0.5f, oa, ob, layout::col_major, 1, false);
           // "medium" rounds every float to bfloat16: then taken; otherwise the low bits fail the scan.
           check<float, float, float>(m, n, k, a, not_exact, 1.0f, 0.0f, oa, ob, layout::row_major, 1,
                                      p == matmul_precision::medium);

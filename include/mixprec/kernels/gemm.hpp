@@ -12,6 +12,7 @@
 // gemm_algorithm::bf16_dot2 gives vdpbf16ps's DAZ/FTZ semantics. A short leading dimension, a null
 // pointer or bf16_dot2 with non-bfloat16 operands throws std::invalid_argument, C unchanged.
 // Semantics, precision modes, bf16_dot2, the x86 kernel: docs/pages/kernels-reference.md#gemm.
+// exact runs on vdpbf16ps where a scan proves the same bits and this CPU is faster ($MIXPREC_GEMM_DOT2).
 //
 //   std::vector<mixprec::bfloat16> A(m * k), B(k * n);  std::vector<float> C(m * n);
 //   mixprec::gemm(mixprec::exec::par, mixprec::transpose::none, mixprec::transpose::none,
@@ -1979,8 +1980,8 @@ inline bool gemm_dot2_cpu_prefers() noexcept {
   return v;
 }
 
-/// Operand types the rule covers: bfloat16, and float whose values are bfloat16-exact (or rounded to
-/// bfloat16 by float32_matmul_precision "medium").
+/// Operand types the rule covers (A and B of the same type, to keep the instantiations few): bfloat16,
+/// and float whose values are bfloat16-exact (or rounded to bfloat16 by float32_matmul_precision "medium").
 template <class T>
 struct gemm_dot2_operand : std::integral_constant<bool, std::is_same<T, bfloat16>::value || std::is_same<T, float>::value> {};
 
@@ -2022,7 +2023,7 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     threads = 1;
   }
 #if defined(MIXPREC_GEMM_AVX512BF16)
-  if constexpr (std::is_same<Acc, float>::value && gemm_dot2_operand<TA>::value && gemm_dot2_operand<TB>::value) {
+  if constexpr (std::is_same<Acc, float>::value && std::is_same<TA, TB>::value && gemm_dot2_operand<TA>::value) {
     if (pr.kind == gemm_kind::dot2) {  // (bfloat16 A and B: gemm_setup)
       gemm_host_dot2(gemm_dot2_problem(pr), gemm_dot2_src{pr.a, pr.a_is, pr.a_ps, gemm_dot2_src::bf16},
                      gemm_dot2_src{pr.b, pr.b_js, pr.b_ps, gemm_dot2_src::bf16}, threads);
