@@ -358,7 +358,8 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
       mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_half.data(), lda, in.b_half.data(), ldb, 0.0f, c, n, o);
       return;
     default:
-      mixprec::set_float32_matmul_precision(im == impl::f32_highest  ? mixprec::matmul_precision::highest
+      mixprec::set_float32_matmul_precision(im == impl::f32_highest || im == impl::f32_highest_off
+                                                ? mixprec::matmul_precision::highest
                                             : im == impl::f32_medium ? mixprec::matmul_precision::medium
                                                                      : mixprec::matmul_precision::high);
       mixprec::set_float32_matmul_high_mode(im == impl::f32_high_bf16x3 ? mixprec::matmul_high_mode::bf16x3

@@ -1462,28 +1462,32 @@ inline int gemm_dot2_min_exponent(const gemm_dot2_src& s, std::size_t rows, std:
     len = rows;
     stride = s.ps;
   }
+  if (stride == len) {  // the runs are contiguous: one run (a 10-wide matrix: no short runs)
+    len *= runs;
+    runs = 1;
+  }
   // Lanes: (magnitude bits - 1) as unsigned, so that a zero (-> all ones) never is the minimum.
   const __m512i one = _mm512_set1_epi32(1), mag_mask = _mm512_set1_epi32(0x7fff);
   __m512i mn = _mm512_set1_epi32(-1);
   if (s.fmt == gemm_dot2_src::bf16) {
     const auto* base = static_cast<const bfloat16*>(s.p);
+    // 32 values a vector, in 16-bit lanes (AVX-512-BF16 implies AVX-512BW in GCC and Clang).
+    const __m512i one16 = _mm512_set1_epi16(1), mag16 = _mm512_set1_epi16(0x7fff);
+    __m512i mn16 = _mm512_set1_epi16(-1);
     for (std::size_t r = 0; r < runs; ++r) {
       const bfloat16* x = base + r * stride;
-      for (std::size_t e = 0; e < len; e += 16) {
-        const std::size_t cnt = std::min<std::size_t>(16, len - e);
-        __m256i w;
-        if (cnt == 16) {
-          w = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(x + e));
-        } else {  // (zeros: magnitude 0, ignored)
-          alignas(32) std::uint16_t t[16] = {};
-          std::memcpy(t, x + e, cnt * sizeof(bfloat16));
-          w = _mm256_load_si256(reinterpret_cast<const __m256i*>(t));
-        }
-        const __m512i h = _mm512_cvtepu16_epi32(w);
-        mn = _mm512_min_epu32(mn, _mm512_sub_epi32(_mm512_and_si512(h, mag_mask), one));
+      for (std::size_t e = 0; e < len; e += 32) {
+        const std::size_t cnt = std::min<std::size_t>(32, len - e);
+        const __mmask32 m = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1u;
+        const __m512i h = _mm512_maskz_loadu_epi16(m, x + e);  // (masked-off lanes: 0, ignored)
+        mn16 = _mm512_min_epu16(mn16, _mm512_sub_epi16(_mm512_and_si512(h, mag16), one16));
       }
-      if (_mm512_cmplt_epu32_mask(mn, _mm512_set1_epi32(0x7f)) != 0) return -1;  // a subnormal
+      if (_mm512_cmplt_epu16_mask(mn16, _mm512_set1_epi16(0x7f)) != 0) return -1;  // a subnormal
     }
+    mn = _mm512_min_epu32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(mn16)),
+                          _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(mn16, 1)));
+    const std::uint32_t mag16v = _mm512_reduce_min_epu32(mn) + 1u;
+    return mag16v == 0x10000u ? 255 : static_cast<int>(std::min<std::uint32_t>(mag16v >> 7, 255));
   } else {
     const bool round = s.fmt == gemm_dot2_src::f32_round;
     const __m512i low = _mm512_set1_epi32(0xffff);
