@@ -23,6 +23,7 @@
 
 using mixprec::bfloat16;
 using mixprec::float8_e4m3fn;
+using mixprec::float8_e5m2;
 using mixprec::half;
 using mixprec::layout;
 using mixprec::matmul_high_mode;
@@ -338,4 +339,32 @@ TEST_CASE("gemm exact on vdpbf16ps: MIXPREC_GEMM_DOT2 values; off is never taken
 #endif
   check<bfloat16, bfloat16, float>(40, 48, 64, a, b, 1.0f, 0.0f, transpose::none, transpose::none, layout::row_major, 2,
                                    prefers);
+}
+
+TEST_CASE("gemm exact on vdpbf16ps: FP8 operands (no scan: every FP8 value is a normal bfloat16), subnormal codes") {
+  mode_guard guard(1);
+  // Every code of each format, the subnormal ones (2^-9, 2^-16: still EA + EB >= 222), NaN and
+  // (e5m2) infinities included.
+  std::vector<float8_e4m3fn> a4(23 * 64);
+  std::vector<float8_e5m2> a5(23 * 64);
+  for (std::size_t e = 0; e < a4.size(); ++e) {
+    a4[e] = float8_e4m3fn::from_bits(static_cast<std::uint8_t>((e * 37) % 256));
+    a5[e] = float8_e5m2::from_bits(static_cast<std::uint8_t>((e * 53) % 256));
+  }
+  std::vector<float8_e4m3fn> b4(64 * 45);
+  for (std::size_t e = 0; e < b4.size(); ++e) b4[e] = float8_e4m3fn::from_bits(static_cast<std::uint8_t>((e * 11 + 3) % 120));
+  for (std::size_t k : {64u, 63u}) {
+    for (transpose oa : {transpose::none, transpose::trans}) {
+      check<float8_e4m3fn, float8_e4m3fn, float>(23, 45, k, a4, b4, 0.5f, 0.0f, oa, transpose::trans, layout::row_major, 2, true);
+      check<float8_e5m2, float8_e4m3fn, float>(23, 45, k, a5, b4, 1.0f, 1.0f, oa, transpose::none, layout::col_major, 1, true);
+      check<float8_e5m2, float8_e4m3fn, bfloat16>(23, 45, k, a5, b4, 1.0f, 0.0f, oa, transpose::trans, layout::row_major, 1, true);
+    }
+  }
+  // Only the subnormal codes: the smallest products (2^-16 * 2^-9) are far above 2^-126.
+  std::vector<float8_e5m2> s5(5 * 7, float8_e5m2::from_bits(0x01));
+  std::vector<float8_e4m3fn> s4(7 * 33, float8_e4m3fn::from_bits(0x81));
+  check<float8_e5m2, float8_e4m3fn, float>(5, 33, 7, s5, s4, 1.0f, 0.0f, transpose::none, transpose::none, layout::row_major, 1, true);
+  // FP8 x bfloat16: not covered.
+  const auto bb = random_bf16<bfloat16>(64 * 45, 13);
+  check<float8_e4m3fn, bfloat16, float>(23, 45, 64, a4, bb, 1.0f, 0.0f, transpose::none, transpose::none, layout::row_major, 1, false);
 }

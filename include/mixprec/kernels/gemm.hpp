@@ -1054,7 +1054,7 @@ struct gemm_blocking {
   std::size_t b_panel = std::size_t{16} << 20;     ///< SIMD: packed B columns shared by the threads (L3)
   std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
   std::size_t parallel_min = std::size_t{1} << 19;    ///< SIMD: fewer m*n*k multiply-adds run on one thread
-  std::size_t dot2_min = std::size_t{1} << 16;        ///< exact on vdpbf16ps (auto): from m*n*k multiply-adds
+  std::size_t dot2_min = std::size_t{1} << 13;        ///< exact on vdpbf16ps (auto): from m*n*k multiply-adds (24^3 gains)
 };
 /// The blocking for this CPU: a_block = 3/8 of the L2 cache (384 KiB for 1 MiB, 768 KiB for
 /// 2 MiB), within [128 KiB, 4 MiB]: the A block plus the streamed B sliver and C tile stay in L2.
@@ -1327,10 +1327,11 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
 
 
 /// An operand of the vdpbf16ps driver, type-erased (one driver per C type): p[r*rs + q*ps], as
-/// bfloat16 (fmt bf16), float bf16-exact (fmt f32: its high 16 bits) or float rounded to bfloat16
-/// nearest-even (fmt f32_round: float32_matmul_precision "medium", gemm_round_bf16).
+/// bfloat16 (fmt bf16), float bf16-exact (fmt f32: its high 16 bits), float rounded to bfloat16
+/// nearest-even (fmt f32_round: float32_matmul_precision "medium", gemm_round_bf16), or FP8
+/// (e4m3: float8_e4m3fn, e5m2: float8_e5m2; every value is a normal bfloat16, or zero, inf, NaN).
 struct gemm_dot2_src {
-  enum fmt_t : unsigned char { bf16, f32, f32_round };
+  enum fmt_t : unsigned char { bf16, f32, f32_round, e4m3, e5m2 };
   const void* p;
   std::size_t rs, ps;
   fmt_t fmt;
@@ -1346,15 +1347,24 @@ inline std::uint32_t gemm_dot2_hi16(float x, bool round) noexcept {
   return gemm_bits(round ? gemm_round_bf16(x) : x) >> 16;
 }
 
-/// gemm_pack_dot2 for float sources (the high half of each float, rounded first when `round`).
-inline void gemm_pack_dot2_f32(const float* src, std::size_t rs, std::size_t ps, std::size_t rows,
-                               std::size_t rows_padded, std::size_t k, std::uint32_t* dst, std::size_t dps,
-                               std::uint16_t pad, bool round) noexcept {
+/// The first cnt (<= 16) elements at src widened to float (exactly: float, FP8), as bits.
+template <class T>
+inline __m512i gemm_dot2_load(const T* src, std::size_t cnt) noexcept {
+  if (cnt == 16) return _mm512_castps_si512(gemm_load_vec<gemm_input::as_is>(src));
+  if (cnt == 0) return _mm512_setzero_si512();
+  return _mm512_castps_si512(gemm_load_vec_first<gemm_input::as_is>(src, cnt));
+}
+
+/// gemm_pack_dot2 for float and FP8 sources (the high half of each value widened to float, a
+/// float rounded to bfloat16 first when `round`).
+template <class T>
+void gemm_pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                         std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad, bool round) noexcept {
   const std::size_t kq = (k + 1) / 2, kfull = k / 2;
   auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
-    const float* s0 = src + r * rs + 2 * q * ps;
-    const std::uint32_t lo = 2 * q + 1 < k ? gemm_dot2_hi16(s0[ps], round) : pad;
-    return (gemm_dot2_hi16(s0[0], round) << 16) | lo;
+    const T* s0 = src + r * rs + 2 * q * ps;
+    const std::uint32_t lo = 2 * q + 1 < k ? gemm_dot2_hi16(gemm_widen<float>(s0[ps]), round) : pad;
+    return (gemm_dot2_hi16(gemm_widen<float>(s0[0]), round) << 16) | lo;
   };
   if (ps == 1 && rows > 1) {
     // 32 floats of a row -> 16 pairs (even elements' halves high), 16 rows at a time, transposed.
@@ -1363,17 +1373,15 @@ inline void gemm_pack_dot2_f32(const float* src, std::size_t rs, std::size_t ps,
     for (std::size_t q0 = 0; q0 < kfull; q0 += 16) {
       const std::size_t qc = std::min<std::size_t>(16, kfull - q0);
       const std::size_t e0 = std::min<std::size_t>(16, 2 * qc), e1 = 2 * qc - e0;
-      const __mmask16 m0 = static_cast<__mmask16>(e0 == 16 ? 0xffffu : (1u << e0) - 1u);
-      const __mmask16 m1 = static_cast<__mmask16>(e1 == 16 ? 0xffffu : (1u << e1) - 1u);
       for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
         const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
         __m512 v[16];
         MIXPREC_GEMM_UNROLL
         for (std::size_t r = 0; r < 16; ++r) {
           if (r < cnt) {
-            const float* s = src + (r0 + r) * rs + 2 * q0;
-            const __m512i x0 = gemm_dot2_hi16(_mm512_maskz_loadu_epi32(m0, s), round);
-            const __m512i x1 = gemm_dot2_hi16(_mm512_maskz_loadu_epi32(m1, s + 16), round);
+            const T* s = src + (r0 + r) * rs + 2 * q0;
+            const __m512i x0 = gemm_dot2_hi16(gemm_dot2_load(s, e0), round);
+            const __m512i x1 = gemm_dot2_hi16(gemm_dot2_load(s + 16, e1), round);
             const __m512i hi = _mm512_permutex2var_epi32(x0, even, x1), lo = _mm512_permutex2var_epi32(x0, odd, x1);
             v[r] = _mm512_castsi512_ps(_mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
           } else {
@@ -1394,14 +1402,14 @@ inline void gemm_pack_dot2_f32(const float* src, std::size_t rs, std::size_t ps,
     }
   } else if (rs == 1) {
     for (std::size_t q = 0; q < kfull; ++q) {
-      const float* s0 = src + 2 * q * ps;
-      const float* s1 = s0 + ps;
+      const T* s0 = src + 2 * q * ps;
+      const T* s1 = s0 + ps;
       std::uint32_t* d = dst + q * dps;
       for (std::size_t r = 0; r < rows; r += 16) {
         const std::size_t cnt = std::min<std::size_t>(16, rows - r);
         const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
-        const __m512i hi = gemm_dot2_hi16(_mm512_maskz_loadu_epi32(rm, s0 + r), round);
-        const __m512i lo = gemm_dot2_hi16(_mm512_maskz_loadu_epi32(rm, s1 + r), round);
+        const __m512i hi = gemm_dot2_hi16(gemm_dot2_load(s0 + r, cnt), round);
+        const __m512i lo = gemm_dot2_hi16(gemm_dot2_load(s1 + r, cnt), round);
         _mm512_mask_storeu_epi32(d + r, rm, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
       }
     }
@@ -1420,14 +1428,24 @@ inline void gemm_pack_dot2_f32(const float* src, std::size_t rs, std::size_t ps,
   }
 }
 
-/// Packs rows [i, i+rows) of an operand (gemm_pack_dot2 / gemm_pack_dot2_f32).
+/// Packs rows [i, i+rows) of an operand (gemm_pack_dot2 / gemm_pack_dot2_conv).
 inline void gemm_pack_dot2_src(const gemm_dot2_src& s, std::size_t i, std::size_t rows, std::size_t rows_padded,
                                std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
-  if (s.fmt == gemm_dot2_src::bf16) {
-    gemm_pack_dot2(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
-  } else {
-    gemm_pack_dot2_f32(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
-                       s.fmt == gemm_dot2_src::f32_round);
+  switch (s.fmt) {
+    case gemm_dot2_src::bf16:
+      gemm_pack_dot2(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
+      return;
+    case gemm_dot2_src::e4m3:
+      gemm_pack_dot2_conv(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst,
+                          dps, pad, false);
+      return;
+    case gemm_dot2_src::e5m2:
+      gemm_pack_dot2_conv(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst,
+                          dps, pad, false);
+      return;
+    default:
+      gemm_pack_dot2_conv(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
+                          s.fmt == gemm_dot2_src::f32_round);
   }
 }
 
@@ -1436,6 +1454,9 @@ inline void gemm_pack_dot2_src(const gemm_dot2_src& s, std::size_t i, std::size_
 /// bfloat16 values (255 when there are none); -1 (early) when a value is subnormal, or (fmt f32)
 /// a float is not bfloat16-exact.
 inline int gemm_dot2_min_exponent(const gemm_dot2_src& s, std::size_t rows, std::size_t k) noexcept {
+  // FP8: no scan, the format bounds it (smallest subnormals 2^-9 and 2^-16: biased 118 and 111).
+  if (s.fmt == gemm_dot2_src::e4m3) return 118;
+  if (s.fmt == gemm_dot2_src::e5m2) return 111;
   // Runs of contiguous elements (the order does not matter for a minimum).
   std::size_t runs = rows, len = k, stride = s.rs;
   if (s.ps != 1) {
@@ -1988,6 +2009,22 @@ inline bool gemm_dot2_cpu_prefers() noexcept {
 /// and float whose values are bfloat16-exact (or rounded to bfloat16 by float32_matmul_precision "medium").
 template <class T>
 struct gemm_dot2_operand : std::integral_constant<bool, std::is_same<T, bfloat16>::value || std::is_same<T, float>::value> {};
+/// FP8 operands (any two: every value is a normal bfloat16 or zero, EA + EB >= 222; no scan).
+template <class T>
+struct gemm_dot2_fp8
+    : std::integral_constant<bool, std::is_same<T, float8_e4m3fn>::value || std::is_same<T, float8_e5m2>::value> {};
+template <class T>
+constexpr gemm_dot2_src::fmt_t gemm_dot2_fmt(gemm_input input) noexcept {
+  if constexpr (std::is_same<T, float>::value) {
+    return input == gemm_input::bf16 ? gemm_dot2_src::f32_round : gemm_dot2_src::f32;
+  } else if constexpr (std::is_same<T, float8_e4m3fn>::value) {
+    return gemm_dot2_src::e4m3;
+  } else if constexpr (std::is_same<T, float8_e5m2>::value) {
+    return gemm_dot2_src::e5m2;
+  } else {
+    return gemm_dot2_src::bf16;
+  }
+}
 
 /// exact (gemm_kind::fma, Acc float) on the vdpbf16ps driver, when allowed (gemm_dot2_mode) and
 /// proven to give the same bits: no subnormal input and EA + EB >= 142 (the smallest biased
@@ -1998,14 +2035,15 @@ bool gemm_dot2_auto(const gemm_problem<float, TA, TB, TC>& pr, unsigned threads)
   if (pr.kind != gemm_kind::fma) return false;
   const int mode = gemm_dot2_mode().load(std::memory_order_relaxed);
   if (mode == 2) return false;
+  // auto: not for small problems, nor where the float tile reads B in place unpacked (m <= 2 tiles
+  // or k <= 16, n contiguous: as fast there, measured), nor where this CPU's dot2 tile is slower.
   if (mode != 1 && (static_cast<double>(pr.m) * static_cast<double>(pr.n) * static_cast<double>(pr.k) <
                         static_cast<double>(gemm_blocking_sizes().dot2_min) ||
-                    !gemm_dot2_cpu_prefers())) {
+                    (pr.b_js == 1 && (pr.m <= 2 * gemm_mr || pr.k <= 16)) || !gemm_dot2_cpu_prefers())) {
     return false;
   }
-  const auto fmt_f32 = pr.input == gemm_input::bf16 ? gemm_dot2_src::f32_round : gemm_dot2_src::f32;
-  const gemm_dot2_src a{pr.a, pr.a_is, pr.a_ps, std::is_same<TA, float>::value ? fmt_f32 : gemm_dot2_src::bf16};
-  const gemm_dot2_src b{pr.b, pr.b_js, pr.b_ps, std::is_same<TB, float>::value ? fmt_f32 : gemm_dot2_src::bf16};
+  const gemm_dot2_src a{pr.a, pr.a_is, pr.a_ps, gemm_dot2_fmt<TA>(pr.input)};
+  const gemm_dot2_src b{pr.b, pr.b_js, pr.b_ps, gemm_dot2_fmt<TB>(pr.input)};
   const int ea = gemm_dot2_min_exponent(a, pr.m, pr.k);
   if (ea < 0) return false;
   const int eb = gemm_dot2_min_exponent(b, pr.n, pr.k);
@@ -2027,7 +2065,8 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     threads = 1;
   }
 #if defined(MIXPREC_GEMM_AVX512BF16)
-  if constexpr (std::is_same<Acc, float>::value && std::is_same<TA, TB>::value && gemm_dot2_operand<TA>::value) {
+  if constexpr (std::is_same<Acc, float>::value && ((std::is_same<TA, TB>::value && gemm_dot2_operand<TA>::value) ||
+                                                    (gemm_dot2_fp8<TA>::value && gemm_dot2_fp8<TB>::value))) {
     if (pr.kind == gemm_kind::dot2) {  // (bfloat16 A and B: gemm_setup)
       gemm_host_dot2(gemm_dot2_problem(pr), gemm_dot2_src{pr.a, pr.a_is, pr.a_ps, gemm_dot2_src::bf16},
                      gemm_dot2_src{pr.b, pr.b_js, pr.b_ps, gemm_dot2_src::bf16}, threads);
