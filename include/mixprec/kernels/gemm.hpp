@@ -2035,11 +2035,11 @@ bool gemm_dot2_auto(const gemm_problem<float, TA, TB, TC>& pr, unsigned threads)
   if (pr.kind != gemm_kind::fma) return false;
   const int mode = gemm_dot2_mode().load(std::memory_order_relaxed);
   if (mode == 2) return false;
-  // auto: not for small problems, nor where the float tile reads B in place unpacked (m <= 2 tiles
-  // or k <= 16, n contiguous: as fast there, measured), nor where this CPU's dot2 tile is slower.
+  // auto: not for small problems, nor where the float tile reads a long B in place unpacked (m <= 2
+  // tiles, n contiguous: as fast there, measured), nor where this CPU's dot2 tile is slower.
   if (mode != 1 && (static_cast<double>(pr.m) * static_cast<double>(pr.n) * static_cast<double>(pr.k) <
                         static_cast<double>(gemm_blocking_sizes().dot2_min) ||
-                    (pr.b_js == 1 && (pr.m <= 2 * gemm_mr || pr.k <= 16)) || !gemm_dot2_cpu_prefers())) {
+                    (pr.b_js == 1 && pr.m <= 2 * gemm_mr) || !gemm_dot2_cpu_prefers())) {
     return false;
   }
   const gemm_dot2_src a{pr.a, pr.a_is, pr.a_ps, gemm_dot2_fmt<TA>(pr.input)};
