@@ -1347,11 +1347,10 @@ inline std::uint32_t gemm_dot2_hi16(float x, bool round) noexcept {
   return gemm_bits(round ? gemm_round_bf16(x) : x) >> 16;
 }
 
-/// The first cnt (<= 16) elements at src widened to float (exactly: float, FP8), as bits.
+/// The first cnt (1..16) elements at src widened to float (exactly: float, FP8), as bits.
 template <class T>
 inline __m512i gemm_dot2_load(const T* src, std::size_t cnt) noexcept {
   if (cnt == 16) return _mm512_castps_si512(gemm_load_vec<gemm_input::as_is>(src));
-  if (cnt == 0) return _mm512_setzero_si512();
   return _mm512_castps_si512(gemm_load_vec_first<gemm_input::as_is>(src, cnt));
 }
 
@@ -1381,7 +1380,7 @@ void gemm_pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size
           if (r < cnt) {
             const T* s = src + (r0 + r) * rs + 2 * q0;
             const __m512i x0 = gemm_dot2_hi16(gemm_dot2_load(s, e0), round);
-            const __m512i x1 = gemm_dot2_hi16(gemm_dot2_load(s + 16, e1), round);
+            const __m512i x1 = e1 == 0 ? _mm512_setzero_si512() : gemm_dot2_hi16(gemm_dot2_load(s + 16, e1), round);
             const __m512i hi = _mm512_permutex2var_epi32(x0, even, x1), lo = _mm512_permutex2var_epi32(x0, odd, x1);
             v[r] = _mm512_castsi512_ps(_mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
           } else {
@@ -1889,46 +1888,65 @@ struct gemm_direct_b_type
 };
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
-/// The vdpbf16ps driver, one per C type: C of pr from the operands a (op(A), m x k) and b
-/// (op(B)^T, n x k); pr.a and pr.b are not read. bf16_dot2, and exact where gemm_dot2_auto proves
-/// it the same.
-template <class TC>
-void gemm_host_dot2(const gemm_problem<float, bfloat16, bfloat16, TC>& pr, const gemm_dot2_src& a,
-                    const gemm_dot2_src& b, unsigned threads) {
+/// The vdpbf16ps driver body, one per vector-stored C type TCv (float, half, bfloat16): C of pv
+/// from the operands a (op(A), m x k) and b (op(B)^T, n x k); pv.a, pv.b are not read. vec_store:
+/// full-width tiles go to pv.c from the registers; other tiles go through the buffer to
+/// store(ctx, i, j, rows, nr, buf, ld) (gemm_store_tile of the real C type: shared code for all).
+template <class TCv>
+void gemm_host_dot2_impl(const gemm_problem<float, bfloat16, bfloat16, TCv>& pv, bool vec_store,
+                         const gemm_dot2_src& a, const gemm_dot2_src& b, unsigned threads,
+                         void (*store)(const void*, std::size_t, std::size_t, std::size_t, std::size_t, const float*,
+                                       std::size_t),
+                         const void* ctx) {
   constexpr std::size_t MR = gemm_mr;
   auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
-    gemm_pack_dot2_src(a, i, rows, MR, pr.k, dst, MR, 0x8000u);
+    gemm_pack_dot2_src(a, i, rows, MR, pv.k, dst, MR, 0x8000u);
   };
-  const bool vec_store = gemm_vec_store_ok(pr);
   auto run = [&](auto nr_constant) {
     constexpr std::size_t NR = decltype(nr_constant)::value;
     auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
-      gemm_pack_dot2_src(b, j, cols, NR, pr.k, dst, NR, 0x0000u);
+      gemm_pack_dot2_src(b, j, cols, NR, pv.k, dst, NR, 0x0000u);
     };
     // As the float tiles: short last slivers, C stored from the registers where it can be.
     auto tile = [&](std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t i,
                     std::size_t rows, std::size_t j, std::size_t nr) {
-      using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
       alignas(64) float buf[MR * NR];
-      gemm_tile_dest<TCv> d{nullptr, 0, pr.alpha, pr.beta, buf};
-      if constexpr (gemm_vec_store_type<TC>::value) {
-        if (vec_store) {
-          d.c = pr.c + i * pr.c_is + j;
-          d.ldc = pr.c_is;
-        }
+      gemm_tile_dest<TCv> d{nullptr, 0, pv.alpha, pv.beta, buf};
+      if (vec_store) {
+        d.c = pv.c + i * pv.c_is + j;
+        d.ldc = pv.c_is;
       }
       auto kernel = [&](auto r_constant) {
         return gemm_tile_dot2<decltype(r_constant)::value, NR / gemm_vw>(kq, ap, bp, rows, nr, d);
       };
-      if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
+      if (!gemm_with_rows<2, MR>(rows, kernel)) store(ctx, i, j, rows, nr, buf, NR);
     };
-    gemm_host_blocked<std::uint32_t, MR, NR>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, tile);
+    gemm_host_blocked<std::uint32_t, MR, NR>(pv, threads, (pv.k + 1) / 2, pack_a, pack_b, tile);
   };
-  if (pr.n <= gemm_vw) {  // narrow C: one vector per tile row
+  if (pv.n <= gemm_vw) {  // narrow C: one vector per tile row
     run(std::integral_constant<std::size_t, gemm_vw>{});
   } else {
     run(std::integral_constant<std::size_t, gemm_nr_f32>{});
   }
+}
+
+/// The vdpbf16ps driver (bf16_dot2, and exact where gemm_dot2_auto proves it the same): C of pr
+/// from a and b (pr.a, pr.b are not read); the body is gemm_host_dot2_impl's, shared by C types.
+template <class TC>
+void gemm_host_dot2(const gemm_problem<float, bfloat16, bfloat16, TC>& pr, const gemm_dot2_src& a,
+                    const gemm_dot2_src& b, unsigned threads) {
+  using P = gemm_problem<float, bfloat16, bfloat16, TC>;
+  using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
+  const bool vec_store = gemm_vec_store_ok(pr);
+  TCv* c = nullptr;
+  if constexpr (std::is_same<TC, TCv>::value) c = pr.c;
+  const gemm_problem<float, bfloat16, bfloat16, TCv> pv{
+      pr.m,    pr.n,    pr.k,          pr.alpha,      pr.beta,   nullptr, pr.a_is,  pr.a_ps,
+      nullptr, pr.b_ps, pr.b_js,       c,             pr.c_is,   pr.c_js, pr.counter_is, pr.counter_js,
+      pr.offset, pr.rng, pr.out_mode, pr.kind,       pr.input,  pr.x3_a_first};
+  auto store = [](const void* ctx, std::size_t i, std::size_t j, std::size_t rows, std::size_t nr, const float* buf,
+                  std::size_t ld) { gemm_store_tile(*static_cast<const P*>(ctx), i, j, rows, nr, buf, ld); };
+  gemm_host_dot2_impl(pv, vec_store, a, b, threads, +store, &pr);
 }
 
 /// pr as the problem type of gemm_host_dot2 (A and B pointers dropped).
