@@ -1988,7 +1988,7 @@ inline std::atomic<std::size_t>& gemm_dot2_runs() noexcept {
 
 /// Whether this CPU's vdpbf16ps tile is faster than its float tile: both 14 x 32 register tiles on
 /// the same in-L1 data (k = 128), interleaved, min of 8 reps; dot2 must take <= 0.8 of the float
-/// tile's time (~0.5 on AMD Zen 4, ~2 on Intel Sapphire Rapids). About 40 us, once per process.
+/// tile's time (~0.5 on AMD Zen 4, ~2 on Intel Sapphire Rapids). About 60 us, once per process.
 inline bool gemm_dot2_calibrate() noexcept {
   constexpr std::size_t MR = gemm_mr, NR = gemm_nr_f32, V = NR / gemm_vw, kk = 128;
   alignas(64) float af[MR * kk], bf[NR * kk], buf[MR * NR];
