@@ -360,6 +360,16 @@ TEST_CASE("gemm exact on vdpbf16ps: FP8 operands (no scan: every FP8 value is a 
       check<float8_e5m2, float8_e4m3fn, bfloat16>(23, 45, k, a5, b4, 1.0f, 0.0f, oa, transpose::trans, layout::row_major, 1, true);
     }
   }
+  // k beyond the FP8 packer's 256-long chunks (odd: the padding pair in the last chunk).
+  std::vector<float8_e5m2> l5(9 * 517);
+  std::vector<float8_e4m3fn> l4(517 * 20);
+  for (std::size_t e = 0; e < l5.size(); ++e) l5[e] = float8_e5m2::from_bits(static_cast<std::uint8_t>((e * 29 + 1) % 120));
+  for (std::size_t e = 0; e < l4.size(); ++e) l4[e] = float8_e4m3fn::from_bits(static_cast<std::uint8_t>((e * 13 + 5) % 256));
+  for (transpose oa : {transpose::none, transpose::trans}) {
+    for (transpose ob : {transpose::none, transpose::trans}) {
+      check<float8_e5m2, float8_e4m3fn, float>(9, 20, 517, l5, l4, 1.0f, 0.0f, oa, ob, layout::row_major, 2, true);
+    }
+  }
   // Only the subnormal codes: the smallest products (2^-16 * 2^-9) are far above 2^-126.
   std::vector<float8_e5m2> s5(5 * 7, float8_e5m2::from_bits(0x01));
   std::vector<float8_e4m3fn> s4(7 * 33, float8_e4m3fn::from_bits(0x81));

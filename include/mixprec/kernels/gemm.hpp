@@ -1427,7 +1427,41 @@ void gemm_pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size
   }
 }
 
-/// Packs rows [i, i+rows) of an operand (gemm_pack_dot2 / gemm_pack_dot2_conv).
+/// gemm_pack_dot2 for FP8 sources: 256 k at a time widened to float (a vector at a time along the
+/// contiguous dimension) into a local buffer, then gemm_pack_dot2_conv<float> (one packer
+/// instantiation for float and FP8: the compile time of the sanitizer builds).
+template <class T>
+void gemm_pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                        std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+  constexpr std::size_t KC = 256, RC = 32;  // rows <= max(gemm_mr, gemm_nr_f32) = 32
+  alignas(64) float buf[KC * RC];
+  const bool by_rows = ps != 1 && rs == 1;  // rows contiguous: buf[p*RC + r]; else buf[r*KC + p]
+  for (std::size_t k0 = 0; k0 < k; k0 += KC) {
+    const std::size_t kc = std::min(KC, k - k0);
+    if (by_rows) {
+      for (std::size_t p = 0; p < kc; ++p) {
+        for (std::size_t r = 0; r < rows; r += 16) {
+          const std::size_t cnt = std::min<std::size_t>(16, rows - r);
+          _mm512_store_si512(buf + p * RC + r, gemm_dot2_load(src + (k0 + p) * ps + r, cnt));
+        }
+      }
+      gemm_pack_dot2_conv(buf, std::size_t{1}, RC, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+    } else {
+      for (std::size_t r = 0; r < rows; ++r) {
+        const T* s = src + r * rs + k0 * ps;
+        float* d = buf + r * KC;
+        if (ps == 1) {
+          for (std::size_t p = 0; p < kc; p += 16) _mm512_store_si512(d + p, gemm_dot2_load(s + p, std::min<std::size_t>(16, kc - p)));
+        } else {
+          for (std::size_t p = 0; p < kc; ++p) d[p] = gemm_widen<float>(s[p * ps]);
+        }
+      }
+      gemm_pack_dot2_conv(buf, KC, std::size_t{1}, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+    }
+  }
+}
+
+/// Packs rows [i, i+rows) of an operand (gemm_pack_dot2 / gemm_pack_dot2_conv / gemm_pack_dot2_fp8).
 inline void gemm_pack_dot2_src(const gemm_dot2_src& s, std::size_t i, std::size_t rows, std::size_t rows_padded,
                                std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
   switch (s.fmt) {
@@ -1435,12 +1469,12 @@ inline void gemm_pack_dot2_src(const gemm_dot2_src& s, std::size_t i, std::size_
       gemm_pack_dot2(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
       return;
     case gemm_dot2_src::e4m3:
-      gemm_pack_dot2_conv(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst,
-                          dps, pad, false);
+      gemm_pack_dot2_fp8(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps,
+                         pad);
       return;
     case gemm_dot2_src::e5m2:
-      gemm_pack_dot2_conv(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst,
-                          dps, pad, false);
+      gemm_pack_dot2_fp8(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps,
+                         pad);
       return;
     default:
       gemm_pack_dot2_conv(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
