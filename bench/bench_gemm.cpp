@@ -11,7 +11,15 @@
 //           dnnl_bf16       oneDNN's matmul primitive on bfloat16 A and B, float C (the peer of the
 //                           bf16_* rows: x_dnnl_bf16); primitive created once per shape and t
 //           bf16_exact      mixprec::gemm, bfloat16 A and B, float accumulation, algorithm exact
-//                           (sequential k, one fma per step: bit-identical to the naive loop)
+//                           (sequential k, one fma per step: bit-identical to the naive loop); on
+//                           vdpbf16ps where proven the same and this CPU's dot2 tile is faster
+//                           (MIXPREC_GEMM_DOT2=auto, docs: "exact on vdpbf16ps"), scan included
+//           bf16_exact_off  the same with that path off (MIXPREC_GEMM_DOT2=off): the float kernel
+//           f32_bf16val     float A and B holding bfloat16 values ("highest"; the study's FP8 / MX
+//                           modes): exact, on vdpbf16ps as bf16_exact; f32_bf16val_off: path off
+//           f32_highest_off f32_highest with the path off (f32_highest's scan stops at once)
+//           dot2_scan       only the proof scan of bf16_exact (detail::gemm_dot2_min_exponent on
+//                           op(A) and op(B))
 //           bf16_dot2       the same with gemm_algorithm::bf16_dot2 (vdpbf16ps semantics)
 //           bf16_bf16c      bfloat16 A, B and C (the vector bfloat16 store), algorithm exact
 //           half_exact      half A and B, algorithm exact
@@ -95,6 +103,7 @@ struct inputs {
   shape sh;
   std::vector<float> a, b;
   std::vector<mixprec::bfloat16> a_bf16, b_bf16;
+  std::vector<float> a_bf16f, b_bf16f;  // the bfloat16 values as float
   std::vector<mixprec::half> a_half, b_half;
 };
 
@@ -113,6 +122,8 @@ const inputs& data(const shape& sh) {
     for (float& x : in.b) x = d(g);
     for (float x : in.a) in.a_bf16.emplace_back(x);
     for (float x : in.b) in.b_bf16.emplace_back(x);
+    for (const auto& x : in.a_bf16) in.a_bf16f.push_back(static_cast<float>(x));
+    for (const auto& x : in.b_bf16) in.b_bf16f.push_back(static_cast<float>(x));
     for (float x : in.a) in.a_half.emplace_back(x);
     for (float x : in.b) in.b_half.emplace_back(x);
   }
@@ -282,7 +293,24 @@ void bm_peer(benchmark::State& s, peer p, shape sh, unsigned threads) {
   s.SetLabel(peer_label(p));
 }
 
-enum class impl { bf16_exact, bf16_dot2, bf16_bf16c, half_exact, f32_highest, f32_high, f32_medium, f32_high_bf16x3 };
+enum class impl {
+  bf16_exact,
+  bf16_exact_off,
+  bf16_dot2,
+  bf16_bf16c,
+  half_exact,
+  f32_highest,
+  f32_highest_off,
+  f32_bf16val,
+  f32_bf16val_off,
+  f32_high,
+  f32_medium,
+  f32_high_bf16x3,
+  dot2_scan
+};
+bool dot2_off(impl im) {
+  return im == impl::bf16_exact_off || im == impl::f32_highest_off || im == impl::f32_bf16val_off;
+}
 
 /// Runs mixprec::gemm for impl into c (float, or bfloat16 for bf16_bf16c: c_bf16).
 void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16, unsigned threads) {
@@ -292,8 +320,33 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
   const auto pol = mixprec::exec::par(threads);
   const std::size_t m = sh.m, n = sh.n, k = sh.k, lda = sh.lda(), ldb = sh.ldb();
   mixprec::gemm_options o;
+#if defined(MIXPREC_GEMM_AVX512BF16)
+  struct dot2_setting {  // MIXPREC_GEMM_DOT2=off for the *_off rows, restored after the call
+    int saved = mixprec::detail::gemm_dot2_mode().load();
+    explicit dot2_setting(bool off) {
+      if (off) mixprec::detail::gemm_dot2_mode().store(2);
+    }
+    ~dot2_setting() { mixprec::detail::gemm_dot2_mode().store(saved); }
+  } setting(dot2_off(im));
+#endif
   switch (im) {
+    case impl::dot2_scan: {
+#if defined(MIXPREC_GEMM_AVX512BF16)
+      using src = mixprec::detail::gemm_dot2_src;
+      const int ea = mixprec::detail::gemm_dot2_min_exponent(
+          src{in.a_bf16.data(), sh.ta ? std::size_t{1} : lda, sh.ta ? lda : std::size_t{1}, src::bf16}, m, k);
+      const int eb = mixprec::detail::gemm_dot2_min_exponent(
+          src{in.b_bf16.data(), sh.tb ? ldb : std::size_t{1}, sh.tb ? std::size_t{1} : ldb, src::bf16}, n, k);
+      c[0] = static_cast<float>(ea + eb);
+#endif
+      return;
+    }
+    case impl::f32_bf16val:
+    case impl::f32_bf16val_off:
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_bf16f.data(), lda, in.b_bf16f.data(), ldb, 0.0f, c, n);
+      return;
     case impl::bf16_exact:
+    case impl::bf16_exact_off:
     case impl::bf16_dot2:
       if (im == impl::bf16_dot2) o.algorithm = mixprec::gemm_algorithm::bf16_dot2;
       mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_bf16.data(), lda, in.b_bf16.data(), ldb, 0.0f, c, n, o);
@@ -305,7 +358,8 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
       mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_half.data(), lda, in.b_half.data(), ldb, 0.0f, c, n, o);
       return;
     default:
-      mixprec::set_float32_matmul_precision(im == impl::f32_highest  ? mixprec::matmul_precision::highest
+      mixprec::set_float32_matmul_precision(im == impl::f32_highest || im == impl::f32_highest_off
+                                                ? mixprec::matmul_precision::highest
                                             : im == impl::f32_medium ? mixprec::matmul_precision::medium
                                                                      : mixprec::matmul_precision::high);
       mixprec::set_float32_matmul_high_mode(im == impl::f32_high_bf16x3 ? mixprec::matmul_high_mode::bf16x3
@@ -326,7 +380,11 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
     const std::size_t ib = sh.tb ? j * sh.k + p : p * sh.n + j;
     switch (im) {
       case impl::bf16_exact:
+      case impl::bf16_exact_off:
+      case impl::f32_bf16val:
+      case impl::f32_bf16val_off:
       case impl::bf16_bf16c:
+      case impl::dot2_scan:
         acc = std::fma(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]), acc);
         break;
       case impl::bf16_dot2:
@@ -336,7 +394,8 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
       case impl::half_exact:
         acc = std::fma(static_cast<float>(in.a_half[ia]), static_cast<float>(in.b_half[ib]), acc);
         break;
-      case impl::f32_highest: acc = std::fma(in.a[ia], in.b[ib], acc); break;
+      case impl::f32_highest:
+      case impl::f32_highest_off: acc = std::fma(in.a[ia], in.b[ib], acc); break;
       case impl::f32_high:
         acc = std::fma(static_cast<float>(mixprec::round_to<mixprec::tf32>(in.a[ia], mixprec::rounding::nearest_away)),
                        static_cast<float>(mixprec::round_to<mixprec::tf32>(in.b[ib], mixprec::rounding::nearest_away)),
@@ -376,7 +435,7 @@ void bm_mixprec(benchmark::State& s, impl im, shape sh, unsigned threads) {
   std::vector<mixprec::bfloat16> c_bf16(mn);
   run_mixprec(im, in, c.data(), c_bf16.data(), threads);  // warm up, and the result to verify
   int wrong = 0, checked = 0;
-  for (std::size_t e = 0; e < mn; e += mn / 97 + 1, ++checked) {
+  for (std::size_t e = 0; e < mn && im != impl::dot2_scan; e += mn / 97 + 1, ++checked) {
     const float want = naive_element(im, in, e / sh.n, e % sh.n);
     if (im == impl::bf16_bf16c) {
       wrong += mixprec::bfloat16(want).bits() != c_bf16[e].bits() ? 1 : 0;
@@ -397,12 +456,21 @@ void bm_mixprec(benchmark::State& s, impl im, shape sh, unsigned threads) {
   set_ratio(s, "x_sgemm", sgemm, per_call);
   set_ratio(s, "x_dnnl", dnnl, per_call);
   set_ratio(s, "x_dnnl_bf16", dnnl_bf16, per_call);
-  s.SetLabel(wrong == 0 ? std::string("exact") : "WRONG " + std::to_string(wrong) + "/" + std::to_string(checked));
+  if (im == impl::dot2_scan) {
+    s.SetLabel(c[0] >= 142.0f ? "proven" : "not proven");
+  } else {
+    s.SetLabel(wrong == 0 ? std::string("exact") : "WRONG " + std::to_string(wrong) + "/" + std::to_string(checked));
+  }
 }
 
 const char* impl_name(impl im) {
   switch (im) {
     case impl::bf16_exact: return "bf16_exact";
+    case impl::bf16_exact_off: return "bf16_exact_off";
+    case impl::f32_highest_off: return "f32_highest_off";
+    case impl::f32_bf16val: return "f32_bf16val";
+    case impl::f32_bf16val_off: return "f32_bf16val_off";
+    case impl::dot2_scan: return "dot2_scan";
     case impl::bf16_dot2: return "bf16_dot2";
     case impl::bf16_bf16c: return "bf16_bf16c";
     case impl::half_exact: return "half_exact";
@@ -414,9 +482,13 @@ const char* impl_name(impl im) {
 }
 
 void register_all() {
-  const impl square_impls[] = {impl::bf16_exact, impl::bf16_dot2,  impl::bf16_bf16c, impl::half_exact,
-                               impl::f32_highest, impl::f32_high, impl::f32_medium, impl::f32_high_bf16x3};
-  const impl study_impls[] = {impl::f32_highest, impl::bf16_exact, impl::bf16_bf16c, impl::bf16_dot2};
+  const impl square_impls[] = {impl::bf16_exact,  impl::bf16_exact_off, impl::bf16_dot2,        impl::bf16_bf16c,
+                               impl::half_exact,  impl::f32_highest,    impl::f32_highest_off,  impl::f32_bf16val,
+                               impl::f32_bf16val_off, impl::f32_high,   impl::f32_medium,       impl::f32_high_bf16x3,
+                               impl::dot2_scan};
+  const impl study_impls[] = {impl::f32_highest, impl::f32_highest_off, impl::bf16_exact, impl::bf16_exact_off,
+                              impl::bf16_bf16c,  impl::bf16_dot2,       impl::f32_bf16val, impl::f32_bf16val_off,
+                              impl::dot2_scan};
   std::vector<std::pair<shape, bool>> shapes = {{{1024, 1024, 1024, false, false}, true},
                                                 {{2048, 2048, 2048, false, false}, true}};
   // The study (batch 128, MLP 784-512-256-10): forward (N T), weight gradient (T N), input gradient (N N).

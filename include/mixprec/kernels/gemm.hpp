@@ -12,6 +12,7 @@
 // gemm_algorithm::bf16_dot2 gives vdpbf16ps's DAZ/FTZ semantics. A short leading dimension, a null
 // pointer or bf16_dot2 with non-bfloat16 operands throws std::invalid_argument, C unchanged.
 // Semantics, precision modes, bf16_dot2, the x86 kernel: docs/pages/kernels-reference.md#gemm.
+// exact runs on vdpbf16ps where a scan proves the same bits and this CPU is faster ($MIXPREC_GEMM_DOT2).
 //
 //   std::vector<mixprec::bfloat16> A(m * k), B(k * n);  std::vector<float> C(m * n);
 //   mixprec::gemm(mixprec::exec::par, mixprec::transpose::none, mixprec::transpose::none,
@@ -27,7 +28,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -1050,6 +1054,7 @@ struct gemm_blocking {
   std::size_t b_panel = std::size_t{16} << 20;     ///< SIMD: packed B columns shared by the threads (L3)
   std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
   std::size_t parallel_min = std::size_t{1} << 19;    ///< SIMD: fewer m*n*k multiply-adds run on one thread
+  std::size_t dot2_min = std::size_t{1} << 13;        ///< exact on vdpbf16ps (auto): from m*n*k multiply-adds (24^3 gains)
 };
 /// The blocking for this CPU: a_block = 3/8 of the L2 cache (384 KiB for 1 MiB, 768 KiB for
 /// 2 MiB), within [128 KiB, 4 MiB]: the A block plus the streamed B sliver and C tile stay in L2.
@@ -1318,6 +1323,243 @@ inline void gemm_pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, 
     const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
     for (std::size_t q = 0; q < kq; ++q) _mm512_mask_storeu_epi32(dst + q * dps + r, rm, _mm512_setzero_si512());
   }
+}
+
+
+/// An operand of the vdpbf16ps driver, type-erased (one driver per C type): p[r*rs + q*ps], as
+/// bfloat16 (fmt bf16), float bf16-exact (fmt f32: its high 16 bits), float rounded to bfloat16
+/// nearest-even (fmt f32_round: float32_matmul_precision "medium", gemm_round_bf16), or FP8
+/// (e4m3: float8_e4m3fn, e5m2: float8_e5m2; every value is a normal bfloat16, or zero, inf, NaN).
+struct gemm_dot2_src {
+  enum fmt_t : unsigned char { bf16, f32, f32_round, e4m3, e5m2 };
+  const void* p;
+  std::size_t rs, ps;
+  fmt_t fmt;
+};
+
+/// The bfloat16 bits of float lanes u: their high halves (rounded first for f32_round), in the low
+/// halves of the result.
+inline __m512i gemm_dot2_hi16(__m512i u, bool round) noexcept {
+  if (round) u = gemm_round_vec<gemm_input::bf16>(u);
+  return _mm512_srli_epi32(u, 16);
+}
+inline std::uint32_t gemm_dot2_hi16(float x, bool round) noexcept {
+  return gemm_bits(round ? gemm_round_bf16(x) : x) >> 16;
+}
+
+/// The first cnt (1..16) elements at src widened to float (exactly: float, FP8), as bits.
+template <class T>
+inline __m512i gemm_dot2_load(const T* src, std::size_t cnt) noexcept {
+  if (cnt == 16) return _mm512_castps_si512(gemm_load_vec<gemm_input::as_is>(src));
+  return _mm512_castps_si512(gemm_load_vec_first<gemm_input::as_is>(src, cnt));
+}
+
+/// gemm_pack_dot2 for float and FP8 sources (the high half of each value widened to float, a
+/// float rounded to bfloat16 first when `round`).
+template <class T>
+void gemm_pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                         std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad, bool round) noexcept {
+  const std::size_t kq = (k + 1) / 2, kfull = k / 2;
+  auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
+    const T* s0 = src + r * rs + 2 * q * ps;
+    const std::uint32_t lo = 2 * q + 1 < k ? gemm_dot2_hi16(gemm_widen<float>(s0[ps]), round) : pad;
+    return (gemm_dot2_hi16(gemm_widen<float>(s0[0]), round) << 16) | lo;
+  };
+  if (ps == 1 && rows > 1) {
+    // 32 floats of a row -> 16 pairs (even elements' halves high), 16 rows at a time, transposed.
+    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+    for (std::size_t q0 = 0; q0 < kfull; q0 += 16) {
+      const std::size_t qc = std::min<std::size_t>(16, kfull - q0);
+      const std::size_t e0 = std::min<std::size_t>(16, 2 * qc), e1 = 2 * qc - e0;
+      for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
+        const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
+        __m512 v[16];
+        MIXPREC_GEMM_UNROLL
+        for (std::size_t r = 0; r < 16; ++r) {
+          if (r < cnt) {
+            const T* s = src + (r0 + r) * rs + 2 * q0;
+            const __m512i x0 = gemm_dot2_hi16(gemm_dot2_load(s, e0), round);
+            const __m512i x1 = e1 == 0 ? _mm512_setzero_si512() : gemm_dot2_hi16(gemm_dot2_load(s + 16, e1), round);
+            const __m512i hi = _mm512_permutex2var_epi32(x0, even, x1), lo = _mm512_permutex2var_epi32(x0, odd, x1);
+            v[r] = _mm512_castsi512_ps(_mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
+          } else {
+            v[r] = _mm512_setzero_ps();
+          }
+        }
+        gemm_transpose(v);
+        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        std::uint32_t* d = dst + q0 * dps + r0;
+        MIXPREC_GEMM_UNROLL
+        for (std::size_t q = 0; q < 16; ++q) {
+          if (q < qc) _mm512_mask_storeu_epi32(d + q * dps, rm, _mm512_castps_si512(v[q]));
+        }
+      }
+    }
+    for (std::size_t q = kfull; q < kq; ++q) {
+      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
+    }
+  } else if (rs == 1) {
+    for (std::size_t q = 0; q < kfull; ++q) {
+      const T* s0 = src + 2 * q * ps;
+      const T* s1 = s0 + ps;
+      std::uint32_t* d = dst + q * dps;
+      for (std::size_t r = 0; r < rows; r += 16) {
+        const std::size_t cnt = std::min<std::size_t>(16, rows - r);
+        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        const __m512i hi = gemm_dot2_hi16(gemm_dot2_load(s0 + r, cnt), round);
+        const __m512i lo = gemm_dot2_hi16(gemm_dot2_load(s1 + r, cnt), round);
+        _mm512_mask_storeu_epi32(d + r, rm, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
+      }
+    }
+    for (std::size_t q = kfull; q < kq; ++q) {
+      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
+    }
+  } else {
+    for (std::size_t q = 0; q < kq; ++q) {
+      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
+    }
+  }
+  for (std::size_t r = rows; r < rows_padded; r += 16) {
+    const std::size_t cnt = std::min<std::size_t>(16, rows_padded - r);
+    const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+    for (std::size_t q = 0; q < kq; ++q) _mm512_mask_storeu_epi32(dst + q * dps + r, rm, _mm512_setzero_si512());
+  }
+}
+
+/// gemm_pack_dot2 for FP8 sources: 256 k at a time widened to float (a vector at a time along the
+/// contiguous dimension) into a local buffer, then gemm_pack_dot2_conv<float> (one packer
+/// instantiation for float and FP8: the compile time of the sanitizer builds).
+template <class T>
+void gemm_pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                        std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+  constexpr std::size_t KC = 256, RC = 32;  // rows <= max(gemm_mr, gemm_nr_f32) = 32
+  alignas(64) float buf[KC * RC];
+  const bool by_rows = ps != 1 && rs == 1;  // rows contiguous: buf[p*RC + r]; else buf[r*KC + p]
+  for (std::size_t k0 = 0; k0 < k; k0 += KC) {
+    const std::size_t kc = std::min(KC, k - k0);
+    if (by_rows) {
+      for (std::size_t p = 0; p < kc; ++p) {
+        for (std::size_t r = 0; r < rows; r += 16) {
+          const std::size_t cnt = std::min<std::size_t>(16, rows - r);
+          _mm512_store_si512(buf + p * RC + r, gemm_dot2_load(src + (k0 + p) * ps + r, cnt));
+        }
+      }
+      gemm_pack_dot2_conv(buf, std::size_t{1}, RC, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+    } else {
+      for (std::size_t r = 0; r < rows; ++r) {
+        const T* s = src + r * rs + k0 * ps;
+        float* d = buf + r * KC;
+        if (ps == 1) {
+          for (std::size_t p = 0; p < kc; p += 16) _mm512_store_si512(d + p, gemm_dot2_load(s + p, std::min<std::size_t>(16, kc - p)));
+        } else {
+          for (std::size_t p = 0; p < kc; ++p) d[p] = gemm_widen<float>(s[p * ps]);
+        }
+      }
+      gemm_pack_dot2_conv(buf, KC, std::size_t{1}, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+    }
+  }
+}
+
+/// Packs rows [i, i+rows) of an operand (gemm_pack_dot2 / gemm_pack_dot2_conv / gemm_pack_dot2_fp8).
+inline void gemm_pack_dot2_src(const gemm_dot2_src& s, std::size_t i, std::size_t rows, std::size_t rows_padded,
+                               std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+  switch (s.fmt) {
+    case gemm_dot2_src::bf16:
+      gemm_pack_dot2(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
+      return;
+    case gemm_dot2_src::e4m3:
+      gemm_pack_dot2_fp8(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps,
+                         pad);
+      return;
+    case gemm_dot2_src::e5m2:
+      gemm_pack_dot2_fp8(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps,
+                         pad);
+      return;
+    default:
+      gemm_pack_dot2_conv(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
+                          s.fmt == gemm_dot2_src::f32_round);
+  }
+}
+
+/// The proof scan of the exact -> vdpbf16ps rule (docs/pages/kernels-reference.md, "exact on
+/// vdpbf16ps"): over the rows x k operand s, the smallest biased exponent of its nonzero finite
+/// bfloat16 values (255 when there are none); -1 (early) when a value is subnormal, or (fmt f32)
+/// a float is not bfloat16-exact.
+inline int gemm_dot2_min_exponent(const gemm_dot2_src& s, std::size_t rows, std::size_t k) noexcept {
+  // FP8: no scan, the format bounds it (smallest subnormals 2^-9 and 2^-16: biased 118 and 111).
+  if (s.fmt == gemm_dot2_src::e4m3) return 118;
+  if (s.fmt == gemm_dot2_src::e5m2) return 111;
+  // Runs of contiguous elements (the order does not matter for a minimum).
+  std::size_t runs = rows, len = k, stride = s.rs;
+  if (s.ps != 1) {
+    if (s.rs != 1) {  // neither contiguous (not from gemm_setup): element by element
+      std::uint32_t mn = 0xffffffffu;
+      for (std::size_t r = 0; r < rows; ++r) {
+        for (std::size_t p = 0; p < k; ++p) {
+          const std::size_t e = r * s.rs + p * s.ps;
+          std::uint32_t h;
+          if (s.fmt == gemm_dot2_src::bf16) {
+            h = static_cast<const bfloat16*>(s.p)[e].bits();
+          } else {
+            const float x = static_cast<const float*>(s.p)[e];
+            if (s.fmt == gemm_dot2_src::f32 && (gemm_bits(x) & 0xffffu) != 0) return -1;
+            h = gemm_dot2_hi16(x, s.fmt == gemm_dot2_src::f32_round);
+          }
+          mn = std::min(mn, (h & 0x7fffu) - 1u);
+        }
+      }
+      const std::uint32_t mag = mn + 1u;
+      return mag == 0 ? 255 : mag < 0x80u ? -1 : static_cast<int>(std::min<std::uint32_t>(mag >> 7, 255));
+    }
+    runs = k;
+    len = rows;
+    stride = s.ps;
+  }
+  if (stride == len) {  // the runs are contiguous: one run (a 10-wide matrix: no short runs)
+    len *= runs;
+    runs = 1;
+  }
+  // Lanes: (magnitude bits - 1) as unsigned, so that a zero (-> all ones) never is the minimum.
+  const __m512i one = _mm512_set1_epi32(1), mag_mask = _mm512_set1_epi32(0x7fff);
+  __m512i mn = _mm512_set1_epi32(-1);
+  if (s.fmt == gemm_dot2_src::bf16) {
+    const auto* base = static_cast<const bfloat16*>(s.p);
+    // 32 values a vector, in 16-bit lanes (AVX-512-BF16 implies AVX-512BW in GCC and Clang).
+    const __m512i one16 = _mm512_set1_epi16(1), mag16 = _mm512_set1_epi16(0x7fff);
+    __m512i mn16 = _mm512_set1_epi16(-1);
+    for (std::size_t r = 0; r < runs; ++r) {
+      const bfloat16* x = base + r * stride;
+      for (std::size_t e = 0; e < len; e += 32) {
+        const std::size_t cnt = std::min<std::size_t>(32, len - e);
+        const __mmask32 m = cnt == 32 ? 0xffffffffu : (1u << cnt) - 1u;
+        const __m512i h = _mm512_maskz_loadu_epi16(m, x + e);  // (masked-off lanes: 0, ignored)
+        mn16 = _mm512_min_epu16(mn16, _mm512_sub_epi16(_mm512_and_si512(h, mag16), one16));
+      }
+      if (_mm512_cmplt_epu16_mask(mn16, _mm512_set1_epi16(0x7f)) != 0) return -1;  // a subnormal
+    }
+    mn = _mm512_min_epu32(_mm512_cvtepu16_epi32(_mm512_castsi512_si256(mn16)),
+                          _mm512_cvtepu16_epi32(_mm512_extracti64x4_epi64(mn16, 1)));
+    const std::uint32_t mag16v = _mm512_reduce_min_epu32(mn) + 1u;
+    return mag16v == 0x10000u ? 255 : static_cast<int>(std::min<std::uint32_t>(mag16v >> 7, 255));
+  } else {
+    const bool round = s.fmt == gemm_dot2_src::f32_round;
+    const __m512i low = _mm512_set1_epi32(0xffff);
+    const auto* base = static_cast<const float*>(s.p);
+    for (std::size_t r = 0; r < runs; ++r) {
+      const float* x = base + r * stride;
+      for (std::size_t e = 0; e < len; e += 16) {
+        const std::size_t cnt = std::min<std::size_t>(16, len - e);
+        const __mmask16 m = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        const __m512i u = _mm512_maskz_loadu_epi32(m, x + e);
+        if (!round && _mm512_test_epi32_mask(u, low) != 0) return -1;  // not bfloat16-exact: fails at once
+        mn = _mm512_min_epu32(mn, _mm512_sub_epi32(_mm512_and_si512(gemm_dot2_hi16(u, round), mag_mask), one));
+      }
+      if (_mm512_cmplt_epu32_mask(mn, _mm512_set1_epi32(0x7f)) != 0) return -1;
+    }
+  }
+  const std::uint32_t mag = _mm512_reduce_min_epu32(mn) + 1u;
+  return mag == 0 ? 255 : static_cast<int>(std::min<std::uint32_t>(mag >> 7, 255));
 }
 
 #endif
@@ -1691,6 +1933,191 @@ struct gemm_direct_b_type
                              > {
 };
 
+#if defined(MIXPREC_GEMM_AVX512BF16)
+/// The vdpbf16ps driver body, one per vector-stored C type TCv (float, half, bfloat16): C of pv
+/// from the operands a (op(A), m x k) and b (op(B)^T, n x k); pv.a, pv.b are not read. vec_store:
+/// full-width tiles go to pv.c from the registers; other tiles go through the buffer to
+/// store(ctx, i, j, rows, nr, buf, ld) (gemm_store_tile of the real C type: shared code for all).
+template <class TCv>
+void gemm_host_dot2_impl(const gemm_problem<float, bfloat16, bfloat16, TCv>& pv, bool vec_store,
+                         const gemm_dot2_src& a, const gemm_dot2_src& b, unsigned threads,
+                         void (*store)(const void*, std::size_t, std::size_t, std::size_t, std::size_t, const float*,
+                                       std::size_t),
+                         const void* ctx) {
+  constexpr std::size_t MR = gemm_mr;
+  auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
+    gemm_pack_dot2_src(a, i, rows, MR, pv.k, dst, MR, 0x8000u);
+  };
+  auto run = [&](auto nr_constant) {
+    constexpr std::size_t NR = decltype(nr_constant)::value;
+    auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+      gemm_pack_dot2_src(b, j, cols, NR, pv.k, dst, NR, 0x0000u);
+    };
+    // As the float tiles: short last slivers, C stored from the registers where it can be.
+    auto tile = [&](std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t i,
+                    std::size_t rows, std::size_t j, std::size_t nr) {
+      alignas(64) float buf[MR * NR];
+      gemm_tile_dest<TCv> d{nullptr, 0, pv.alpha, pv.beta, buf};
+      if (vec_store) {
+        d.c = pv.c + i * pv.c_is + j;
+        d.ldc = pv.c_is;
+      }
+      auto kernel = [&](auto r_constant) {
+        return gemm_tile_dot2<decltype(r_constant)::value, NR / gemm_vw>(kq, ap, bp, rows, nr, d);
+      };
+      if (!gemm_with_rows<2, MR>(rows, kernel)) store(ctx, i, j, rows, nr, buf, NR);
+    };
+    gemm_host_blocked<std::uint32_t, MR, NR>(pv, threads, (pv.k + 1) / 2, pack_a, pack_b, tile);
+  };
+  if (pv.n <= gemm_vw) {  // narrow C: one vector per tile row
+    run(std::integral_constant<std::size_t, gemm_vw>{});
+  } else {
+    run(std::integral_constant<std::size_t, gemm_nr_f32>{});
+  }
+}
+
+/// The vdpbf16ps driver (bf16_dot2, and exact where gemm_dot2_auto proves it the same): C of pr
+/// from a and b (pr.a, pr.b are not read); the body is gemm_host_dot2_impl's, shared by C types.
+template <class TC>
+void gemm_host_dot2(const gemm_problem<float, bfloat16, bfloat16, TC>& pr, const gemm_dot2_src& a,
+                    const gemm_dot2_src& b, unsigned threads) {
+  using P = gemm_problem<float, bfloat16, bfloat16, TC>;
+  using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
+  const bool vec_store = gemm_vec_store_ok(pr);
+  TCv* c = nullptr;
+  if constexpr (std::is_same<TC, TCv>::value) c = pr.c;
+  const gemm_problem<float, bfloat16, bfloat16, TCv> pv{
+      pr.m,    pr.n,    pr.k,          pr.alpha,      pr.beta,   nullptr, pr.a_is,  pr.a_ps,
+      nullptr, pr.b_ps, pr.b_js,       c,             pr.c_is,   pr.c_js, pr.counter_is, pr.counter_js,
+      pr.offset, pr.rng, pr.out_mode, pr.kind,       pr.input,  pr.x3_a_first};
+  auto store = [](const void* ctx, std::size_t i, std::size_t j, std::size_t rows, std::size_t nr, const float* buf,
+                  std::size_t ld) { gemm_store_tile(*static_cast<const P*>(ctx), i, j, rows, nr, buf, ld); };
+  gemm_host_dot2_impl(pv, vec_store, a, b, threads, +store, &pr);
+}
+
+/// pr as the problem type of gemm_host_dot2 (A and B pointers dropped).
+template <class TA, class TB, class TC>
+gemm_problem<float, bfloat16, bfloat16, TC> gemm_dot2_problem(const gemm_problem<float, TA, TB, TC>& pr) noexcept {
+  return gemm_problem<float, bfloat16, bfloat16, TC>{
+      pr.m,    pr.n,    pr.k,          pr.alpha,      pr.beta,   nullptr, pr.a_is,  pr.a_ps,
+      nullptr, pr.b_ps, pr.b_js,       pr.c,          pr.c_is,   pr.c_js, pr.counter_is, pr.counter_js,
+      pr.offset, pr.rng, pr.out_mode, pr.kind,       pr.input,  pr.x3_a_first};
+}
+
+/// $MIXPREC_GEMM_DOT2: whether exact runs on vdpbf16ps where it is proven the same (0 auto: when
+/// this CPU's vdpbf16ps tile is faster and the problem is big enough; 1 on: always; 2 off).
+/// `warning` is set (and auto returned) for anything but unset, "", auto, on, off.
+inline int gemm_dot2_parse(const char* s, std::string& warning) {
+  warning.clear();
+  if (s == nullptr || *s == '\0' || std::strcmp(s, "auto") == 0) return 0;
+  if (std::strcmp(s, "on") == 0) return 1;
+  if (std::strcmp(s, "off") == 0) return 2;
+  warning = "mixprec: ignoring MIXPREC_GEMM_DOT2=\"" + std::string(s, std::min<std::size_t>(std::strlen(s), 40)) +
+            "\" (not auto, on or off); using auto\n";
+  return 0;
+}
+/// The setting (from $MIXPREC_GEMM_DOT2 at first use; tests and benchmarks store 0, 1 or 2).
+inline std::atomic<int>& gemm_dot2_mode() {
+  static std::atomic<int> mode{[] {
+    std::string warning;
+    const int v = gemm_dot2_parse(std::getenv("MIXPREC_GEMM_DOT2"), warning);
+    if (!warning.empty()) std::fputs(warning.c_str(), stderr);
+    return v;
+  }()};
+  return mode;
+}
+/// How many exact GEMMs ran on vdpbf16ps (a test hook: which kernel ran).
+inline std::atomic<std::size_t>& gemm_dot2_runs() noexcept {
+  static std::atomic<std::size_t> n{0};
+  return n;
+}
+
+/// Whether this CPU's vdpbf16ps tile is faster than its float tile: both 14 x 32 register tiles on
+/// the same in-L1 data (k = 128), interleaved, min of 8 reps; dot2 must take <= 0.8 of the float
+/// tile's time (~0.5 on AMD Zen 4, ~2 on Intel Sapphire Rapids). About 60 us, once per process.
+inline bool gemm_dot2_calibrate() noexcept {
+  constexpr std::size_t MR = gemm_mr, NR = gemm_nr_f32, V = NR / gemm_vw, kk = 128;
+  alignas(64) float af[MR * kk], bf[NR * kk], buf[MR * NR];
+  alignas(64) std::uint32_t a2[MR * kk / 2], b2[NR * kk / 2];
+  for (std::size_t e = 0; e < MR * kk; ++e) af[e] = 1.0f + static_cast<float>(e % 7) * 0x1p-4f;
+  for (std::size_t e = 0; e < NR * kk; ++e) bf[e] = 0.5f + static_cast<float>(e % 5) * 0x1p-4f;
+  for (std::size_t e = 0; e < MR * kk / 2; ++e) a2[e] = 0x3f803f90u;
+  for (std::size_t e = 0; e < NR * kk / 2; ++e) b2[e] = 0x3f003f10u;
+  const gemm_tile_dest<float> d{nullptr, 0, 1.0f, 0.0f, buf};
+  using clock = std::chrono::steady_clock;
+  auto best_f32 = clock::duration::max(), best_dot2 = clock::duration::max();
+  float sink = 0;
+  for (int rep = 0; rep < 9; ++rep) {
+    const auto t0 = clock::now();
+    for (int i = 0; i < 4; ++i) gemm_tile_f32<MR, V>(kk, af, bf, NR, MR, NR, d);
+    sink += buf[0];
+    const auto t1 = clock::now();
+    for (int i = 0; i < 4; ++i) gemm_tile_dot2<MR, V>(kk / 2, a2, b2, MR, NR, d);
+    sink += buf[0];
+    const auto t2 = clock::now();
+    if (rep > 0) {  // (rep 0 warms up)
+      best_f32 = std::min(best_f32, t1 - t0);
+      best_dot2 = std::min(best_dot2, t2 - t1);
+    }
+  }
+  volatile float keep = sink;
+  static_cast<void>(keep);
+  return best_dot2.count() * 5 <= best_f32.count() * 4;
+}
+inline bool gemm_dot2_cpu_prefers() noexcept {
+  static const bool v = gemm_dot2_calibrate();
+  return v;
+}
+
+/// Operand types the rule covers (A and B of the same type, to keep the instantiations few): bfloat16,
+/// and float whose values are bfloat16-exact (or rounded to bfloat16 by float32_matmul_precision "medium").
+template <class T>
+struct gemm_dot2_operand : std::integral_constant<bool, std::is_same<T, bfloat16>::value || std::is_same<T, float>::value> {};
+/// FP8 operands (any two: every value is a normal bfloat16 or zero, EA + EB >= 222; no scan).
+template <class T>
+struct gemm_dot2_fp8
+    : std::integral_constant<bool, std::is_same<T, float8_e4m3fn>::value || std::is_same<T, float8_e5m2>::value> {};
+template <class T>
+constexpr gemm_dot2_src::fmt_t gemm_dot2_fmt(gemm_input input) noexcept {
+  if constexpr (std::is_same<T, float>::value) {
+    return input == gemm_input::bf16 ? gemm_dot2_src::f32_round : gemm_dot2_src::f32;
+  } else if constexpr (std::is_same<T, float8_e4m3fn>::value) {
+    return gemm_dot2_src::e4m3;
+  } else if constexpr (std::is_same<T, float8_e5m2>::value) {
+    return gemm_dot2_src::e5m2;
+  } else {
+    return gemm_dot2_src::bf16;
+  }
+}
+
+/// exact (gemm_kind::fma, Acc float) on the vdpbf16ps driver, when allowed (gemm_dot2_mode) and
+/// proven to give the same bits: no subnormal input and EA + EB >= 142 (the smallest biased
+/// exponents of A's and B's nonzero finite values), so that no DAZ or FTZ ever changes a step
+/// (docs/pages/kernels-reference.md, "exact on vdpbf16ps"). Returns whether it ran.
+template <class TA, class TB, class TC>
+bool gemm_dot2_auto(const gemm_problem<float, TA, TB, TC>& pr, unsigned threads) {
+  if (pr.kind != gemm_kind::fma) return false;
+  const int mode = gemm_dot2_mode().load(std::memory_order_relaxed);
+  if (mode == 2) return false;
+  // auto: not for small problems, nor where the float tile reads a long B in place unpacked (m <= 2
+  // tiles, n contiguous: as fast there, measured), nor where this CPU's dot2 tile is slower.
+  if (mode != 1 && (static_cast<double>(pr.m) * static_cast<double>(pr.n) * static_cast<double>(pr.k) <
+                        static_cast<double>(gemm_blocking_sizes().dot2_min) ||
+                    (pr.b_js == 1 && pr.m <= 2 * gemm_mr) || !gemm_dot2_cpu_prefers())) {
+    return false;
+  }
+  const gemm_dot2_src a{pr.a, pr.a_is, pr.a_ps, gemm_dot2_fmt<TA>(pr.input)};
+  const gemm_dot2_src b{pr.b, pr.b_js, pr.b_ps, gemm_dot2_fmt<TB>(pr.input)};
+  const int ea = gemm_dot2_min_exponent(a, pr.m, pr.k);
+  if (ea < 0) return false;
+  const int eb = gemm_dot2_min_exponent(b, pr.n, pr.k);
+  if (eb < 0 || ea + eb < 142) return false;
+  gemm_dot2_runs().fetch_add(1, std::memory_order_relaxed);
+  gemm_host_dot2(gemm_dot2_problem(pr), a, b, threads);
+  return true;
+}
+#endif
+
 /// The SIMD path for this problem; false when it has none (then the portable path runs).
 template <class Acc, class TA, class TB, class TC>
 bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
@@ -1701,48 +2128,18 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
       static_cast<double>(gemm_blocking_sizes().parallel_min)) {
     threads = 1;
   }
-  if (pr.kind == gemm_kind::dot2) {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-    if constexpr (std::is_same<TA, bfloat16>::value && std::is_same<TB, bfloat16>::value &&
-                  std::is_same<Acc, float>::value) {
-      auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
-        gemm_pack_dot2(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, 0x8000u);
-      };
-      const bool vec_store = gemm_vec_store_ok(pr);
-      auto run = [&](auto nr_constant) {
-        constexpr std::size_t NR = decltype(nr_constant)::value;
-        auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
-          gemm_pack_dot2(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, 0x0000u);
-        };
-        // As the float tiles: short last slivers, C stored from the registers where it can be.
-        auto tile = [&](std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t i,
-                        std::size_t rows, std::size_t j, std::size_t nr) {
-          using TCv = typename std::conditional<gemm_vec_store_type<TC>::value, TC, float>::type;
-          alignas(64) float buf[MR * NR];
-          gemm_tile_dest<TCv> d{nullptr, 0, pr.alpha, pr.beta, buf};
-          if constexpr (gemm_vec_store_type<TC>::value) {
-            if (vec_store) {
-              d.c = pr.c + i * pr.c_is + j;
-              d.ldc = pr.c_is;
-            }
-          }
-          auto kernel = [&](auto r_constant) {
-            return gemm_tile_dot2<decltype(r_constant)::value, NR / gemm_vw>(kq, ap, bp, rows, nr, d);
-          };
-          if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
-        };
-        gemm_host_blocked<std::uint32_t, MR, NR>(pr, threads, (pr.k + 1) / 2, pack_a, pack_b, tile);
-      };
-      if (pr.n <= gemm_vw) {  // narrow C: one vector per tile row
-        run(std::integral_constant<std::size_t, gemm_vw>{});
-      } else {
-        run(std::integral_constant<std::size_t, gemm_nr_f32>{});
-      }
+  if constexpr (std::is_same<Acc, float>::value && ((std::is_same<TA, TB>::value && gemm_dot2_operand<TA>::value) ||
+                                                    (gemm_dot2_fp8<TA>::value && gemm_dot2_fp8<TB>::value))) {
+    if (pr.kind == gemm_kind::dot2) {  // (bfloat16 A and B: gemm_setup)
+      gemm_host_dot2(gemm_dot2_problem(pr), gemm_dot2_src{pr.a, pr.a_is, pr.a_ps, gemm_dot2_src::bf16},
+                     gemm_dot2_src{pr.b, pr.b_js, pr.b_ps, gemm_dot2_src::bf16}, threads);
       return true;
     }
-#endif
-    return false;
+    if (gemm_dot2_auto(pr, threads)) return true;
   }
+#endif
+  if (pr.kind == gemm_kind::dot2) return false;
   auto pack_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
     gemm_pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input,
                       pr.x3_a_first);
