@@ -308,7 +308,7 @@ enum class impl {
   f32_high_bf16x3,
   dot2_scan
 };
-bool dot2_off(impl im) {
+[[maybe_unused]] bool dot2_off(impl im) {
   return im == impl::bf16_exact_off || im == impl::f32_highest_off || im == impl::f32_bf16val_off;
 }
 
