@@ -463,6 +463,31 @@ void relu_bits(C* y, std::size_t n) {
   for (; i < n; ++i) y[i] = C::from_bits(one(y[i].bits()));
 }
 
+/// ReLU on float or double: y[i] = +0 where y[i] <= 0 (NaN stays NaN), without branches (the
+/// signs are random: a branch per element mispredicts half the time), 16 at a time so that the
+/// compiler vectorizes it at -O2.
+template <class C>
+void relu_float(C* y, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (std::size_t k = 0; k < 16; ++k) {
+      const C v = y[i + k];
+      y[i + k] = v <= C(0) ? C(0) : v;
+    }
+  }
+  for (; i < n; ++i) y[i] = y[i] <= C(0) ? C(0) : y[i];
+}
+
+/// ReLU's backward on float or double: dx[i] = +0 where !(h[i] > 0), branch-free as relu_float.
+template <class C>
+void relu_backward_float(const C* h, C* dx, std::size_t n) {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    for (std::size_t k = 0; k < 16; ++k) dx[i + k] = h[i + k] > C(0) ? dx[i + k] : C(0);
+  }
+  for (; i < n; ++i) dx[i] = h[i] > C(0) ? dx[i] : C(0);
+}
+
 /// ReLU's backward on the bits: dx[i] = +0 where !(h[i] > 0), i.e. h's bits not in [1, +inf's bits].
 template <class C>
 void relu_backward_bits(const C* h, C* dx, std::size_t n) {
@@ -1068,8 +1093,8 @@ class mlp_run {
   static void relu(mixprec::exec::parallel_policy pol, C* y, std::size_t n) {
     // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
     if constexpr (std::is_same<C, double>::value || std::is_same<C, float>::value) {
-      mixprec::for_each_index(pol, n, [y](std::size_t i) {
-        if (y[i] <= C(0)) y[i] = C(0);
+      mixprec::for_each_index(pol, (n + 1023) / 1024, [y, n](std::size_t c) {
+        relu_float(y + c * 1024, std::min(n - c * 1024, std::size_t{1024}));
       });
     } else {  // on the bits, a row at a time
       mixprec::for_each_index(pol, (n + 1023) / 1024, [y, n](std::size_t c) {
@@ -1173,7 +1198,7 @@ class mlp_run {
       // ReLU's backward (threshold_backward on its output): the gradient where the output > 0.
       const C* h = h_[l - 1].data();
       if constexpr (std::is_same<C, Acc>::value) {
-        mixprec::for_each_index(pol_, rows * in, [dx, h](std::size_t i) { dx[i] = h[i] > C(0) ? dx[i] : C(0); });
+        mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_float(h + r * in, dx + r * in, in); });
       } else {  // on the bits, a row at a time
         mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_bits(h + r * in, dx + r * in, in); });
       }
