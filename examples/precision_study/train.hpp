@@ -482,8 +482,12 @@ void relu_float(C* y, std::size_t n) {
 template <class C>
 void relu_backward_float(const C* h, C* dx, std::size_t n) {
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    for (std::size_t k = 0; k < 16; ++k) dx[i + k] = h[i + k] > C(0) ? dx[i + k] : C(0);
+  for (; i + 16 <= n; i += 16) {  // through local copies: h and dx may alias as far as the compiler knows
+    C hb[16], db[16];
+    std::memcpy(hb, h + i, sizeof hb);
+    std::memcpy(db, dx + i, sizeof db);
+    for (std::size_t k = 0; k < 16; ++k) db[k] = hb[k] > C(0) ? db[k] : C(0);
+    std::memcpy(dx + i, db, sizeof db);
   }
   for (; i < n; ++i) dx[i] = h[i] > C(0) ? dx[i] : C(0);
 }
@@ -1135,7 +1139,11 @@ class mlp_run {
       for (std::size_t r = 0; r < rows; ++r) {
         const C* row = dy + r * out + j0;
         if constexpr (std::is_same<C, Acc>::value) {
-          for (std::size_t j = 0; j < m; ++j) s[j] += row[j];
+          if (m == cols) {  // a constant count: vectorized at -O2
+            for (std::size_t j = 0; j < cols; ++j) s[j] += row[j];
+          } else {
+            for (std::size_t j = 0; j < m; ++j) s[j] += row[j];
+          }
         } else {  // widened exactly by the bulk converter
           Acc t[cols];
           mixprec::convert(mixprec::exec::seq, mixprec::span<const C>(row, m), mixprec::span<Acc>(t, m));
