@@ -864,7 +864,11 @@ class mlp_run {
       float scaled[quantize_chunk];
       const std::size_t begin = c * quantize_chunk, m = std::min(quantize_chunk, n - begin);
       const float* xc = x + begin;
-      for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
+      if (m == quantize_chunk) {  // a constant count: vectorized at -O2 without AVX-512 too
+        for (std::size_t i = 0; i < quantize_chunk; ++i) scaled[i] = xc[i] * s;
+      } else {
+        for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
+      }
       mixprec::convert(mixprec::exec::seq, mixprec::span<const float>(scaled, m), mixprec::span<E>(q + begin, m),
                        mixprec::rounding::nearest_even, mixprec::overflow::saturate);
       part[c] = mixprec::amax(mixprec::exec::seq, mixprec::span<const float>(xc, m));  // from L1
@@ -1147,7 +1151,11 @@ class mlp_run {
         } else {  // widened exactly by the bulk converter
           Acc t[cols];
           mixprec::convert(mixprec::exec::seq, mixprec::span<const C>(row, m), mixprec::span<Acc>(t, m));
-          for (std::size_t j = 0; j < m; ++j) s[j] += t[j];
+          if (m == cols) {
+            for (std::size_t j = 0; j < cols; ++j) s[j] += t[j];
+          } else {
+            for (std::size_t j = 0; j < m; ++j) s[j] += t[j];
+          }
         }
       }
       for (std::size_t j = 0; j < m; ++j) gb[j0 + j] = to<GradC>(s[j]);
