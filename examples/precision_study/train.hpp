@@ -480,14 +480,10 @@ void relu_float(C* y, std::size_t n) {
 
 /// ReLU's backward on float or double: dx[i] = +0 where !(h[i] > 0), branch-free as relu_float.
 template <class C>
-void relu_backward_float(const C* h, C* dx, std::size_t n) {
+void relu_backward_float(const C* __restrict h, C* __restrict dx, std::size_t n) {  // h, dx: different arrays
   std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {  // through local copies: h and dx may alias as far as the compiler knows
-    C hb[16], db[16];
-    std::memcpy(hb, h + i, sizeof hb);
-    std::memcpy(db, dx + i, sizeof db);
-    for (std::size_t k = 0; k < 16; ++k) db[k] = hb[k] > C(0) ? db[k] : C(0);
-    std::memcpy(dx + i, db, sizeof db);
+  for (; i + 16 <= n; i += 16) {
+    for (std::size_t k = 0; k < 16; ++k) dx[i + k] = h[i + k] > C(0) ? dx[i + k] : C(0);
   }
   for (; i < n; ++i) dx[i] = h[i] > C(0) ? dx[i] : C(0);
 }
