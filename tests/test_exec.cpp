@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <limits>
@@ -38,6 +39,32 @@ TEST_CASE("for_each_index visits every index exactly once under every policy") {
     for_each_index(exec::seq, n, [&](std::size_t i) { ++seq_hits[i]; });
     for (int h : seq_hits) CHECK(h == 1);
   }
+}
+
+TEST_CASE("for_each_task: every index once, one task per index") {
+  for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{2}, std::size_t{7}, std::size_t{1000}}) {
+    for (unsigned t : {0u, 1u, 2u, 3u}) {
+      std::vector<std::atomic<int>> hits(n);
+      for_each_task(exec::par(t), n, [&](std::size_t i) { hits[i].fetch_add(1); });
+      std::size_t bad = 0;
+      for (auto& h : hits) bad += h.load() != 1;
+      CHECK(bad == 0);
+    }
+    std::vector<int> seq_hits(n, 0);
+    for_each_task(exec::seq, n, [&](std::size_t i) { ++seq_hits[i]; });
+    for (int h : seq_hits) CHECK(h == 1);
+  }
+  // Two indices under par(2) run at the same time: each waits (up to 10 s) for the other to start.
+  // (for_each_index would run both on one thread, one after the other.)
+  std::atomic<int> started{0};
+  std::atomic<int> met{0};
+  for_each_task(exec::par(2), 2, [&](std::size_t) {
+    started.fetch_add(1);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+    while (started.load() < 2 && std::chrono::steady_clock::now() < until) std::this_thread::yield();
+    if (started.load() == 2) met.fetch_add(1);
+  });
+  CHECK(met.load() == 2);
 }
 
 TEST_CASE("nested parallel calls run inline; concurrent callers queue") {

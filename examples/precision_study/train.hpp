@@ -442,6 +442,18 @@ bool any_nonfinite(Policy pol, const std::vector<T>& x) {
   }
 }
 
+/// f(i) for every i in [0, n) under pol, where each i is about `work` elements of work: in tasks
+/// of at least 65536 elements shared among the threads (mixprec::for_each_index hands out blocks
+/// of 16384 indices, so a loop over 128 rows would run on one thread).
+template <class F>
+void for_each_row(mixprec::exec::parallel_policy pol, std::size_t n, std::size_t work, F f) {
+  const std::size_t per = std::max<std::size_t>(1, 65536 / std::max<std::size_t>(1, work));
+  mixprec::for_each_task(pol, (n + per - 1) / per, [&f, n, per](std::size_t t) {
+    const std::size_t end = std::min(n, (t + 1) * per);
+    for (std::size_t i = t * per; i < end; ++i) f(i);
+  });
+}
+
 /// ReLU on the bits of a 16-bit format with infinities: x <= 0 exactly when the sign is set and
 /// |bits| <= +infinity's bits (not NaN); those become +0. 32 at a time (vectorises).
 template <class C>
@@ -828,7 +840,7 @@ class mlp_run {
     }();
     C* x = x_.data();
     const std::uint8_t* px = s.pixels;
-    mixprec::for_each_index(pol_, rows, [x, px, idx](std::size_t r) {
+    for_each_row(pol_, rows, image_pixels, [x, px, idx](std::size_t r) {
       const std::uint8_t* row = px + idx[r] * image_pixels;
       for (std::size_t c = 0; c < image_pixels; ++c) x[r * image_pixels + c] = value[row[c]];
     });
@@ -856,7 +868,7 @@ class mlp_run {
     const std::size_t chunks = (n + chunk - 1) / chunk;
     amax_parts_.resize(chunks);
     float* part = amax_parts_.data();
-    mixprec::for_each_index(pol_, chunks, [x, n, s, q, part](std::size_t c) {
+    for_each_row(pol_, chunks, quantize_chunk, [x, n, s, q, part](std::size_t c) {
       float scaled[quantize_chunk];
       const std::size_t begin = c * quantize_chunk, m = std::min(quantize_chunk, n - begin);
       const float* xc = x + begin;
@@ -895,7 +907,7 @@ class mlp_run {
     const std::size_t tasks = std::min<std::size_t>(rows, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
     if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
     if (nv_tensors_.size() < tasks) nv_tensors_.resize(tasks);
-    mixprec::for_each_index(pol_, tasks, [&](std::size_t t) {
+    mixprec::for_each_task(pol_, tasks, [&](std::size_t t) {
       const std::size_t r0 = rows * t / tasks, r1 = rows * (t + 1) / tasks;
       if (r0 == r1) return;
       if (mx) {
@@ -918,7 +930,7 @@ class mlp_run {
     const std::size_t chunks = (rows + 63) / 64;
     std::vector<float>& part = amax_parts_;
     part.assign(chunks, 0.0f);
-    mixprec::for_each_index(pol_, chunks, [&](std::size_t c) {
+    for_each_row(pol_, chunks, 64 * cols, [&](std::size_t c) {
       const float* p = x + c * 64 * cols;
       const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
       float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
@@ -950,7 +962,7 @@ class mlp_run {
     const std::size_t tasks = std::min<std::size_t>(nb, std::max<std::size_t>(1, cfg_.threads != 0 ? cfg_.threads : mixprec::num_threads()));
     if (mx_tensors_.size() < tasks) mx_tensors_.resize(tasks);
     if (nv_tensors_.size() < tasks) nv_tensors_.resize(tasks);
-    mixprec::for_each_index(pol_, tasks, [&](std::size_t t) {
+    mixprec::for_each_task(pol_, tasks, [&](std::size_t t) {
       const std::size_t r0 = nb * t / tasks * n, r1 = std::min(rows, nb * (t + 1) / tasks * n);
       if (r0 >= r1) return;
       if (mx) {
@@ -968,7 +980,7 @@ class mlp_run {
 
   /// dst (cols x rows) = src^T (rows x cols), in 16 x 16 tiles, the column tiles among the threads.
   void transpose(const float* src, std::size_t rows, std::size_t cols, float* dst) {
-    mixprec::for_each_index(pol_, (cols + 15) / 16, [src, dst, rows, cols](std::size_t cb) {
+    for_each_row(pol_, (cols + 15) / 16, 16 * rows, [src, dst, rows, cols](std::size_t cb) {
       const std::size_t c0 = cb * 16, c1 = std::min(cols, c0 + 16);
       for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
         const std::size_t r1 = std::min(rows, r0 + 16);
@@ -1056,7 +1068,7 @@ class mlp_run {
   void linear(std::size_t l, const C* x, std::size_t rows, C* y, bool record) {
     const std::size_t in = dims[l], out = dims[l + 1];
     const C* b = weights() + layout_.b[l];
-    mixprec::for_each_index(pol_, rows, [y, b, out](std::size_t r) { std::copy(b, b + out, y + r * out); });
+    for_each_row(pol_, rows, out, [y, b, out](std::size_t r) { std::copy(b, b + out, y + r * out); });
     if constexpr (std::is_same<P, float>::value && std::is_same<C, float>::value) {
       if (fp8_) {
         mixprec::delayed_scaling& sx = scaling(l, 0);
@@ -1097,11 +1109,11 @@ class mlp_run {
   static void relu(mixprec::exec::parallel_policy pol, C* y, std::size_t n) {
     // NaN stays NaN (torch.relu propagates it); -0 and negatives become +0.
     if constexpr (std::is_same<C, double>::value || std::is_same<C, float>::value) {
-      mixprec::for_each_index(pol, (n + 1023) / 1024, [y, n](std::size_t c) {
+      for_each_row(pol, (n + 1023) / 1024, 1024, [y, n](std::size_t c) {
         relu_float(y + c * 1024, std::min(n - c * 1024, std::size_t{1024}));
       });
     } else {  // on the bits, a row at a time
-      mixprec::for_each_index(pol, (n + 1023) / 1024, [y, n](std::size_t c) {
+      for_each_row(pol, (n + 1023) / 1024, 1024, [y, n](std::size_t c) {
         relu_bits(y + c * 1024, std::min(n - c * 1024, std::size_t{1024}));
       });
     }
@@ -1132,7 +1144,7 @@ class mlp_run {
     // Bias gradient: column sums in Acc, rounded once to the gradient's type.
     GradC* gb = grad_out() + layout_.b[l];
     // (64 columns per task, each column's sum in row order as before.)
-    mixprec::for_each_index(pol_, (out + 63) / 64, [dy, gb, rows, out](std::size_t c) {
+    for_each_row(pol_, (out + 63) / 64, 64 * rows, [dy, gb, rows, out](std::size_t c) {
       constexpr std::size_t cols = 64;
       const std::size_t j0 = c * cols, m = std::min(out - j0, cols);
       Acc s[cols] = {};
@@ -1210,9 +1222,9 @@ class mlp_run {
       // ReLU's backward (threshold_backward on its output): the gradient where the output > 0.
       const C* h = h_[l - 1].data();
       if constexpr (std::is_same<C, Acc>::value) {
-        mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_float(h + r * in, dx + r * in, in); });
+        for_each_row(pol_, rows, in, [dx, h, in](std::size_t r) { relu_backward_float(h + r * in, dx + r * in, in); });
       } else {  // on the bits, a row at a time
-        mixprec::for_each_index(pol_, rows, [dx, h, in](std::size_t r) { relu_backward_bits(h + r * in, dx + r * in, in); });
+        for_each_row(pol_, rows, in, [dx, h, in](std::size_t r) { relu_backward_bits(h + r * in, dx + r * in, in); });
       }
     }
   }
@@ -1248,7 +1260,7 @@ class mlp_run {
   template <class L, class D>
   void cross_entropy_backward_rows(const L* logits, D* d, std::size_t rows, float c) {
     const std::int32_t* t = targets_.data();
-    mixprec::for_each_index(pol_, rows, [logits, d, t, c](std::size_t r) {
+    for_each_row(pol_, rows, 8 * num_classes, [logits, d, t, c](std::size_t r) {
       mixprec::cross_entropy_backward(mixprec::exec::seq, logits + r * num_classes, t + r, 1, num_classes,
                                       d + r * num_classes, c);
     });

@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
@@ -200,18 +201,20 @@ class thread_pool {
       n_ = n;
       next_.store(0, std::memory_order_relaxed);
       want_ = helpers;
-      running_ = helpers;
-      ++generation_;
+      running_.store(helpers, std::memory_order_relaxed);
+      generation_.store(generation_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
     }
-    cv_.notify_all();
+    cv_.notify_all();  // (no system call when every helper is still spinning)
     {
       inside_guard guard;
       work();
     }
+    // The helpers are finishing their last indices: wait for them spinning first, then asleep.
+    spin_until([this] { return running_.load(std::memory_order_acquire) == 0; }, std::chrono::microseconds(200));
     std::exception_ptr error;
     {
       std::unique_lock<std::mutex> lk(m_);
-      done_cv_.wait(lk, [this] { return running_ == 0; });
+      done_cv_.wait(lk, [this] { return running_.load(std::memory_order_relaxed) == 0; });
       error = error_;
       error_ = nullptr;
     }
@@ -250,18 +253,39 @@ class thread_pool {
     }
   }
 
+  /// Polls done() for up to `limit` (a pause between polls), true once it holds. Jobs come in
+  /// quick succession (a GEMM, then the next op): a thread that waits a little before sleeping
+  /// on a condition variable saves a wake-up (two system calls, tens of microseconds in a VM) per
+  /// job.
+  template <class Done>
+  static bool spin_until(Done done, std::chrono::microseconds limit) noexcept {
+    const auto until = std::chrono::steady_clock::now() + limit;
+    for (;;) {
+      for (int k = 0; k < 64; ++k) {
+        if (done()) return true;
+#if (defined(__x86_64__) || defined(__i386__)) && defined(__GNUC__) && !defined(__CUDACC__)
+        __builtin_ia32_pause();  // (a hint to the core: no memory-order effect)
+#endif
+      }
+      if (std::chrono::steady_clock::now() >= until) return done();
+    }
+  }
+
   void worker(unsigned index) {
     inside_job() = true;
     std::uint64_t seen = 0;
     std::unique_lock<std::mutex> lk(m_);
     for (;;) {
-      cv_.wait(lk, [&] { return stop_ || (generation_ != seen && index < want_); });
+      lk.unlock();  // the next job usually follows soon: watch for it before sleeping
+      spin_until([&] { return generation_.load(std::memory_order_acquire) != seen; }, std::chrono::microseconds(100));
+      lk.lock();
+      cv_.wait(lk, [&] { return stop_ || (generation_.load(std::memory_order_relaxed) != seen && index < want_); });
       if (stop_) return;
-      seen = generation_;
+      seen = generation_.load(std::memory_order_relaxed);
       lk.unlock();
       work();
       lk.lock();
-      if (--running_ == 0) done_cv_.notify_all();
+      if (running_.fetch_sub(1, std::memory_order_acq_rel) == 1) done_cv_.notify_all();
     }
   }
 
@@ -275,8 +299,8 @@ class thread_pool {
   std::size_t n_ = 0;
   std::atomic<std::size_t> next_{0};
   unsigned want_ = 0;
-  unsigned running_ = 0;
-  std::uint64_t generation_ = 0;
+  std::atomic<unsigned> running_{0};          // helpers still in the job (written under m_)
+  std::atomic<std::uint64_t> generation_{0};  // jobs started (written under m_)
   std::exception_ptr error_;
   bool stop_ = false;
 };
@@ -387,10 +411,21 @@ struct index_body {
 }  // namespace detail
 
 /// f(i) for every i in [0, n) under policy p (any order; on the device f must be __host__ __device__).
+/// For element-wise bodies: the host policies hand out blocks of 16384 indices (fewer indices run
+/// on one thread); use for_each_task when each index is a sizeable piece of work.
 template <class Policy, class F>
 void for_each_index(Policy p, std::size_t n, F f) {
   static_assert(exec::is_execution_policy<Policy>::value, "mixprec::for_each_index: not an execution policy");
   detail::for_each_range(p, n, detail::index_body<F>{f});
+}
+
+/// f(i) for every i in [0, n) under policy p, each index a task of its own (any order): for bodies
+/// that each do a sizeable piece of work (a row, a block of rows), where n may be as small as the
+/// number of threads. Example: for_each_task(exec::par, rows, [&](std::size_t r) { softmax_row(r); });
+template <class Policy, class F>
+void for_each_task(Policy p, std::size_t n, F f) {
+  static_assert(exec::is_execution_policy<Policy>::value, "mixprec::for_each_task: not an execution policy");
+  detail::for_each_block(p, n, 1, detail::index_body<F>{f});
 }
 
 }  // namespace mixprec
