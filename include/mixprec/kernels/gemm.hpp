@@ -1747,6 +1747,11 @@ MIXPREC_GEMM_INLINE bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t r
   return true;
 }
 
+/// How far ahead (bytes of B's steps) the float tile prefetches B into L1: B streams from L2 (from
+/// L3 for the first A sliver of a B sliver), which the hardware prefetchers alone left short of
+/// the FMA units (2048^3 on Sapphire Rapids: the tile ran ~15% slower than on B in L1).
+constexpr std::size_t gemm_pf_bytes = 4096;
+
 /// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
 /// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
 /// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
@@ -1766,10 +1771,17 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
     MIXPREC_GEMM_UNROLL
     for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vzero();
   }
+  // B's row of a step, gemm_pf_bytes / step_bytes steps ahead, into L1 (prefetches do not change
+  // the result, and do not fault past the end of B).
+  constexpr std::size_t step_bytes = V * W * sizeof(TB);
+  const std::size_t pf_ahead = std::max<std::size_t>(1, gemm_pf_bytes / step_bytes) * bs * sizeof(TB);
   for (std::size_t p = 0; p < kk; ++p) {
     gemm_vf b[V];
     MIXPREC_GEMM_UNROLL
     for (std::size_t v = 0; v < V; ++v) b[v] = gemm_load_vec<gemm_input::as_is>(bp + v * W);
+    const std::uintptr_t pf = reinterpret_cast<std::uintptr_t>(bp) + pf_ahead;
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t o = 0; o < step_bytes; o += 64) _mm_prefetch(reinterpret_cast<const char*>(pf + o), _MM_HINT_T0);
     MIXPREC_GEMM_UNROLL
     for (std::size_t r = 0; r < R; ++r) {
       const gemm_vf a = gemm_vbroadcast(ap + r);
