@@ -1,7 +1,9 @@
 // mixprec/detail/simd_convert.hpp — x86 fast paths of the bulk conversions (host only).
 //
 // Levels, each compiled in when the target macros allow it (-march=native, -mavx2 -mf16c, ...):
-//   avx512_bf16  AVX-512 F/BW/VL + F16C + AVX-512-BF16   (float -> bfloat16 by vcvtne2ps2bf16)
+//   avx512_bf16  AVX-512 F/BW/VL + F16C + AVX-512-BF16   (float -> bfloat16 by vcvtne2ps2bf16;
+//                                                          with AVX-512-FP16 also compiled in,
+//                                                          double -> half by vcvtpd2ph)
 //   avx512       AVX-512 F/BW/VL + F16C                  (float -> bfloat16 by integer rounding)
 //   avx2         AVX2 + F16C (256-bit)                    (float <-> half only with AVX + F16C)
 //   portable     none: the scalar loop of kernels/convert.hpp
@@ -21,6 +23,11 @@
 //                        ulp toward zero where that rounded away. double -> bfloat16 returns false
 //                        (portable loop) when MXCSR.FTZ or DAZ is set (they would flush the float
 //                        step or its conversion back).
+//                        avx512_bf16 with AVX-512-FP16 (__AVX512FP16__, e.g. -march=native on
+//                        Sapphire Rapids): double -> half by vcvtpd2ph {rn-sae}, one rounding
+//                        with round_to's bits for every double (NaN payloads, signed zeros,
+//                        subnormals, ties, overflow) under every MXCSR setting. A build with
+//                        FP16 but without BF16 (no such CPU) keeps the round-to-odd form.
 // Results do not depend on the MXCSR rounding mode nor on DAZ/FTZ (avx512_bf16 uses the integer
 // form for float -> bfloat16 under DAZ; tests/test_convert.cpp checks every setting).
 // Only nearest-even with overflow::ieee takes them (kernels/convert.hpp); every function
@@ -89,7 +96,10 @@ constexpr simd_level simd_best_level =
 
 /// The names of the fast paths compiled in (for benchmarks and logs).
 inline const char* simd_convert_paths() noexcept {
-#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+  return "avx512_bf16 (best; double->half by AVX-512-FP16 vcvtpd2ph), avx512, avx2: float<->half, float<->bfloat16, "
+         "double->half, double->bfloat16";
+#elif defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
   return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
 #elif defined(MIXPREC_SIMD_AVX512)
   return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
@@ -436,8 +446,39 @@ inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
   return _mm256_castsi256_ps(_mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1)));
 }
 
-inline bool convert(const double* s, half* d, std::size_t n, bool) noexcept {
+#if defined(__AVX512FP16__)
+/// 8 doubles -> 8 halves by vcvtpd2ph with embedded nearest-even ({rn-sae}): one correct
+/// rounding, overflow to infinity, NaN quieted with sign and leading payload kept, as round_to;
+/// the embedded rounding ignores MXCSR.RC, and double subnormal inputs (which DAZ would read as
+/// zero) round to the same signed zero anyway; FTZ does not flush the half results
+/// (tests/test_convert.cpp checks every MXCSR setting).
+inline __m128i cvtpd_ph(__m512d x) noexcept { return _mm_castph_si128(_mm512_cvt_roundpd_ph(x, rne)); }
+
+inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcept {
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), cvtpd_ph(_mm512_loadu_pd(s + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 8), cvtpd_ph(_mm512_loadu_pd(s + i + 8)));
+  }
+  for (; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
+    _mm_mask_storeu_epi16(out + i, m, cvtpd_ph(_mm512_maskz_loadu_pd(m, s + i)));
+  }
+}
+#endif
+
+/// hw (the avx512_bf16 level): vcvtpd2ph where AVX-512-FP16 is compiled in; otherwise (and at
+/// the avx512 level) double -> float rounded to odd, then vcvtps2ph.
+inline bool convert(const double* s, half* d, std::size_t n, bool hw) noexcept {
   std::uint16_t* out = bits_of(d);
+#if defined(__AVX512FP16__)
+  if (hw) {
+    d2h_fp16(s, out, n);
+    return true;
+  }
+#else
+  (void)hw;
+#endif
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256 a = double_to_float_odd_for_half(_mm512_loadu_pd(s + i));
