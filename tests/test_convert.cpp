@@ -387,3 +387,112 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
   }
 }
 #endif
+
+#if defined(MIXPREC_SIMD_X86)
+namespace {
+
+double double_of(std::uint64_t u) {
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+
+/// double -> half inputs where an instruction could differ from round_to: every half value and
+/// every midpoint between neighbours (the overflow threshold 65520 and the tie 2^-25 with zero
+/// included) with the doubles 1 ulp either side and a sticky bit at a few positions below; every
+/// NaN class (both signs, quiet and signalling, one payload bit at each of the 51 positions, the
+/// payload all ones, payloads only below the 9 bits half keeps, random payloads); infinities,
+/// signed zeros, double subnormals, the ends of the double range.
+std::vector<double> d2h_awkward_doubles() {
+  std::vector<std::uint64_t> u;
+  for (std::uint32_t c = 0; c < 0x7c00; ++c) {
+    const double lo = static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c)));
+    const double hi =
+        c + 1 == 0x7c00 ? 65536.0 : static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c + 1)));
+    std::uint64_t lb = 0, mb = 0;
+    const double mid = (lo + hi) / 2;  // exact
+    std::memcpy(&lb, &lo, 8);
+    std::memcpy(&mb, &mid, 8);
+    for (std::uint64_t b : {lb, mb}) {
+      u.push_back(b);
+      u.push_back(b + 1);
+      for (int j : {20, 28, 29, 30, 41, 42, 43}) u.push_back(b + (std::uint64_t{1} << j));
+      if (b != 0) {
+        u.push_back(b - 1);
+        for (int j : {20, 28, 29, 30, 41, 42, 43}) u.push_back(b - (std::uint64_t{1} << j));
+      }
+    }
+  }
+  std::mt19937_64 g(15);
+  for (std::uint64_t q : {std::uint64_t{0}, std::uint64_t{1} << 51}) {
+    for (int j = 0; j < 51; ++j) u.push_back(0x7ff0000000000000ull | q | (std::uint64_t{1} << j));
+    u.push_back(0x7ff0000000000000ull | q | 0x7ffffffffffffull);
+    u.push_back(0x7ff0000000000000ull | q | 0x3ffffffffffull);  // payload below the kept bits only
+    for (int k = 0; k < 200; ++k) u.push_back(0x7ff0000000000000ull | q | (g() & 0x7ffffffffffffull) | (q == 0));
+  }
+  for (std::uint64_t b : {0x0ull, 0x1ull, 0x2ull, 0x000fffffffffffffull, 0x0008000000000000ull, 0x0010000000000000ull,
+                          0x7fefffffffffffffull, 0x7ff0000000000000ull, 0x40effc0000000000ull /* 65504 */,
+                          0x40f0000000000000ull /* 65536 */, 0x3e70000000000000ull /* 2^-24 */}) {
+    u.push_back(b);
+  }
+  for (int k = 0; k < 2000; ++k) u.push_back(g() & 0x000fffffffffffffull);                 // double subnormals
+  for (int k = 0; k < 2000; ++k) u.push_back((g() & 0x000fffffffffffffull) | ((900 + g() % 150) << 52));  // tiny normals
+  const std::size_t n = u.size();
+  for (std::size_t i = 0; i < n; ++i) u.push_back(u[i] | (std::uint64_t{1} << 63));
+  std::vector<double> v;
+  for (std::uint64_t b : u) v.push_back(double_of(b));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("convert: double -> half at every level on half boundaries, NaN classes and subnormals, any MXCSR") {
+  const std::vector<double> d = d2h_awkward_doubles();
+  std::vector<std::uint16_t> want(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) want[i] = round_to<half>(d[i]).bits();
+  // Spot checks of the NaN rule: quiet, sign and the 9 leading payload bits kept.
+  CHECK(round_to<half>(double_of(0x7ff0000000000001ull)).bits() == 0x7e00);   // sNaN, payload below: quiet
+  CHECK(round_to<half>(double_of(0xfff4000000000000ull)).bits() == 0xff00);   // -sNaN, top payload bit
+  CHECK(round_to<half>(double_of(0x7ffffc0000000000ull)).bits() == 0x7fff);
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  // Every rounding mode with DAZ and FTZ off, on and both; then all exceptions unmasked.
+  std::vector<unsigned> settings;
+  for (unsigned rc = 0; rc < 4; ++rc) {
+    for (unsigned dazftz : {0x0000u, 0x0040u, 0x8000u, 0x8040u}) settings.push_back((rc << 13) | dazftz);
+  }
+  for (unsigned bits : settings) {
+    for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(l)) continue;
+      std::vector<half> got(d.size());
+      _mm_setcsr((guard.saved & ~0xe040u) | bits);
+      const bool ok = detail::simd_convert_at(l, d.data(), got.data(), d.size());
+      _mm_setcsr(guard.saved);
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        if (got[i].bits() != want[i] && bad++ < 3) {
+          std::uint64_t b = 0;
+          std::memcpy(&b, &d[i], 8);
+          MESSAGE("input " << std::hex << b << " got " << got[i].bits() << " want " << want[i]);
+        }
+      }
+      INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
+      CHECK(ok);
+      CHECK(bad == 0);
+    }
+  }
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+  // The best level's vcvtpd2ph {rn-sae} with every exception unmasked: no trap, the same bits
+  // (the round-to-odd forms make no such promise: vcvtpd2ps / vcvtps2pd may raise).
+  std::vector<half> got(d.size());
+  _mm_setcsr(guard.saved & ~0x1f80u);
+  convert(exec::seq, d, got);
+  _mm_setcsr(guard.saved);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) bad += got[i].bits() != want[i];
+  CHECK(bad == 0);
+#endif
+}
+#endif
