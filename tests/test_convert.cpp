@@ -482,6 +482,16 @@ TEST_CASE("convert: double -> half at every level on half boundaries, NaN classe
       CHECK(ok);
       CHECK(bad == 0);
     }
+    // The streamed form (the best level; an unaligned destination).
+    std::vector<half> got(d.size() + 1);
+    _mm_setcsr((guard.saved & ~0xe040u) | bits);
+    const bool ok = detail::simd_convert_streamed(d.data(), got.data() + 1, d.size());
+    _mm_setcsr(guard.saved);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; i < d.size(); ++i) bad += got[i + 1].bits() != want[i];
+    INFO("MXCSR bits " << std::hex << bits << ", streamed");
+    CHECK(ok);
+    CHECK(bad == 0);
   }
 #if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
   // The best level's vcvtpd2ph {rn-sae} with every exception unmasked: no trap, the same bits

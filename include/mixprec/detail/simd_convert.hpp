@@ -454,8 +454,16 @@ inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
 /// (tests/test_convert.cpp checks every MXCSR setting).
 inline __m128i cvtpd_ph(__m512d x) noexcept { return _mm_castph_si128(_mm512_cvt_roundpd_ph(x, rne)); }
 
+template <bool Stream = false>
 inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcept {
   std::size_t i = 0;
+  for (; Stream && i + 32 <= n; i += 32) {
+    const __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(cvtpd_ph(_mm512_loadu_pd(s + i))),
+                                               cvtpd_ph(_mm512_loadu_pd(s + i + 8)), 1);
+    const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(cvtpd_ph(_mm512_loadu_pd(s + i + 16))),
+                                               cvtpd_ph(_mm512_loadu_pd(s + i + 24)), 1);
+    store64<true>(out + i, join(lo, hi));
+  }
   for (; i + 16 <= n; i += 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), cvtpd_ph(_mm512_loadu_pd(s + i)));
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 8), cvtpd_ph(_mm512_loadu_pd(s + i + 8)));
@@ -464,6 +472,15 @@ inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcep
     const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
     _mm_mask_storeu_epi16(out + i, m, cvtpd_ph(_mm512_maskz_loadu_pd(m, s + i)));
   }
+}
+/// Streamed: direct, 64-byte non-temporal stores (the avx512_bf16 level only; else the buffered form).
+inline bool convert_streamed(const double* s, half* d, std::size_t n, bool hw) noexcept {
+  if (!hw) return false;
+  std::uint16_t* out = bits_of(d);
+  const std::size_t h = head_to_align64(out, n);
+  d2h_fp16(s, out, h);
+  d2h_fp16<true>(s + h, out + h, n - h);
+  return true;
 }
 #endif
 
