@@ -11,6 +11,7 @@
 // run every level in simd_levels_compiled() over the same inputs). Pairs and methods:
 //   float  -> half       vcvtps2ph (nearest even, immediate rounding)
 //   half   -> float      vcvtph2ps
+//   half   -> double     vcvtph2ps, vcvtps2pd (both exact)
 //   float  -> bfloat16   (u + 0x7fff + lsb) >> 16, NaN quieted with sign and leading payload kept,
 //                        as mixprec does; avx512_bf16: vcvtne2ps2bf16, except that it flushes
 //                        subnormal inputs to zero: vectors holding one are redone by the integer form
@@ -98,15 +99,15 @@ constexpr simd_level simd_best_level =
 inline const char* simd_convert_paths() noexcept {
 #if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
   return "avx512_bf16 (best; double->half by AVX-512-FP16 vcvtpd2ph), avx512, avx2: float<->half, float<->bfloat16, "
-         "double->half, double->bfloat16";
+         "double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
-  return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+  return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX512)
-  return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+  return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX2)
-  return "avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+  return "avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_X86)
-  return "avx2 level without AVX2 (AVX + F16C): float<->half";
+  return "avx2 level without AVX2 (AVX + F16C): float<->half, half->double";
 #else
   return "none (portable)";
 #endif
@@ -175,6 +176,18 @@ inline void h2f16(const std::uint16_t* s, float* o) noexcept {
 }
 inline bool convert(const half* s, float* d, std::size_t n) noexcept {
   blocks<16>(bits_of(s), d, n, h2f16);
+  return true;
+}
+
+/// half -> double: vcvtph2ps then vcvtps2pd, both exact (a half subnormal is a normal float, so
+/// DAZ does not apply; a signalling NaN comes out quiet with its payload, as round_to).
+inline void h2d8(const std::uint16_t* s, double* o) noexcept {
+  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+  _mm256_storeu_pd(o, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+  _mm256_storeu_pd(o + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+}
+inline bool convert(const half* s, double* d, std::size_t n) noexcept {
+  blocks<8>(bits_of(s), d, n, h2d8);
   return true;
 }
 
@@ -323,6 +336,23 @@ inline bool convert(const half* s, float* d, std::size_t n, bool) noexcept {
   for (; i < n; i += 16) {
     const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
     _mm512_mask_storeu_ps(d + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, in + i)));
+  }
+  return true;
+}
+
+/// half -> double as in simd256 (vcvtph2ps, vcvtps2pd). AVX-512-FP16's vcvtph2pd gives the same
+/// bits and is not faster on Sapphire Rapids.
+inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
+  const std::uint16_t* in = bits_of(s);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    _mm512_storeu_pd(d + i, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+    _mm512_storeu_pd(d + i + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+  }
+  for (; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_pd(d + i, m, _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_maskz_loadu_epi16(m, in + i))));
   }
   return true;
 }
