@@ -20,6 +20,9 @@
 //            avx2         detail::simd_convert_at(avx2, ...) on the whole array: the AVX2 + F16C
 //                         level (what an -mavx2 -mf16c build runs, without streaming), in an
 //                         AVX-512 build
+//            avx512       d2h only, in AVX-512-FP16 builds (where mixprec runs vcvtpd2ph):
+//                         detail::simd_convert_at(avx512, ...), the round-to-odd form that
+//                         AVX-512 CPUs without FP16 run (without streaming)
 //     bytes  4096 (L1), 262144 (L2), 268435456 (DRAM)
 //   unscale/<impl>/268435456     256 MiB of float gradients, in place
 //            mixprec      unscale_and_check(exec::seq, g, inv)   (one fused pass)
@@ -406,6 +409,15 @@ void register_convert() {
           convert(exec::seq, span<const double>(i, n), span<half>(o, n));
         });
       });
+#if defined(__AVX512FP16__)
+      if (detail::simd_best_level == detail::simd_level::avx512_bf16) {  // mixprec: vcvtpd2ph
+        benchmark::RegisterBenchmark(("convert/d2h/avx512" + b).c_str(), [=](benchmark::State& s) {
+          run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {
+            detail::simd_convert_at(detail::simd_level::avx512, i, o, n);
+          });
+        });
+      }
+#endif
       if (detail::simd_best_level != detail::simd_level::avx2 && detail::simd_level_compiled(detail::simd_level::avx2)) {
         benchmark::RegisterBenchmark(("convert/d2h/avx2" + b).c_str(), [=](benchmark::State& s) {
           run_pair<double, half>(s, bytes, *d, [](const double* i, half* o, std::size_t n) {

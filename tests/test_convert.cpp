@@ -106,7 +106,7 @@ void check_levels(const std::vector<S>& all) {
   }
 }
 
-template <class S>
+template <class S, class D = float>
 void check_widening_levels(const std::vector<S>& all) {
   using detail::simd_level;
   for (simd_level l : {simd_level::avx2, simd_level::avx512, simd_level::avx512_bf16}) {
@@ -114,13 +114,13 @@ void check_widening_levels(const std::vector<S>& all) {
     for (std::size_t n : ktest::awkward_sizes()) {
       for (std::size_t first : {std::size_t{0}, std::size_t{1}, std::size_t{3}}) {
         if (first + n > all.size()) continue;
-        std::vector<float> got(n + 1, 1234.0f);
+        std::vector<D> got(n + 1, D(1234));
         if (!detail::simd_convert_at(l, all.data() + first, got.data(), n)) break;
         std::size_t bad = 0;
-        for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(static_cast<float>(all[first + i]));
+        for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(round_to<D>(all[first + i]));
         INFO("level " << std::string(detail::simd_level_name(l)) << ", n = " << n << ", first = " << first);
         CHECK(bad == 0);
-        CHECK(got[n] == 1234.0f);
+        CHECK(bits_of(got[n]) == bits_of(D(1234)));
       }
     }
   }
@@ -144,6 +144,7 @@ TEST_CASE("convert: every compiled fast-path level equals round_to on awkward si
   }
   check_widening_levels(h);
   check_widening_levels(b);
+  check_widening_levels<half, double>(h);
 }
 
 TEST_CASE("convert: other pairs, modes and overflow policies equal round_to") {
@@ -241,6 +242,16 @@ TEST_CASE("convert: the x86 fast paths (when compiled in) equal the portable pat
   }
   CHECK(bad == 0);
   CHECK(bits_of(fh[0x7c01]) == 0x7fc02000u);  // half: a signalling NaN comes out quiet (F16C)
+  // half -> double, through convert and the streamed form (an unaligned destination).
+  std::vector<double> dh(65536), dhs(65537);
+  convert(exec::seq, h, dh);
+  const bool streamed = detail::simd_convert_streamed(h.data(), dhs.data() + 1, 65536);
+  for (std::uint32_t i = 0; i < 65536; ++i) {
+    bad += bits_of(dh[i]) != bits_of(round_to<double>(h[i]));
+    if (streamed) bad += bits_of(dhs[i + 1]) != bits_of(round_to<double>(h[i]));
+  }
+  CHECK(bits_of(dh[0x7c01]) == 0x7ff8040000000000ull);  // quiet, payload kept at the top
+  CHECK(bits_of(dh[0x8001]) == bits_of(-0x1p-24));
   // And back: every half/bfloat16 value (as a float) converts back to itself (NaN: quieted).
   std::vector<half> h2(65536);
   std::vector<bfloat16> b2(65536);
@@ -357,6 +368,7 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
     std::vector<half> h(f.size()), hd(d.size());
     std::vector<bfloat16> b(f.size()), bd(d.size());
     std::vector<float> fh(65536), fb(65536);
+    std::vector<double> dh(65536);
     for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
       if (!detail::simd_level_compiled(l)) continue;
       _mm_setcsr((guard.saved & ~0xe040u) | bits);
@@ -366,6 +378,7 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
       const bool db_ok = detail::simd_convert_at(l, d.data(), bd.data(), d.size());
       const bool hf_ok = detail::simd_convert_at(l, hcodes.data(), fh.data(), 65536);
       const bool bf_ok = detail::simd_convert_at(l, bcodes.data(), fb.data(), 65536);
+      const bool hd_ok = detail::simd_convert_at(l, hcodes.data(), dh.data(), 65536);
       _mm_setcsr(guard.saved);
       std::size_t bad = 0;
       for (std::size_t i = 0; i < f.size(); ++i) {
@@ -379,11 +392,130 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
       for (std::uint32_t i = 0; i < 65536; ++i) {
         if (hf_ok) bad += bits_of(fh[i]) != bits_of(static_cast<float>(hcodes[i]));
         if (bf_ok) bad += bits_of(fb[i]) != bits_of(static_cast<float>(bcodes[i]));
+        if (hd_ok) bad += bits_of(dh[i]) != bits_of(round_to<double>(hcodes[i]));
       }
       INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
       CHECK(bad == 0);
       CHECK((db_ok || (bits & 0x8040u) != 0));  // double -> bfloat16 declines only under FTZ or DAZ
     }
   }
+}
+#endif
+
+#if defined(MIXPREC_SIMD_X86)
+namespace {
+
+double double_of(std::uint64_t u) {
+  double x;
+  std::memcpy(&x, &u, 8);
+  return x;
+}
+
+/// double -> half inputs where an instruction could differ from round_to: every half value and
+/// every midpoint between neighbours (the overflow threshold 65520 and the tie 2^-25 with zero
+/// included) with the doubles 1 ulp either side and a sticky bit at a few positions below; every
+/// NaN class (both signs, quiet and signalling, one payload bit at each of the 51 positions, the
+/// payload all ones, payloads only below the 9 bits half keeps, random payloads); infinities,
+/// signed zeros, double subnormals, the ends of the double range.
+std::vector<double> d2h_awkward_doubles() {
+  std::vector<std::uint64_t> u;
+  for (std::uint32_t c = 0; c < 0x7c00; ++c) {
+    const double lo = static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c)));
+    const double hi =
+        c + 1 == 0x7c00 ? 65536.0 : static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c + 1)));
+    std::uint64_t lb = 0, mb = 0;
+    const double mid = (lo + hi) / 2;  // exact
+    std::memcpy(&lb, &lo, 8);
+    std::memcpy(&mb, &mid, 8);
+    for (std::uint64_t b : {lb, mb}) {
+      u.push_back(b);
+      u.push_back(b + 1);
+      for (int j : {20, 28, 29, 30, 41, 42, 43}) u.push_back(b + (std::uint64_t{1} << j));
+      if (b != 0) {
+        u.push_back(b - 1);
+        for (int j : {20, 28, 29, 30, 41, 42, 43}) u.push_back(b - (std::uint64_t{1} << j));
+      }
+    }
+  }
+  std::mt19937_64 g(15);
+  for (std::uint64_t q : {std::uint64_t{0}, std::uint64_t{1} << 51}) {
+    for (int j = 0; j < 51; ++j) u.push_back(0x7ff0000000000000ull | q | (std::uint64_t{1} << j));
+    u.push_back(0x7ff0000000000000ull | q | 0x7ffffffffffffull);
+    u.push_back(0x7ff0000000000000ull | q | 0x3ffffffffffull);  // payload below the kept bits only
+    for (int k = 0; k < 200; ++k) u.push_back(0x7ff0000000000000ull | q | (g() & 0x7ffffffffffffull) | (q == 0));
+  }
+  for (std::uint64_t b : {0x0ull, 0x1ull, 0x2ull, 0x000fffffffffffffull, 0x0008000000000000ull, 0x0010000000000000ull,
+                          0x7fefffffffffffffull, 0x7ff0000000000000ull, 0x40effc0000000000ull /* 65504 */,
+                          0x40f0000000000000ull /* 65536 */, 0x3e70000000000000ull /* 2^-24 */}) {
+    u.push_back(b);
+  }
+  for (int k = 0; k < 2000; ++k) u.push_back(g() & 0x000fffffffffffffull);                 // double subnormals
+  for (int k = 0; k < 2000; ++k) u.push_back((g() & 0x000fffffffffffffull) | ((900 + g() % 150) << 52));  // tiny normals
+  const std::size_t n = u.size();
+  for (std::size_t i = 0; i < n; ++i) u.push_back(u[i] | (std::uint64_t{1} << 63));
+  std::vector<double> v;
+  for (std::uint64_t b : u) v.push_back(double_of(b));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("convert: double -> half at every level on half boundaries, NaN classes and subnormals, any MXCSR") {
+  const std::vector<double> d = d2h_awkward_doubles();
+  std::vector<std::uint16_t> want(d.size());
+  for (std::size_t i = 0; i < d.size(); ++i) want[i] = round_to<half>(d[i]).bits();
+  // Spot checks of the NaN rule: quiet, sign and the 9 leading payload bits kept.
+  CHECK(round_to<half>(double_of(0x7ff0000000000001ull)).bits() == 0x7e00);   // sNaN, payload below: quiet
+  CHECK(round_to<half>(double_of(0xfff4000000000000ull)).bits() == 0xff00);   // -sNaN, top payload bit
+  CHECK(round_to<half>(double_of(0x7ffffc0000000000ull)).bits() == 0x7fff);
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  // Every rounding mode with DAZ and FTZ off, on and both; then all exceptions unmasked.
+  std::vector<unsigned> settings;
+  for (unsigned rc = 0; rc < 4; ++rc) {
+    for (unsigned dazftz : {0x0000u, 0x0040u, 0x8000u, 0x8040u}) settings.push_back((rc << 13) | dazftz);
+  }
+  for (unsigned bits : settings) {
+    for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512, detail::simd_level::avx512_bf16}) {
+      if (!detail::simd_level_compiled(l)) continue;
+      std::vector<half> got(d.size());
+      _mm_setcsr((guard.saved & ~0xe040u) | bits);
+      const bool ok = detail::simd_convert_at(l, d.data(), got.data(), d.size());
+      _mm_setcsr(guard.saved);
+      if (!ok) continue;  // no double -> half at this level (an AVX + F16C build without AVX2)
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < d.size(); ++i) {
+        if (got[i].bits() != want[i] && bad++ < 3) {
+          std::uint64_t b = 0;
+          std::memcpy(&b, &d[i], 8);
+          MESSAGE("input " << std::hex << b << " got " << got[i].bits() << " want " << want[i]);
+        }
+      }
+      INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
+      CHECK(bad == 0);
+    }
+    // The streamed form (the best level; an unaligned destination).
+    std::vector<half> got(d.size() + 1);
+    _mm_setcsr((guard.saved & ~0xe040u) | bits);
+    const bool ok = detail::simd_convert_streamed(d.data(), got.data() + 1, d.size());
+    _mm_setcsr(guard.saved);
+    std::size_t bad = 0;
+    for (std::size_t i = 0; ok && i < d.size(); ++i) bad += got[i + 1].bits() != want[i];
+    INFO("MXCSR bits " << std::hex << bits << ", streamed");
+    CHECK(bad == 0);
+  }
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+  // The best level's vcvtpd2ph {rn-sae} with every exception unmasked: no trap, the same bits
+  // (the round-to-odd forms make no such promise: vcvtpd2ps / vcvtps2pd may raise).
+  std::vector<half> got(d.size());
+  _mm_setcsr(guard.saved & ~0x1f80u);
+  convert(exec::seq, d, got);
+  _mm_setcsr(guard.saved);
+  std::size_t bad = 0;
+  for (std::size_t i = 0; i < d.size(); ++i) bad += got[i].bits() != want[i];
+  CHECK(bad == 0);
+#endif
 }
 #endif

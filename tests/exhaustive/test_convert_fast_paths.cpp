@@ -1,5 +1,6 @@
 // The x86 fast paths of the bulk conversion (detail/simd_convert.hpp): EVERY level this build
-// compiles in (avx512_bf16, avx512, avx2 with -march=native on an AVX-512-BF16 machine), and the
+// compiles in (avx512_bf16, avx512, avx2 with -march=native on an AVX-512-BF16 machine; with
+// AVX-512-FP16 too, avx512_bf16 converts double -> half by vcvtpd2ph, avx512 by rounding to odd), and the
 // portable element loop, equal the scalar round_to on ALL 2^32 float inputs for float -> half and
 // float -> bfloat16 (nearest even), and on about 26 million doubles for double -> half and
 // double -> bfloat16 (every tie of the target format with sticky bits at each position below it,

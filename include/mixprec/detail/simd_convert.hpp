@@ -1,7 +1,9 @@
 // mixprec/detail/simd_convert.hpp — x86 fast paths of the bulk conversions (host only).
 //
 // Levels, each compiled in when the target macros allow it (-march=native, -mavx2 -mf16c, ...):
-//   avx512_bf16  AVX-512 F/BW/VL + F16C + AVX-512-BF16   (float -> bfloat16 by vcvtne2ps2bf16)
+//   avx512_bf16  AVX-512 F/BW/VL + F16C + AVX-512-BF16   (float -> bfloat16 by vcvtne2ps2bf16;
+//                                                          with AVX-512-FP16 also compiled in,
+//                                                          double -> half by vcvtpd2ph)
 //   avx512       AVX-512 F/BW/VL + F16C                  (float -> bfloat16 by integer rounding)
 //   avx2         AVX2 + F16C (256-bit)                    (float <-> half only with AVX + F16C)
 //   portable     none: the scalar loop of kernels/convert.hpp
@@ -9,6 +11,7 @@
 // run every level in simd_levels_compiled() over the same inputs). Pairs and methods:
 //   float  -> half       vcvtps2ph (nearest even, immediate rounding)
 //   half   -> float      vcvtph2ps
+//   half   -> double     vcvtph2ps, vcvtps2pd (both exact)
 //   float  -> bfloat16   (u + 0x7fff + lsb) >> 16, NaN quieted with sign and leading payload kept,
 //                        as mixprec does; avx512_bf16: vcvtne2ps2bf16, except that it flushes
 //                        subnormal inputs to zero: vectors holding one are redone by the integer form
@@ -21,6 +24,11 @@
 //                        ulp toward zero where that rounded away. double -> bfloat16 returns false
 //                        (portable loop) when MXCSR.FTZ or DAZ is set (they would flush the float
 //                        step or its conversion back).
+//                        avx512_bf16 with AVX-512-FP16 (__AVX512FP16__, e.g. -march=native on
+//                        Sapphire Rapids): double -> half by vcvtpd2ph {rn-sae}, one rounding
+//                        with round_to's bits for every double (NaN payloads, signed zeros,
+//                        subnormals, ties, overflow) under every MXCSR setting. A build with
+//                        FP16 but without BF16 (no such CPU) keeps the round-to-odd form.
 // Results do not depend on the MXCSR rounding mode nor on DAZ/FTZ (avx512_bf16 uses the integer
 // form for float -> bfloat16 under DAZ; tests/test_convert.cpp checks every setting).
 // Only nearest-even with overflow::ieee takes them (kernels/convert.hpp); every function
@@ -89,14 +97,17 @@ constexpr simd_level simd_best_level =
 
 /// The names of the fast paths compiled in (for benchmarks and logs).
 inline const char* simd_convert_paths() noexcept {
-#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
-  return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+  return "avx512_bf16 (best; double->half by AVX-512-FP16 vcvtpd2ph), avx512, avx2: float<->half, float<->bfloat16, "
+         "double->half, double->bfloat16, half->double";
+#elif defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
+  return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX512)
-  return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+  return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX2)
-  return "avx2: float<->half, float<->bfloat16, double->half, double->bfloat16";
+  return "avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_X86)
-  return "avx2 level without AVX2 (AVX + F16C): float<->half";
+  return "avx2 level without AVX2 (AVX + F16C): float<->half, half->double";
 #else
   return "none (portable)";
 #endif
@@ -165,6 +176,18 @@ inline void h2f16(const std::uint16_t* s, float* o) noexcept {
 }
 inline bool convert(const half* s, float* d, std::size_t n) noexcept {
   blocks<16>(bits_of(s), d, n, h2f16);
+  return true;
+}
+
+/// half -> double: vcvtph2ps then vcvtps2pd, both exact (a half subnormal is a normal float, so
+/// DAZ does not apply; a signalling NaN comes out quiet with its payload, as round_to).
+inline void h2d8(const std::uint16_t* s, double* o) noexcept {
+  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
+  _mm256_storeu_pd(o, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+  _mm256_storeu_pd(o + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+}
+inline bool convert(const half* s, double* d, std::size_t n) noexcept {
+  blocks<8>(bits_of(s), d, n, h2d8);
   return true;
 }
 
@@ -317,6 +340,23 @@ inline bool convert(const half* s, float* d, std::size_t n, bool) noexcept {
   return true;
 }
 
+/// half -> double as in simd256 (vcvtph2ps, vcvtps2pd). AVX-512-FP16's vcvtph2pd gives the same
+/// bits and is not faster on Sapphire Rapids.
+inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
+  const std::uint16_t* in = bits_of(s);
+  std::size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
+    _mm512_storeu_pd(d + i, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+    _mm512_storeu_pd(d + i + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+  }
+  for (; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
+    _mm512_mask_storeu_pd(d + i, m, _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_maskz_loadu_epi16(m, in + i))));
+  }
+  return true;
+}
+
 inline __m256i float_bits_to_bf16(__m512i u) noexcept {
   const __m512i hi = _mm512_srli_epi32(u, 16);
   const __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
@@ -436,8 +476,56 @@ inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
   return _mm256_castsi256_ps(_mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1)));
 }
 
-inline bool convert(const double* s, half* d, std::size_t n, bool) noexcept {
+#if defined(__AVX512FP16__)
+/// 8 doubles -> 8 halves by vcvtpd2ph with embedded nearest-even ({rn-sae}): one correct
+/// rounding, overflow to infinity, NaN quieted with sign and leading payload kept, as round_to;
+/// the embedded rounding ignores MXCSR.RC, and double subnormal inputs (which DAZ would read as
+/// zero) round to the same signed zero anyway; FTZ does not flush the half results
+/// (tests/test_convert.cpp checks every MXCSR setting).
+inline __m128i cvtpd_ph(__m512d x) noexcept { return _mm_castph_si128(_mm512_cvt_roundpd_ph(x, rne)); }
+
+template <bool Stream = false>
+inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcept {
+  std::size_t i = 0;
+  for (; Stream && i + 32 <= n; i += 32) {
+    const __m256i lo = _mm256_inserti128_si256(_mm256_castsi128_si256(cvtpd_ph(_mm512_loadu_pd(s + i))),
+                                               cvtpd_ph(_mm512_loadu_pd(s + i + 8)), 1);
+    const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(cvtpd_ph(_mm512_loadu_pd(s + i + 16))),
+                                               cvtpd_ph(_mm512_loadu_pd(s + i + 24)), 1);
+    store64<true>(out + i, join(lo, hi));
+  }
+  for (; i + 16 <= n; i += 16) {
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), cvtpd_ph(_mm512_loadu_pd(s + i)));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i + 8), cvtpd_ph(_mm512_loadu_pd(s + i + 8)));
+  }
+  for (; i < n; i += 8) {
+    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
+    _mm_mask_storeu_epi16(out + i, m, cvtpd_ph(_mm512_maskz_loadu_pd(m, s + i)));
+  }
+}
+/// Streamed: direct, 64-byte non-temporal stores (the avx512_bf16 level only; else the buffered form).
+inline bool convert_streamed(const double* s, half* d, std::size_t n, bool hw) noexcept {
+  if (!hw) return false;
   std::uint16_t* out = bits_of(d);
+  const std::size_t h = head_to_align64(out, n);
+  d2h_fp16(s, out, h);
+  d2h_fp16<true>(s + h, out + h, n - h);
+  return true;
+}
+#endif
+
+/// hw (the avx512_bf16 level): vcvtpd2ph where AVX-512-FP16 is compiled in; otherwise (and at
+/// the avx512 level) double -> float rounded to odd, then vcvtps2ph.
+inline bool convert(const double* s, half* d, std::size_t n, bool hw) noexcept {
+  std::uint16_t* out = bits_of(d);
+#if defined(__AVX512FP16__)
+  if (hw) {
+    d2h_fp16(s, out, n);
+    return true;
+  }
+#else
+  (void)hw;
+#endif
   std::size_t i = 0;
   for (; i + 16 <= n; i += 16) {
     const __m256 a = double_to_float_odd_for_half(_mm512_loadu_pd(s + i));

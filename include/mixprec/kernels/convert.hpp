@@ -10,7 +10,7 @@
 // the policy, the thread count or the device.
 //
 // Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
-// double -> half and double -> bfloat16 in nearest-even with overflow::ieee, with AVX-512 or
+// double -> half, double -> bfloat16 and half -> double in nearest-even with overflow::ieee, with AVX-512 or
 // AVX2 + F16C; float or double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or
 // saturate (detail/simd_narrow8.hpp); all bit-identical to the portable path. Arrays of 32 MiB and more (source plus
 // destination) are written with non-temporal stores.
