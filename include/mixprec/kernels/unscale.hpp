@@ -88,6 +88,18 @@ struct unscale_block {
     const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
     __m512i e0 = _mm512_setzero_si512(), e1 = _mm512_setzero_si512();
     std::size_t i = begin;
+    // A masked head up to a 64-byte boundary: then no load or store of the loop splits a cache
+    // line (large vectors start 16 bytes past a page; Sapphire Rapids ran the unaligned loop at
+    // 0.82x a plain in-place multiply from DRAM).
+    std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(p + i) % 64) % 64 / sizeof(float);
+    if (head > end - i) head = end - i;
+    if (head != 0) {
+      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
+      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);  // masked-off lanes: 0
+      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v), exp_mask));
+      if (!one) _mm512_mask_storeu_ps(p + i, m, _mm512_mul_ps(v, inv));
+      i += head;
+    }
     for (; i + 32 <= end; i += 32) {
       const __m512 v0 = _mm512_loadu_ps(p + i);
       const __m512 v1 = _mm512_loadu_ps(p + i + 16);
