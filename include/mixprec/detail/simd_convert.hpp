@@ -341,7 +341,7 @@ inline bool convert(const half* s, float* d, std::size_t n, bool) noexcept {
 }
 
 /// half -> double as in simd256 (vcvtph2ps, vcvtps2pd). AVX-512-FP16's vcvtph2pd gives the same
-/// bits and is not faster on Sapphire Rapids.
+/// bits and is not faster on an Emerald Rapids Xeon.
 inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
   const std::uint16_t* in = bits_of(s);
   std::size_t i = 0;

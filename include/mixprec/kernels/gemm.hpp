@@ -1749,7 +1749,7 @@ MIXPREC_GEMM_INLINE bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t r
 
 /// How far ahead (bytes of B's steps) the float tile prefetches B into L1: B streams from L2 (from
 /// L3 for the first A sliver of a B sliver), which the hardware prefetchers alone left short of
-/// the FMA units (2048^3 on Sapphire Rapids: the tile ran ~15% slower than on B in L1).
+/// the FMA units (2048^3 on an Emerald Rapids Xeon, one thread, interleaved runs: 129 -> 138 GFLOP/s).
 constexpr std::size_t gemm_pf_bytes = 4096;
 
 /// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk

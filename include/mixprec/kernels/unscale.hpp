@@ -89,7 +89,7 @@ struct unscale_block {
     __m512i e0 = _mm512_setzero_si512(), e1 = _mm512_setzero_si512();
     std::size_t i = begin;
     // A masked head up to a 64-byte boundary: then no load or store of the loop splits a cache
-    // line (large vectors start 16 bytes past a page; Sapphire Rapids ran the unaligned loop at
+    // line (large vectors start 16 bytes past a page; an Emerald Rapids Xeon ran the unaligned loop at
     // 0.82x a plain in-place multiply from DRAM).
     std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(p + i) % 64) % 64 / sizeof(float);
     if (head > end - i) head = end - i;
