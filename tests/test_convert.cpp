@@ -147,6 +147,45 @@ TEST_CASE("convert: every compiled fast-path level equals round_to on awkward si
   check_widening_levels<half, double>(h);
 }
 
+TEST_CASE("convert: every compiled level takes its fast path for each pair it documents") {
+  // The level tests above skip a level that declines a pair; this one fails if a level that
+  // should convert a pair falls back to the portable loop (detail/simd_convert.hpp, "Levels").
+  using detail::simd_level;
+#if defined(MIXPREC_SIMD_AVX2)
+  constexpr bool avx2_has_all_pairs = true;  // else the avx2 level is AVX + F16C: half only
+#else
+  constexpr bool avx2_has_all_pairs = false;
+#endif
+  const float f[3] = {1.0f, -2.5f, 0.1f};
+  const double d[3] = {1.0, -2.5, 0.1};
+  half h[3];
+  bfloat16 b[3];
+  float fo[3];
+  double dout[3];
+  for (std::size_t i = 0; i < 3; ++i) {
+    h[i] = half(f[i]);
+    b[i] = bfloat16(f[i]);
+  }
+  for (simd_level l : {simd_level::avx2, simd_level::avx512, simd_level::avx512_bf16}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    INFO("level " << std::string(detail::simd_level_name(l)));
+    half ho[3];
+    bfloat16 bo[3];
+    CHECK(detail::simd_convert_at(l, f, ho, 3));
+    CHECK(detail::simd_convert_at(l, h, fo, 3));
+    CHECK(detail::simd_convert_at(l, h, dout, 3));
+    if (l != simd_level::avx2 || avx2_has_all_pairs) {
+      CHECK(detail::simd_convert_at(l, f, bo, 3));
+      CHECK(detail::simd_convert_at(l, b, fo, 3));
+      CHECK(detail::simd_convert_at(l, d, ho, 3));
+      CHECK(detail::simd_convert_at(l, d, bo, 3));
+    }
+  }
+#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+  CHECK(std::string(detail::simd_convert_paths()).find("vcvtpd2ph") != std::string::npos);
+#endif
+}
+
 TEST_CASE("convert: other pairs, modes and overflow policies equal round_to") {
   const auto f = ktest::mixed_floats(40001, 3);
   const auto d = ktest::mixed_doubles(40001, 4);
