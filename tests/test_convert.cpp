@@ -444,11 +444,7 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
 #if defined(MIXPREC_SIMD_X86)
 namespace {
 
-double double_of(std::uint64_t u) {
-  double x;
-  std::memcpy(&x, &u, 8);
-  return x;
-}
+double double_of(std::uint64_t u) { return mixprec::detail::bit_cast<double>(u); }
 
 /// double -> half inputs where an instruction could differ from round_to: every half value and
 /// every midpoint between neighbours (the overflow threshold 65520 and the tie 2^-25 with zero
@@ -462,11 +458,8 @@ std::vector<double> d2h_awkward_doubles() {
     const double lo = static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c)));
     const double hi =
         c + 1 == 0x7c00 ? 65536.0 : static_cast<double>(half::from_bits(static_cast<std::uint16_t>(c + 1)));
-    std::uint64_t lb = 0, mb = 0;
     const double mid = (lo + hi) / 2;  // exact
-    std::memcpy(&lb, &lo, 8);
-    std::memcpy(&mb, &mid, 8);
-    for (std::uint64_t b : {lb, mb}) {
+    for (std::uint64_t b : {bits_of(lo), bits_of(mid)}) {
       u.push_back(b);
       u.push_back(b + 1);
       for (int j : {20, 28, 29, 30, 41, 42, 43}) u.push_back(b + (std::uint64_t{1} << j));
@@ -527,9 +520,7 @@ TEST_CASE("convert: double -> half at every level on half boundaries, NaN classe
       std::size_t bad = 0;
       for (std::size_t i = 0; i < d.size(); ++i) {
         if (got[i].bits() != want[i] && bad++ < 3) {
-          std::uint64_t b = 0;
-          std::memcpy(&b, &d[i], 8);
-          MESSAGE("input " << std::hex << b << " got " << got[i].bits() << " want " << want[i]);
+          MESSAGE("input " << std::hex << bits_of(d[i]) << " got " << got[i].bits() << " want " << want[i]);
         }
       }
       INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)));
