@@ -119,8 +119,9 @@ struct prepared {
   bool lower_even;          // kind == finite: lower / q is even
 };
 
-/// q, when positive, is the quantum 2^(max(floor(log2|x|), emin) - M) supplied by the caller.
-inline prepared prepare(const format& f, double x, double q = 0.0) {
+/// q, when positive, is the quantum 2^(max(floor(log2|x|), emin) - M) supplied by the caller;
+/// inv_q, when positive, is 1/q (a power of two: |x| * inv_q is exact, and cheaper than |x| / q).
+inline prepared prepare(const format& f, double x, double q = 0.0, double inv_q = 0.0) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   prepared p{prepared::what::value, std::signbit(x), 0.0, 0.0, 0.0, 0.0, 0.0, true};
   const bool neg = p.neg;
@@ -142,7 +143,7 @@ inline prepared prepare(const format& f, double x, double q = 0.0) {
     const int e = std::ilogb(a);
     q = a >= f.min_normal ? std::ldexp(1.0, e - f.man_bits) : f.min_sub;
   }
-  const double k = std::floor(a / q);
+  const double k = std::floor(inv_q > 0 ? a * inv_q : a / q);
   p.kind = prepared::what::finite;
   p.a = a;
   p.lower = k * q;
