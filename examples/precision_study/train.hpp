@@ -858,34 +858,42 @@ class mlp_run {
 
   /// FP8 quantization: q[i] = sat_E(x[i] * s), the product rounded to float first; in chunks of
   /// 1024 through the bulk converter (vectorised on x86, the same bits as round_to). Returns
-  /// max |x[i]| from the same pass, as mixprec::amax gives it (NaN if an x[i] is NaN): the
-  /// largest of the chunks' amax, taken while each chunk is in L1 (the maximum does not depend
-  /// on the order).
+  /// max |x[i]| from the same pass, as mixprec::amax gives it (NaN if an x[i] is NaN; the
+  /// callers fold it with record_amax, which ignores any NaN, so which NaN does not matter). The
+  /// maximum is taken in the loop that scales the chunk, on the bits: |x| as an unsigned integer
+  /// orders like |x| as a float, +Inf above the finite values and the NaNs above +Inf.
   static constexpr std::size_t quantize_chunk = 1024;
   template <class E>
   float quantize(const float* x, std::size_t n, float s, E* q) {
     constexpr std::size_t chunk = quantize_chunk;
     const std::size_t chunks = (n + chunk - 1) / chunk;
-    amax_parts_.resize(chunks);
-    float* part = amax_parts_.data();
+    mag_parts_.resize(chunks);
+    std::uint32_t* part = mag_parts_.data();
     for_each_row(pol_, chunks, quantize_chunk, [x, n, s, q, part](std::size_t c) {
       float scaled[quantize_chunk];
       const std::size_t begin = c * quantize_chunk, m = std::min(quantize_chunk, n - begin);
       const float* xc = x + begin;
+      std::uint32_t mag = 0;
+      const auto step = [&](std::size_t i) {
+        scaled[i] = xc[i] * s;
+        std::uint32_t b;
+        std::memcpy(&b, xc + i, sizeof b);
+        b &= 0x7fffffffu;
+        mag = b > mag ? b : mag;
+      };
       if (m == quantize_chunk) {  // a constant count: vectorized at -O2 without AVX-512 too
-        for (std::size_t i = 0; i < quantize_chunk; ++i) scaled[i] = xc[i] * s;
+        for (std::size_t i = 0; i < quantize_chunk; ++i) step(i);
       } else {
-        for (std::size_t i = 0; i < m; ++i) scaled[i] = xc[i] * s;
+        for (std::size_t i = 0; i < m; ++i) step(i);
       }
       mixprec::convert(mixprec::exec::seq, mixprec::span<const float>(scaled, m), mixprec::span<E>(q + begin, m),
                        mixprec::rounding::nearest_even, mixprec::overflow::saturate);
-      part[c] = mixprec::amax(mixprec::exec::seq, mixprec::span<const float>(xc, m));  // from L1
+      part[c] = mag;
     });
-    float a = 0.0f;  // the largest; a NaN wins, as in mixprec::amax
-    for (std::size_t c = 0; c < chunks; ++c) {
-      if (std::isnan(part[c])) return part[c];
-      a = part[c] > a ? part[c] : a;
-    }
+    std::uint32_t mag = 0;
+    for (std::size_t c = 0; c < chunks; ++c) mag = part[c] > mag ? part[c] : mag;
+    float a;
+    std::memcpy(&a, &mag, sizeof a);
     return a;
   }
 
@@ -1476,6 +1484,7 @@ class mlp_run {
   std::vector<mixprec::mx_block_recipe<e4m3>::tensor_type> mx_tensors_;
   std::vector<mixprec::nvfp4_recipe::tensor_type> nv_tensors_;
   std::vector<float> bq_x_, bq_w_, bq_dy_, scratch_t_, amax_parts_;
+  std::vector<std::uint32_t> mag_parts_;  // quantize(): each chunk's max |x| as bits
   std::array<std::vector<float>, layers> wcache_;
   std::array<bool, layers> wcache_valid_{};
   bool ce_in_float_ = false;
