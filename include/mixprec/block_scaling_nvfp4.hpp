@@ -296,8 +296,9 @@ struct nvfp4_recipe {
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
     // The vector paths decode finite non-negative scale codes (< 0x7F, all quantize writes); a
     // tensor with another code (NaN 0x7F, or a sign bit) takes the scalar loop.
-    bool plain = true;
-    for (const auto& s : t.scales) plain = plain && s.bits() < 0x7F;
+    unsigned top = 0;  // the largest code (a max reduction: vectorized)
+    for (const auto& s : t.scales) top = s.bits() > top ? s.bits() : top;
+    const bool plain = top < 0x7F;
     if (te && plain && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
         detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
