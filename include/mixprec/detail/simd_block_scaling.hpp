@@ -180,6 +180,11 @@ inline void store16(std::uint8_t* o, __m256i a, __m256i b) noexcept {
   const __m256i y = _mm256_permutevar8x32_epi32(x, _mm256_setr_epi32(0, 4, 1, 5, 0, 0, 0, 0));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_castsi256_si128(y));
 }
+/// 8 codes (< 256) -> 8 bytes in order.
+inline void store8(std::uint8_t* o, __m256i a) noexcept {
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(a), _mm256_extracti128_si256(a, 1));  // 16-bit
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(o), _mm_packus_epi16(w, w));
+}
 /// 8 E4M3 codes (bytes) -> floats (exact).
 inline __m256 e4m3_values(const std::uint8_t* p) noexcept {
   std::uint64_t w;
@@ -539,11 +544,8 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
         rf[j] = simd_blk::mx_te_factor(code);
       }
       const __m256 r = _mm256_load_ps(rf);
-      for (std::size_t i = r0; i < r1; ++i) {
-        alignas(32) std::int32_t c[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(c), e4m3_codes(_mm256_mul_ps(_mm256_loadu_ps(in + i * cols + c0), r)));
-        for (std::size_t j = 0; j < 8; ++j) elem[i * cols + c0 + j] = static_cast<std::uint8_t>(c[j]);
-      }
+      for (std::size_t i = r0; i < r1; ++i)
+        store8(elem + i * cols + c0, e4m3_codes(_mm256_mul_ps(_mm256_loadu_ps(in + i * cols + c0), r)));
     }
   }
 }
