@@ -380,18 +380,24 @@ inline void nvfp4_quantize_tiles(const float* in, std::size_t rows, std::size_t 
   for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m256 m = z;
+      __m256 m = z, nan = z;
       for (std::size_t i = r0; i < r1; ++i) {  // NaN ignored (max_ps takes the second operand)
-        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), m);
-        m = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0 + 8)), z), m);
+        const __m256 x0 = _mm256_loadu_ps(in + i * cols + c0), x1 = _mm256_loadu_ps(in + i * cols + c0 + 8);
+        m = _mm256_max_ps(_mm256_max_ps(abs8(x0), z), m);
+        m = _mm256_max_ps(_mm256_max_ps(abs8(x1), z), m);
+        nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(x0, x0, _CMP_UNORD_Q), _mm256_cmp_ps(x1, x1, _CMP_UNORD_Q)));
       }
       float sf, r;
       simd_blk::nvfp4_block(hmax8(m), p, k_te, rcp6, s_dec, sf, scale[(r0 / 16) * sc + c0 / 16], r);
       const __m256 rv = _mm256_set1_ps(r);
+      const bool small = _mm256_movemask_ps(nan) == 0;  // no NaN element: the common-case encoder
       for (std::size_t i = r0; i < r1; ++i) {
         const float* x = in + i * cols + c0;
-        store16(elem + i * cols + c0, e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x), rv)),
-                e2m1_codes(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rv)));
+        const __m256 v0 = _mm256_mul_ps(_mm256_loadu_ps(x), rv), v1 = _mm256_mul_ps(_mm256_loadu_ps(x + 8), rv);
+        if (small)
+          store16(elem + i * cols + c0, e2m1_codes_small(v0), e2m1_codes_small(v1));
+        else
+          store16(elem + i * cols + c0, e2m1_codes(v0), e2m1_codes(v1));
       }
     }
   }
@@ -483,25 +489,31 @@ inline void nvfp4_quantize_cols(const float* in, std::size_t rows, std::size_t c
                                 std::uint64_t seed, std::uint8_t* elem, std::uint8_t* scale) noexcept {
   const float rcp6 = static_cast<float>(1.0 / 6.0);  // as the scalar recipe
   const float k_te = p.s_enc * rcp6, s_dec = 1.0f / p.s_enc;
-  const auto enc = [seed](__m256 v, std::uint64_t k) { return SR ? e2m1_codes_sr(v, counter_hi8(seed, k)) : e2m1_codes(v); };
+  // RNE: the common-case encoder where the 16 x 16 block holds no NaN (as nvfp4_quantize).
+  const auto enc = [seed](__m256 v, std::uint64_t k, bool small) {
+    return SR ? e2m1_codes_sr(v, counter_hi8(seed, k)) : small ? e2m1_codes_small(v) : e2m1_codes(v);
+  };
   const __m256 m1 = _mm256_set1_ps(p.legacy ? rcp6 : k_te), m2 = _mm256_set1_ps(p.legacy ? p.s_enc : 1.0f);
   const __m256 rn = _mm256_set1_ps(p.quotient ? p.s_enc : 1.0f), rd = _mm256_set1_ps(p.quotient ? 1.0f : s_dec);
   const __m256 z = _mm256_setzero_ps();
   for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
     const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-      __m256 ma = z, mb = z;
+      __m256 ma = z, mb = z, nan = z;
       for (std::size_t i = r0; i < r1; ++i) {  // NaN ignored (max_ps takes the second operand)
-        ma = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0)), z), ma);
-        mb = _mm256_max_ps(_mm256_max_ps(abs8(_mm256_loadu_ps(in + i * cols + c0 + 8)), z), mb);
+        const __m256 xa = _mm256_loadu_ps(in + i * cols + c0), xb = _mm256_loadu_ps(in + i * cols + c0 + 8);
+        ma = _mm256_max_ps(_mm256_max_ps(abs8(xa), z), ma);
+        mb = _mm256_max_ps(_mm256_max_ps(abs8(xb), z), mb);
+        if (!SR) nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(xa, xa, _CMP_UNORD_Q), _mm256_cmp_ps(xb, xb, _CMP_UNORD_Q)));
       }
+      const bool small = _mm256_movemask_ps(nan) == 0;
       __m256 ra, rb;
       const __m256i ca = nvfp4_scales8(ma, m1, m2, rn, rd, ra), cb = nvfp4_scales8(mb, m1, m2, rn, rd, rb);
       store16(scale + (r0 / 16) * cols + c0, ca, cb);
       for (std::size_t i = r0; i < r1; ++i) {
         const float* x = in + i * cols + c0;
-        store16(elem + i * cols + c0, enc(_mm256_mul_ps(_mm256_loadu_ps(x), ra), i * cols + c0),
-                enc(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rb), i * cols + c0 + 8));
+        store16(elem + i * cols + c0, enc(_mm256_mul_ps(_mm256_loadu_ps(x), ra), i * cols + c0, small),
+                enc(_mm256_mul_ps(_mm256_loadu_ps(x + 8), rb), i * cols + c0 + 8, small));
       }
     }
   }
