@@ -74,9 +74,9 @@ struct quanta {
   explicit quanta(const ref::format& f) {
     const int emin = f.kind == ref::specials::e8m0 ? -f.bias : 1 - f.bias;
     for (int eb = 1; eb < 256; ++eb) {
-      const int e = eb - 127;
-      q[eb] = std::ldexp(1.0, (e > emin ? e : emin) - f.man_bits);
-      inv[eb] = std::ldexp(1.0, f.man_bits - (e > emin ? e : emin));
+      const int e = eb - 127 > emin ? eb - 127 : emin;
+      q[eb] = std::ldexp(1.0, e - f.man_bits);
+      inv[eb] = std::ldexp(1.0, f.man_bits - e);
     }
     q[0] = 0.0;  // float zero and subnormals: the reference computes it
     inv[0] = 0.0;
