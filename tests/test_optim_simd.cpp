@@ -120,9 +120,10 @@ struct state {
 
 template <class T, class M, class Policy>
 void compare_adam(Policy pol, bool decoupled, const mixprec::adam_options& o, const mixprec::update_rounding& ur,
-                  bool with_copy, std::uint32_t seed, double g_lo, double g_hi, bool clean = false) {
+                  bool with_copy, std::uint32_t seed, double g_lo, double g_hi, bool clean = false, double p_lo = -3,
+                  double p_hi = 1) {
   state<T, M> fast, slow;
-  fast.p = data<T>(kN + 1, seed, -3, 1, clean);
+  fast.p = data<T>(kN + 1, seed, p_lo, p_hi, clean);
   fast.m = data<T>(kN + 1, seed + 1, -6, -1, clean);
   fast.v = data<T>(kN + 1, seed + 2, -9, -2, clean);
   for (auto& x : fast.v) x = mixprec::round_to<T>(std::fabs(static_cast<double>(x)));
@@ -155,21 +156,21 @@ void compare_adam(Policy pol, bool decoupled, const mixprec::adam_options& o, co
     REQUIRE(count_diff(fast.copy, slow.copy) == 0);
   }
   // The data did something: parameters moved, and both finite and non-finite values remain.
-  const std::vector<T> p0 = data<T>(kN + 1, seed, -3, 1, clean);
+  const std::vector<T> p0 = data<T>(kN + 1, seed, p_lo, p_hi, clean);
   CHECK(count_diff(fast.p, p0) > kN / 2);
 }
 
 template <class T, class M, class Policy>
 void compare_sgd(Policy pol, const mixprec::sgd_options& o, const mixprec::update_rounding& ur, bool with_copy,
-                 std::uint32_t seed) {
+                 std::uint32_t seed, double p_lo = -3, double p_hi = 1, bool clean = false) {
   state<T, M> fast, slow;
-  fast.p = data<T>(kN + 1, seed, -3, 1);
+  fast.p = data<T>(kN + 1, seed, p_lo, p_hi, clean);
   fast.m = data<T>(kN + 1, seed + 1, -4, 0);  // the momentum buffer (its step-1 contents are not read)
   fast.copy.assign(with_copy ? kN + 1 : 0, M(0.0f));
   slow = fast;
   for (std::int64_t step = 1; step <= 3; ++step) {
     CAPTURE(step);
-    const std::vector<T> g = data<T>(kN + 1, seed + 10 + static_cast<std::uint32_t>(step), -6, 2);
+    const std::vector<T> g = data<T>(kN + 1, seed + 10 + static_cast<std::uint32_t>(step), -6, 2, clean);
     mixprec::update_rounding u = ur;
     u.offset += static_cast<std::uint64_t>(step) * kN;
     auto run = [&](state<T, M>& s, bool simd) {
@@ -187,7 +188,7 @@ void compare_sgd(Policy pol, const mixprec::sgd_options& o, const mixprec::updat
     REQUIRE(count_diff(fast.m, slow.m) == 0);
     REQUIRE(count_diff(fast.copy, slow.copy) == 0);
   }
-  const std::vector<T> p0 = data<T>(kN + 1, seed, -3, 1);
+  const std::vector<T> p0 = data<T>(kN + 1, seed, p_lo, p_hi, clean);
   CHECK(count_diff(fast.p, p0) > kN / 4);
 }
 
@@ -294,6 +295,19 @@ TEST_CASE("optim fast path: Adam and AdamW, bit for bit with the portable loop")
     // tiny gradients: v underflows, eps is 0 in half: infinities and NaNs
     compare_adam<half, e4m3>(mixprec::exec::seq, false, {}, {}, true, 11, -12, -4);
   }
+  SUBCASE("half, stochastic, parameters around half's subnormal range (1e-9 to 1e-3, finite)") {
+    // whole vectors of finite values with lanes below 2^-14 take stochastic_half_wide in the
+    // loop (only a vector with a NaN lane takes the fix-up after its chunk)
+    mixprec::adam_options o;
+    o.lr = 1e-6f;  // updates of about 1e-6: the parameters stay in that range
+    for (const bool with_copy : {false, true}) {
+      CAPTURE(with_copy);
+      compare_adam<half, half>(mixprec::exec::seq, false, o, {mixprec::rounding::stochastic, 21, 3}, with_copy, 27,
+                               -8, -3, true, -9, -3);
+      compare_adam<half, float>(mixprec::exec::seq, true, o, {mixprec::rounding::stochastic, 22, 0}, with_copy, 28,
+                                -8, -3, true, -9, -3);
+    }
+  }
   SUBCASE("par(3): blocks start anywhere, the random stream follows the index") {
     const mixprec::update_rounding sr{mixprec::rounding::stochastic, 5, 17};
     compare_adam<bfloat16, float>(mixprec::exec::par(3), false, {}, sr, true, 12, -8, 1);
@@ -311,6 +325,14 @@ TEST_CASE("optim fast path: SGD, bit for bit with the portable loop") {
   SUBCASE("half") {
     all_sgd<half, float>(25);
     compare_sgd<half, bfloat16>(mixprec::exec::seq, {}, {}, true, 26);
+  }
+  SUBCASE("half, stochastic, parameters around half's subnormal range (1e-9 to 1e-3, finite)") {
+    mixprec::sgd_options o;
+    o.lr = 1e-7f;  // updates up to about 1e-5
+    o.momentum = 0.9f;
+    compare_sgd<half, half>(mixprec::exec::seq, o, {mixprec::rounding::stochastic, 23, 1}, true, 29, -9, -3, true);
+    o.momentum = 0.0f;
+    compare_sgd<half, float>(mixprec::exec::seq, o, {mixprec::rounding::stochastic, 24, 0}, false, 30, -9, -3, true);
   }
 }
 
@@ -387,22 +409,118 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
   CHECK(rounded_up > checked / 10);  // stochastic rounding did round up (the test can tell the modes apart)
 }
 
+TEST_CASE("optim fast path: stochastic half = round_to below half's normal range") {
+  // Vectors without NaN (stochastic_half_wide: the rule with the exponent's shift, and 0 or
+  // 2^-24 below 2^-24): every float exponent from 2^-24 to 2^-13 with random significands,
+  // values below 2^-24 (float subnormals included), zeros of both signs, the ends of the range
+  // (2^-24 and the floats next to it, the largest float below 2^-14, which the all-ones bits
+  // carry to 2^-14) and a few normals; random bits with 0 and 2^32 - 1.
+  std::mt19937 gen(5);
+  std::size_t checked = 0, mismatches = 0, wide = 0, tiny = 0, tiny_up = 0;
+  for (int round = 0; round < 20000; ++round) {
+    float x[kLanes];
+    std::uint32_t r[kLanes];
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      const std::uint32_t pick = gen() % 16;
+      std::uint32_t u;
+      if (pick == 0) {
+        u = 0;
+      } else if (pick == 1) {
+        u = 0x33800000u;  // 2^-24
+      } else if (pick == 2) {
+        u = 0x387fffffu;  // below 2^-14
+      } else if (pick == 3) {
+        u = static_cast<std::uint32_t>(((113u + gen() % 30u) << 23) | (gen() & 0x7fffffu));  // a half normal
+      } else if (pick == 4) {
+        u = static_cast<std::uint32_t>(((gen() % 103u) << 23) | (gen() & 0x7fffffu));  // below 2^-24
+      } else if (pick == 5) {
+        u = static_cast<std::uint32_t>(0x33800000u - 2u + gen() % 5u);  // next to 2^-24
+      } else {
+        u = static_cast<std::uint32_t>(((103u + gen() % 11u) << 23) | (gen() & 0x7fffffu));  // 2^-24 .. 2^-14
+      }
+      u |= gen() % 2 == 0 ? 0u : 0x80000000u;
+      std::memcpy(&x[k], &u, 4);
+      const std::uint32_t rp = gen() % 8;
+      r[k] = rp == 0 ? 0u : rp == 1 ? 0xffffffffu : static_cast<std::uint32_t>(gen());
+    }
+    so::vi rv;
+    std::memcpy(&rv, r, sizeof rv);
+    const std::vector<float> sh = lanes_of(x, [&](so::vf v) { return so::stochastic(v, rv, so::tag<half>{}); });
+    const std::vector<float> sw = lanes_of(x, [&](so::vf v) { return so::held<half>(so::stochastic_half_wide(v, rv)); });
+    for (std::size_t k = 0; k < kLanes; ++k) {
+      const half want = mixprec::round_to<half>(x[k], mixprec::rounding::stochastic, mixprec::overflow::ieee, r[k]);
+      const bool ok = bits_of(half(sh[k])) == bits_of(want) && bits_of(half(sw[k])) == bits_of(want);
+      if (!ok && mismatches++ < 5) {
+        std::uint32_t u;
+        std::memcpy(&u, &x[k], 4);
+        MESSAGE("x bits 0x" << std::hex << u << " r 0x" << r[k] << ": stochastic 0x" << bits_of(half(sh[k]))
+                            << ", wide 0x" << bits_of(half(sw[k])) << ", want 0x" << bits_of(want));
+      }
+      wide += std::fabs(x[k]) < 0x1p-14f && x[k] != 0.0f ? 1 : 0;
+      tiny += std::fabs(x[k]) < 0x1p-24f && x[k] != 0.0f ? 1 : 0;
+      tiny_up += std::fabs(x[k]) < 0x1p-24f && bits_of(want) % 0x8000u == 1 ? 1 : 0;
+      ++checked;
+    }
+  }
+  CHECK(mismatches == 0);
+  CHECK(wide > checked / 2);
+  CHECK(tiny > checked / 20);
+  CHECK(tiny_up > tiny / 100);  // some lanes below 2^-24 rounded up to 2^-24
+}
+
+TEST_CASE("optim fast path: a stochastic half write below 2^-32 reads bit 0 of the random bits") {
+  // Below 2^-32 the discarded part, left-aligned in 32 bits, can be odd, so the carry reads
+  // bit 0 of counter_rng's bits (which next_raw() does not give: the loop must fix it up). For
+  // an element whose bits r are odd and in [2^32 - 2^24, 2^32 - 2^23], the parameter -lr with
+  // lr = (2^32 - r) 2^-56 (in [2^-33, 2^-32), 24 significant bits) has rem + r = 2^32 exactly:
+  // it rounds to -2^-24, and would round to -0 with r's bit 0 cleared. Adam with beta1 = beta2
+  // = eps = 0 and m = v = g = 1 makes every update exactly -lr (no NaN lane: the in-loop rule).
+  const mixprec::counter_rng rng(41);
+  constexpr std::size_t n = std::size_t{1} << 16;
+  int found = 0;
+  for (std::size_t i = 0; i + 64 < n && found < 4; ++i) {
+    const std::uint32_t r = rng(i);
+    if (r % 2 == 0 || r < 0xff000000u || r > 0xff800000u) continue;
+    ++found;
+    CAPTURE(i);
+    std::vector<half> p_fast, p_slow;
+    const std::vector<half> one(n, half(1.0f));
+    mixprec::adam_options o;
+    o.beta1 = 0.0f;
+    o.beta2 = 0.0f;
+    o.eps = 0.0f;
+    o.lr = std::ldexp(static_cast<float>(0x100000000ull - r), -56);
+    const mixprec::update_rounding ur{mixprec::rounding::stochastic, 41, 0};
+    for (const bool simd : {true, false}) {
+      std::vector<half> p(n, half(0.0f)), m = one, v = one;
+      oi::adam_impl<mixprec::exec::sequenced_policy, half, half, half, float, false>(
+          "adam_step", mixprec::exec::seq, span<half>(p), span<const half>(one), span<half>(m), span<half>(v), 1, o, ur,
+          span<float>(), simd);
+      (simd ? p_fast : p_slow) = p;
+    }
+    REQUIRE(bits_of(p_slow[i]) == 0x8001u);  // -2^-24: the reference rounds up
+    REQUIRE(count_diff(p_fast, p_slow) == 0);
+  }
+  CHECK(found == 4);
+}
+
 TEST_CASE("optim fast path: the vector random stream is counter_rng's") {
   for (std::uint64_t seed : {0ull, 1ull, 0xdeadbeefull}) {
     for (std::uint64_t offset : {0ull, 5ull, 0xfffffffffffffff0ull}) {
       const mixprec::counter_rng rng(seed);
       so::isa::rng_stream s(rng.key(), offset);
       for (int round = 0; round < 6; ++round) {
-        // next(), next16() (the top 16 bits) and last() (next()'s values again) in turn
-        const bool top = round % 2 == 1;
-        const so::vi v = top ? s.next16() : s.next();
+        // next(), next16() (the top 16 bits), next_raw() (bit 0 before SplitMix64's last
+        // xor-shift, h0 = want0 ^ want31) in turn, and last() (next()'s values again) after each
+        const int kind = round % 3;
+        const so::vi v = kind == 1 ? s.next16() : kind == 2 ? s.next_raw() : s.next();
         const so::vi again = s.last();
         std::uint32_t got[kLanes], got_again[kLanes];
         std::memcpy(got, &v, sizeof got);
         std::memcpy(got_again, &again, sizeof got_again);
         for (std::size_t k = 0; k < kLanes; ++k) {
           const std::uint32_t want = rng(offset + static_cast<std::uint64_t>(round) * kLanes + k);
-          REQUIRE(got[k] == (top ? want >> 16 : want));
+          REQUIRE(got[k] == (kind == 1 ? want >> 16 : kind == 2 ? want ^ (want >> 31) : want));
           REQUIRE(got_again[k] == want);
         }
       }

@@ -141,6 +141,7 @@ struct isa {
   static vi add32(vi a, vi b) noexcept { return _mm512_add_epi32(a, b); }
   static vi and32(vi a, vi b) noexcept { return _mm512_and_si512(a, b); }
   static vi or32(vi a, vi b) noexcept { return _mm512_or_si512(a, b); }
+  static vi xor32(vi a, vi b) noexcept { return _mm512_xor_si512(a, b); }
   static vi srli(vi a, int s) noexcept { return _mm512_srli_epi32(a, static_cast<unsigned>(s)); }
   static vi srlv(vi a, vi s) noexcept { return _mm512_srlv_epi32(a, s); }
   static vi sllv(vi a, vi s) noexcept { return _mm512_sllv_epi32(a, s); }
@@ -192,6 +193,14 @@ struct isa {
       const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
       const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
       return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
+    }
+    /// next() except bit 0 (its final xor skipped): what a rounding that reads bits 1-31 needs.
+    MIXPREC_OPTIM_INLINE __m512i next_raw() noexcept {
+      const __m512i a = mix(t0), b = mix(t1);
+      t0 = _mm512_add_epi64(t0, step);
+      t1 = _mm512_add_epi64(t1, step);
+      const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+      return _mm512_permutex2var_epi32(a, odd, b);
     }
     /// next() >> 16, cheaper: one vpermt2w picks the top word of each 64-bit lane (next()'s
     /// final xor changes bit 0 only). What the bfloat16 (and, >> 3 more, half) rounding reads.
@@ -255,6 +264,7 @@ struct isa {
   static vi add32(vi a, vi b) noexcept { return _mm256_add_epi32(a, b); }
   static vi and32(vi a, vi b) noexcept { return _mm256_and_si256(a, b); }
   static vi or32(vi a, vi b) noexcept { return _mm256_or_si256(a, b); }
+  static vi xor32(vi a, vi b) noexcept { return _mm256_xor_si256(a, b); }
   static vi srli(vi a, int s) noexcept { return _mm256_srli_epi32(a, s); }
   static vi srlv(vi a, vi s) noexcept { return _mm256_srlv_epi32(a, s); }
   static vi sllv(vi a, vi s) noexcept { return _mm256_sllv_epi32(a, s); }
@@ -308,6 +318,14 @@ struct isa {
       const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
       const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
+    }
+    /// next() except bit 0 (its final xor skipped): what a rounding that reads bits 1-31 needs.
+    __m256i next_raw() noexcept {
+      const __m256i a = mix(t0), b = mix(t1);
+      t0 = _mm256_add_epi64(t0, step);
+      t1 = _mm256_add_epi64(t1, step);
+      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
+      return _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
     }
     /// next() >> 16 (its final xor changes bit 0 only).
     __m256i next16() noexcept {
@@ -417,17 +435,60 @@ inline vf stochastic(vf x, vi r, tag<bfloat16>) noexcept {
   const vi q = isa::and32(isa::or32(u, isa::set1i(0x00400000)), isa::set1i(0xffff0000u));
   return isa::from_bits(isa::blend_nan(x, rounded, q));
 }
-/// Whether every lane of x is zero or at least 2^-14 in magnitude (infinity included; NaN not).
-inline bool all_half_normal_or_zero(vf x) noexcept {
+/// Whether every lane of x is zero or at least lo in magnitude (infinity included; NaN not).
+inline bool all_zero_or_at_least(vf x, float lo) noexcept {
   const vf ax = isa::from_bits(isa::and32(isa::bits(x), isa::set1i(0x7fffffffu)));
 #if defined(MIXPREC_OPTIM_AVX512)
-  const __mmask16 ok = static_cast<__mmask16>(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1p-14f), _CMP_GE_OQ) |
+  const __mmask16 ok = static_cast<__mmask16>(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(lo), _CMP_GE_OQ) |
                                               _mm512_cmp_ps_mask(ax, _mm512_setzero_ps(), _CMP_EQ_OQ));
   return ok == 0xffff;
 #else
-  const __m256 ok = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(0x1p-14f), _CMP_GE_OQ),
+  const __m256 ok = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(lo), _CMP_GE_OQ),
                                  _mm256_cmp_ps(ax, _mm256_setzero_ps(), _CMP_EQ_OQ));
   return _mm256_movemask_ps(ok) == 0xff;
+#endif
+}
+/// Whether every lane of x is zero or at least 2^-14 in magnitude (infinity included; NaN not).
+inline bool all_half_normal_or_zero(vf x) noexcept { return all_zero_or_at_least(x, 0x1p-14f); }
+
+/// Whether some lane of x is NaN.
+inline bool any_nan(vf x) noexcept {
+#if defined(MIXPREC_OPTIM_AVX512)
+  return _mm512_cmp_ps_mask(x, x, _CMP_UNORD_Q) != 0;
+#else
+  return _mm256_movemask_ps(_mm256_cmp_ps(x, x, _CMP_UNORD_Q)) != 0;
+#endif
+}
+
+/// Stochastic rounding to half of lanes that are not NaN, as a float whose conversion to half is
+/// exact (or infinity past 65504); r: counter_rng's bits (next()). Half's quantum is the last
+/// d = max(13, 126 - eb) bits of the float (eb its biased exponent), so where d <= 23 (at least
+/// 2^-24) the rule is the bfloat16 form with d for 16: the truncation of u + (r >> (32 - d)),
+/// the same carry as stochastic_half_general's (rem is the discarded d bits left-aligned,
+/// exactly). Below 2^-24 the kept part is 0 and the result is 0 or 2^-24 (the sign kept): the
+/// carry of stochastic_half_general's rem (the significand shifted right by d - 32 bits where
+/// d > 32, so r's bit 0 counts) plus r.
+inline vf stochastic_half_wide(vf x, vi r) noexcept {
+  const vi u = isa::bits(x);
+  const vi a = isa::and32(u, isa::set1i(0x7fffffffu));
+  const vi eb = isa::srli(a, 23);
+  // 32 - d = min(eb - 94, 19), unsigned: below 2^-24 (eb < 103) this lane is replaced below
+  const vi keep = isa::min_u32(isa::sub32(eb, isa::set1i(94)), isa::set1i(19));
+  const vi mask = isa::sllv(isa::set1i(0xffffffffu), isa::sub32(isa::set1i(32), keep));
+  const vi t = isa::and32(isa::add32(u, isa::srlv(r, keep)), mask);
+  // below 2^-24 (zero included: rem 0, no carry): as stochastic_half_general
+  const vi ebp = isa::max_u32(eb, isa::set1i(1));
+  const vi m24 = isa::or32(isa::and32(a, isa::set1i(0x7fffffu)), isa::slli(isa::min_u32(eb, isa::set1i(1)), 23));
+  const vi shift = isa::sub32(isa::set1i(126), ebp);  // 24..125
+  const vi rem = isa::or32(isa::sllv(m24, isa::sub32(isa::set1i(32), shift)), isa::srlv(m24, isa::sub32(shift, isa::set1i(32))));
+  const vi up = isa::add_carry(isa::set1i(0), rem, r);  // 0 or 1
+  const vi tiny = isa::or32(isa::and32(u, isa::set1i(0x80000000u)),
+                            isa::and32(isa::sub32(isa::set1i(0), up), isa::set1i(0x33800000u)));  // +-0 or +-2^-24
+#if defined(MIXPREC_OPTIM_AVX512)
+  return isa::from_bits(_mm512_mask_blend_epi32(_mm512_cmplt_epu32_mask(a, _mm512_set1_epi32(0x33800000)), t, tiny));
+#else
+  const __m256i below = _mm256_cmpgt_epi32(_mm256_set1_epi32(0x33800000), a);  // a <= 0x7fffffff: signed is fine
+  return isa::from_bits(_mm256_blendv_epi8(t, tiny, below));
 #endif
 }
 
@@ -460,6 +521,7 @@ inline vf stochastic(vf x, vi r, tag<half>) noexcept {
     const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r, 19)), isa::set1i(0xffffe000u));
     return held<half>(isa::from_bits(t));
   }
+  if (!any_nan(x)) return held<half>(stochastic_half_wide(x, r));
   return stochastic_half_general(x, r);
 }
 
@@ -495,9 +557,10 @@ inline void store(half* p, const kept<half>& x) noexcept { isa::store16(p, x.h);
 /// model copy; otherwise x). bfloat16: the high words of u + 0x7fff + lsb (nearest even) or of
 /// u + (r >> 16) (stochastic), no NaN test: such an x that is NaN is quiet with its low 16 bits
 /// zero (see bf16_rne_bits_result), which neither sum changes. half, stochastic: the
-/// truncation of u + (r >> 19) where every lane is zero or a half normal (else
-/// stochastic_half_general with the full bits), stored by vcvtps2ph (exact, or infinity past 65504);
-/// in the loops, such a vector is stored by the fast rule and rewritten after its chunk (half_fixups).
+/// truncation of u + (r >> 19) where every lane is zero or a half normal, else
+/// stochastic_half_wide where no lane is NaN, else stochastic_half_general with the full bits;
+/// stored by vcvtps2ph (exact, or infinity past 65504). In the loops, a vector with a NaN lane is
+/// stored by the fast rule and rewritten after its chunk (half_fixups).
 template <bool Copy, class Rng>
 inline vf store_final(float* p, vf x, bool, Rng&) noexcept {
   store(p, x);
@@ -525,31 +588,10 @@ inline vf store_final(bfloat16* p, vf x, bool sr, Rng& rng) noexcept {
     return x;
   }
 }
-template <bool Copy, class Rng>
-inline vf store_final(half* p, vf x, bool sr, Rng& rng) noexcept {
-  vh h;
-  if (sr) {
-    const vi r16 = rng.next16();
-    if (all_half_normal_or_zero(x)) {
-      const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u));
-      h = isa::half_bits(isa::from_bits(t));
-    } else {
-      h = isa::half_bits(stochastic_half_general(x, rng.last()));
-    }
-  } else {
-    h = isa::half_bits(x);
-  }
-  isa::store16(p, h);
-  if constexpr (Copy) {
-    return isa::half_to_float(h);
-  } else {
-    return x;
-  }
-}
 
-/// The vectors of a chunk whose stochastic half write needs stochastic_half_general (a lane
-/// nonzero below 2^-14, or NaN): stored by the fast rule in the loop (no call there: a call in
-/// the loop cost 7 %), recorded here and rewritten by fix_half after the chunk.
+/// The vectors of a chunk whose stochastic half write needs stochastic_half_general (a NaN
+/// lane): stored by the fast rule in the loop (no call there: a call in the loop cost 7 %),
+/// recorded here and rewritten by fix_half after the chunk.
 struct half_fixups {
   static constexpr std::size_t R = 32;  // vectors per chunk
   std::size_t n = 0;
@@ -574,13 +616,17 @@ template <bool Copy, class Rng>
 inline vf store_final(half* p, vf x, bool sr, Rng& rng, half_fixups& fix, std::size_t at) noexcept {
   vh h;
   if (sr) {
-    const vi r16 = rng.next16();
-    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r16, 3)), isa::set1i(0xffffe000u));
+    const vi r = rng.next_raw();
+    const vi t = isa::and32(isa::add32(isa::bits(x), isa::srli(r, 19)), isa::set1i(0xffffe000u));
     h = isa::half_bits(isa::from_bits(t));
     if (MIXPREC_UNLIKELY(!all_half_normal_or_zero(x))) {
-      fix.at[fix.n] = at;
-      fix.x[fix.n] = x;
-      ++fix.n;
+      if (!any_nan(x)) {
+        h = isa::half_bits(stochastic_half_wide(x, isa::xor32(r, isa::srli(r, 31))));  // next()'s bit 0
+      } else {
+        fix.at[fix.n] = at;
+        fix.x[fix.n] = x;
+        ++fix.n;
+      }
     }
   } else {
     h = isa::half_bits(x);
