@@ -1752,15 +1752,47 @@ MIXPREC_GEMM_INLINE bool gemm_tile_out(const gemm_vf (&acc)[R][V], std::size_t r
 /// the FMA units (2048^3 on an Emerald Rapids Xeon, one thread, interleaved runs: 129 -> 138 GFLOP/s).
 constexpr std::size_t gemm_pf_bytes = 4096;
 
+/// The A operand of gemm_tile_f32: a packed sliver, A(r, p) = ap[p*gemm_mr + r] ...
+struct gemm_a_packed {
+  const float* ap;
+  template <std::size_t R>
+  struct rows {
+    const float* ap;
+    const float* at(std::size_t r, std::size_t p) const noexcept { return ap + p * gemm_mr + r; }
+  };
+  template <std::size_t R>
+  rows<R> start() const noexcept {
+    return {ap};
+  }
+};
+/// ... or float A read in place with k contiguous, A(r, p) = a[r*lda + p] (a sliver used once, as
+/// where n <= NR: packing it would cost as much as the tile; the same values, the same products).
+struct gemm_a_rows {
+  const float* a;
+  std::size_t lda;
+  template <std::size_t R>
+  struct rows {
+    const float* row[R];
+    const float* at(std::size_t r, std::size_t p) const noexcept { return row[r] + p; }
+  };
+  template <std::size_t R>
+  rows<R> start() const noexcept {
+    rows<R> x{};
+    for (std::size_t r = 0; r < R; ++r) x.row[r] = a + r * lda;
+    return x;
+  }
+};
+
 /// The float tile: R rows (R <= gemm_mr) by V vectors (V*gemm_vw columns), from zero, for p < kk
-/// in order: acc[r][v] = fma(ap[p*gemm_mr + r], B(p, v), acc[r][v]), where B(p, v) =
+/// in order: acc[r][v] = fma(A(r, p), B(p, v), acc[r][v]), where A(r, p) is a packed sliver's
+/// ap[p*gemm_mr + r] (or gemm_a_rows: A in place) and B(p, v) =
 /// gemm_load_vec<as_is>(bp + p*bs + v*gemm_vw): a packed float sliver (bs = V*gemm_vw) or B read in
 /// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set and
 /// nr == V*gemm_vw, its first `rows` rows go to C from the registers (returns true); otherwise the
 /// whole tile goes to d.tile (returns false: the caller stores it with gemm_store_tile).
-template <std::size_t R, std::size_t V, class TB, class TC>
+template <std::size_t R, std::size_t V, class TB, class TC, class A = gemm_a_packed>
 bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std::size_t rows, std::size_t nr,
-                   const gemm_tile_dest<TC>& d) noexcept {
+                   const gemm_tile_dest<TC>& d, const A& a_op = A{}) noexcept {
   constexpr std::size_t W = gemm_vw;
   TC* const c = d.c;  // (locals: the stores to C cannot change them)
   const std::size_t ldc = d.ldc;
@@ -1775,6 +1807,13 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
   // the result, and do not fault past the end of B).
   constexpr std::size_t step_bytes = V * W * sizeof(TB);
   const std::size_t pf_ahead = std::max<std::size_t>(1, gemm_pf_bytes / step_bytes) * bs * sizeof(TB);
+  const auto a_rows = [&] {
+    if constexpr (std::is_same<A, gemm_a_packed>::value) {
+      return gemm_a_packed{ap}.template start<R>();
+    } else {
+      return a_op.template start<R>();
+    }
+  }();
   for (std::size_t p = 0; p < kk; ++p) {
     gemm_vf b[V];
     MIXPREC_GEMM_UNROLL
@@ -1784,11 +1823,10 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
     for (std::size_t o = 0; o < step_bytes; o += 64) _mm_prefetch(reinterpret_cast<const char*>(pf + o), _MM_HINT_T0);
     MIXPREC_GEMM_UNROLL
     for (std::size_t r = 0; r < R; ++r) {
-      const gemm_vf a = gemm_vbroadcast(ap + r);
+      const gemm_vf a = gemm_vbroadcast(a_rows.at(r, p));
       MIXPREC_GEMM_UNROLL
       for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vfmadd(a, b[v], acc[r][v]);
     }
-    ap += gemm_mr;
     bp += bs;
   }
   if (!direct) {
@@ -2171,6 +2209,18 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     auto run = [&](auto nr_constant) {
       constexpr std::size_t NR = decltype(nr_constant)::value;
       constexpr std::size_t V = NR / gemm_vw;
+      // A read in place (float, k contiguous, no input conversion) where each A sliver meets one
+      // B sliver (n <= NR: a 10-class layer's forward pass), so that packing it is not repaid:
+      // m128x10x256_NT spent half its time in the transposing pack. Full slivers only (the last
+      // partial one is packed, its padding rows zero).
+      bool direct_a = false;
+      if constexpr (std::is_same<TA, float>::value) {
+        direct_a = pr.kind == gemm_kind::fma && pr.input == gemm_input::as_is && pr.a_ps == 1 && pr.n <= NR;
+      }
+      auto pack_a_run = [&](std::size_t i, std::size_t rows, float* dst) {
+        if (direct_a && rows == MR) return;  // read in place
+        pack_a(i, rows, dst);
+      };
       auto pack_b = [&](std::size_t j, std::size_t cols, float* dst) {
         if (direct_b && cols == NR) return;  // read in place
         gemm_pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input,
@@ -2190,14 +2240,22 @@ bool gemm_host_simd(const gemm_problem<Acc, TA, TB, TC>& pr, unsigned threads) {
         }
         auto kernel = [&](auto r_constant) {
           constexpr std::size_t R = decltype(r_constant)::value;
-          if constexpr (gemm_direct_b_type<TB>::value) {
-            if (direct_b && nr == NR) return gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d);
+          auto with_a = [&](auto... a_op) {  // A packed (no argument) or in place
+            if constexpr (gemm_direct_b_type<TB>::value) {
+              if (direct_b && nr == NR) return gemm_tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d, a_op...);
+            }
+            return gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d, a_op...);
+          };
+          if constexpr (std::is_same<TA, float>::value) {  // (nested: the outer test is not R's)
+            if constexpr (R == MR) {
+              if (direct_a && rows == MR) return with_a(gemm_a_rows{pr.a + i * pr.a_is, pr.a_is});
+            }
           }
-          return gemm_tile_f32<R, V>(kk_, ap, bp, NR, rows, nr, d);
+          return with_a();
         };
         if (!gemm_with_rows<2, MR>(rows, kernel)) gemm_store_tile(pr, i, j, rows, nr, buf, NR);
       };
-      gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a, pack_b, tile);
+      gemm_host_blocked<float, MR, NR>(pr, threads, kk, pack_a_run, pack_b, tile);
     };
     if (pr.n <= gemm_vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
       run(std::integral_constant<std::size_t, gemm_vw>{});
