@@ -435,21 +435,19 @@ inline vf stochastic(vf x, vi r, tag<bfloat16>) noexcept {
   const vi q = isa::and32(isa::or32(u, isa::set1i(0x00400000)), isa::set1i(0xffff0000u));
   return isa::from_bits(isa::blend_nan(x, rounded, q));
 }
-/// Whether every lane of x is zero or at least lo in magnitude (infinity included; NaN not).
-inline bool all_zero_or_at_least(vf x, float lo) noexcept {
+/// Whether every lane of x is zero or at least 2^-14 in magnitude (infinity included; NaN not).
+inline bool all_half_normal_or_zero(vf x) noexcept {
   const vf ax = isa::from_bits(isa::and32(isa::bits(x), isa::set1i(0x7fffffffu)));
 #if defined(MIXPREC_OPTIM_AVX512)
-  const __mmask16 ok = static_cast<__mmask16>(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(lo), _CMP_GE_OQ) |
+  const __mmask16 ok = static_cast<__mmask16>(_mm512_cmp_ps_mask(ax, _mm512_set1_ps(0x1p-14f), _CMP_GE_OQ) |
                                               _mm512_cmp_ps_mask(ax, _mm512_setzero_ps(), _CMP_EQ_OQ));
   return ok == 0xffff;
 #else
-  const __m256 ok = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(lo), _CMP_GE_OQ),
+  const __m256 ok = _mm256_or_ps(_mm256_cmp_ps(ax, _mm256_set1_ps(0x1p-14f), _CMP_GE_OQ),
                                  _mm256_cmp_ps(ax, _mm256_setzero_ps(), _CMP_EQ_OQ));
   return _mm256_movemask_ps(ok) == 0xff;
 #endif
 }
-/// Whether every lane of x is zero or at least 2^-14 in magnitude (infinity included; NaN not).
-inline bool all_half_normal_or_zero(vf x) noexcept { return all_zero_or_at_least(x, 0x1p-14f); }
 
 /// Whether some lane of x is NaN.
 inline bool any_nan(vf x) noexcept {

@@ -1755,15 +1755,7 @@ constexpr std::size_t gemm_pf_bytes = 4096;
 /// The A operand of gemm_tile_f32: a packed sliver, A(r, p) = ap[p*gemm_mr + r] ...
 struct gemm_a_packed {
   const float* ap;
-  template <std::size_t R>
-  struct rows {
-    const float* ap;
-    const float* at(std::size_t r, std::size_t p) const noexcept { return ap + p * gemm_mr + r; }
-  };
-  template <std::size_t R>
-  rows<R> start() const noexcept {
-    return {ap};
-  }
+  const float* at(std::size_t r, std::size_t p) const noexcept { return ap + p * gemm_mr + r; }
 };
 /// ... or float A read in place with k contiguous, A(r, p) = a[r*lda + p] (a sliver used once, as
 /// where n <= NR: packing it would cost as much as the tile; the same values, the same products).
@@ -1807,9 +1799,9 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
   // the result, and do not fault past the end of B).
   constexpr std::size_t step_bytes = V * W * sizeof(TB);
   const std::size_t pf_ahead = std::max<std::size_t>(1, gemm_pf_bytes / step_bytes) * bs * sizeof(TB);
-  const auto a_rows = [&] {
+  const auto a_at = [&] {
     if constexpr (std::is_same<A, gemm_a_packed>::value) {
-      return gemm_a_packed{ap}.template start<R>();
+      return gemm_a_packed{ap};
     } else {
       return a_op.template start<R>();
     }
@@ -1823,7 +1815,7 @@ bool gemm_tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs
     for (std::size_t o = 0; o < step_bytes; o += 64) _mm_prefetch(reinterpret_cast<const char*>(pf + o), _MM_HINT_T0);
     MIXPREC_GEMM_UNROLL
     for (std::size_t r = 0; r < R; ++r) {
-      const gemm_vf a = gemm_vbroadcast(a_rows.at(r, p));
+      const gemm_vf a = gemm_vbroadcast(a_at.at(r, p));
       MIXPREC_GEMM_UNROLL
       for (std::size_t v = 0; v < V; ++v) acc[r][v] = gemm_vfmadd(a, b[v], acc[r][v]);
     }
