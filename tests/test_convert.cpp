@@ -224,6 +224,26 @@ TEST_CASE("convert: stochastic rounding is reproducible and keyed by offset + in
   CHECK_FALSE(ktest::same_bits(a, b));
 }
 
+TEST_CASE("convert: stochastic rounding with Philox4x32-10 takes philox_rng(seed)(offset + i)") {
+  const auto f = ktest::mixed_floats(3000, 11, false);
+  const philox_rng rng(0x1234567890abcdefull);
+  std::vector<half> want(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) want[i] = round_to<half>(f[i], rng(77 + i), overflow::saturate);
+  std::vector<half> a(f.size()), b(f.size());
+  convert(exec::seq, f, a, rounding::stochastic, overflow::saturate, rng.seed(), 77, rng_kind::philox4x32_10);
+  convert(exec::par(3), f, b, rounding::stochastic, overflow::saturate, rng.seed(), 77, rng_kind::philox4x32_10);
+  CHECK(ktest::same_bits(a, want));
+  CHECK(ktest::same_bits(b, want));
+  // The default generator gives other bits for the same seed.
+  convert(exec::seq, f, b, rounding::stochastic, overflow::saturate, rng.seed(), 77);
+  CHECK_FALSE(ktest::same_bits(a, b));
+  // An invalid generator is rejected before any write.
+  std::vector<half> c(f.size(), half(3.0f));
+  CHECK_THROWS_AS(convert(exec::seq, f, c, rounding::stochastic, overflow::ieee, 1, 0, static_cast<rng_kind>(9)),
+                  std::invalid_argument);
+  for (const half& x : c) CHECK(x.bits() == half(3.0f).bits());
+}
+
 TEST_CASE("convert: NaN, infinities, signed zeros and overflow") {
   const float inf = std::numeric_limits<float>::infinity();
   const std::vector<float> src = {0.0f, -0.0f, inf, -inf, std::numeric_limits<float>::quiet_NaN(), 65520.0f, 65519.0f,

@@ -180,6 +180,7 @@ struct run_opts {
   rounding out = rounding::nearest_even;
   std::uint64_t seed = 0, offset = 0;
   gemm_algorithm alg = gemm_algorithm::exact;
+  mixprec::rng_kind generator = mixprec::rng_kind::splitmix64;
   gemm_options options() const {
     gemm_options o;
     o.order = order;
@@ -187,6 +188,7 @@ struct run_opts {
     o.seed = seed;
     o.offset = offset;
     o.algorithm = alg;
+    o.generator = generator;
     return o;
   }
 };
@@ -195,7 +197,11 @@ struct run_opts {
 template <class Acc, class TA, class TB, class TC>
 void naive_gemm(in_mode mode, transpose oa, transpose ob, std::size_t m, std::size_t n, std::size_t k, Acc alpha,
                 const stored<TA>& A, const stored<TB>& B, Acc beta, stored<TC>& C, const run_opts& ro) {
-  const mixprec::counter_rng rng(ro.seed);
+  const mixprec::counter_rng splitmix(ro.seed);
+  const mixprec::philox_rng philox(ro.seed);
+  const auto rng = [&](std::uint64_t c) {
+    return ro.generator == mixprec::rng_kind::philox4x32_10 ? philox(c) : splitmix(c);
+  };
   for (std::size_t i = 0; i < m; ++i) {
     for (std::size_t j = 0; j < n; ++j) {
       Acc acc = 0;
@@ -979,6 +985,11 @@ TEST_CASE("gemm: output rounding modes, stochastic rounding reproducible") {
       check_problem<float, float, half, half>(transpose::trans, transpose::none, 19, 37, 25, 1.0f, 0.0f, 0, ro, gen);
       check_problem<double, half, half, mixprec::float8_e4m3fn>(transpose::none, transpose::trans, 9, 13, 25, 1.0,
                                                                 0.0, 0, ro, gen);
+      if (r == rounding::stochastic) {
+        ro.generator = mixprec::rng_kind::philox4x32_10;
+        check_problem<float, bfloat16, bfloat16, bfloat16>(transpose::none, transpose::none, 19, 37, 25, 1.0f, 0.5f,
+                                                           1, ro, gen);
+      }
     }
   }
   // Stochastic: a column-major C equals the row-major C^T = B^T A^T (same element indices), the seed

@@ -370,3 +370,72 @@ TEST_CASE("counter_rng streams are reproducible and seed-dependent") {
   mean /= static_cast<double>(bits.size());
   CHECK(std::fabs(mean - 0.5) < 0.03);
 }
+
+TEST_CASE("philox4x32: Random123's known-answer vectors") {
+  using mixprec::philox4x32;
+  using B = mixprec::philox4x32_block;
+  // kat_vectors of the Random123 distribution (philox4x32 7 and 10 rounds): counter, key, result.
+  static_assert(philox4x32<10>(B{0, 0, 0, 0}, 0, 0) == B{0x6627e8d5u, 0xe169c58du, 0xbc57ac4cu, 0x9b00dbd8u}, "");
+  CHECK(philox4x32<10>(B{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, 0xffffffffu, 0xffffffffu) ==
+        B{0x408f276du, 0x41c83b0eu, 0xa20bc7c6u, 0x6d5451fdu});
+  CHECK(philox4x32<10>(B{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, 0xa4093822u, 0x299f31d0u) ==
+        B{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u});
+  CHECK(philox4x32<7>(B{0, 0, 0, 0}, 0, 0) == B{0x5f6fb709u, 0x0d893f64u, 0x4f121f81u, 0x4f730a48u});
+  CHECK(philox4x32<7>(B{0xffffffffu, 0xffffffffu, 0xffffffffu, 0xffffffffu}, 0xffffffffu, 0xffffffffu) ==
+        B{0x5207ddc2u, 0x45165e59u, 0x4d8ee751u, 0x8c52f662u});
+  CHECK(philox4x32<7>(B{0x243f6a88u, 0x85a308d3u, 0x13198a2eu, 0x03707344u}, 0xa4093822u, 0x299f31d0u) ==
+        B{0x4dfccabau, 0x190a87f0u, 0xc47362bau, 0xb6b5242au});
+}
+
+TEST_CASE("philox_rng: cuRAND's layout of counters, subsequences and keys") {
+  using mixprec::philox4x32;
+  using B = mixprec::philox4x32_block;
+  const std::uint64_t seed = 0x299f31d0a4093822ull;  // key {0xa4093822, 0x299f31d0}
+  const std::uint64_t subseq = 0x0370734413198a2eull;
+  const mixprec::philox_rng rng(seed, subseq);
+  // Block 0x85a308d3243f6a88 with this seed and subsequence is the third known-answer vector.
+  CHECK(rng.block(0x85a308d3243f6a88ull) == B{0xd16cfe09u, 0x94fdccebu, 0x5001e420u, 0x24126ea1u});
+  // Counters 4b .. 4b + 3 give block b's words x, y, z, w.
+  const std::uint64_t b = 0x05a308d3243f6a88ull;
+  const B blk_b = rng.block(b);
+  CHECK(rng(4 * b) == blk_b.x);
+  CHECK(rng(4 * b + 1) == blk_b.y);
+  CHECK(rng(4 * b + 2) == blk_b.z);
+  CHECK(rng(4 * b + 3) == blk_b.w);
+  // Counter 0 of seed 0, subsequence 0: the all-zero known answer, word by word.
+  const mixprec::philox_rng zero(0);
+  CHECK(zero(0) == 0x6627e8d5u);
+  CHECK(zero(1) == 0xe169c58du);
+  CHECK(zero(2) == 0xbc57ac4cu);
+  CHECK(zero(3) == 0x9b00dbd8u);
+  // Counters past 2^32 blocks carry into the counter's second word; the subsequence is z, w.
+  for (std::uint64_t n : {0ull, 5ull, 4ull << 32, (1ull << 62) + 7, ~0ull}) {
+    const B blk = philox4x32<10>(B{static_cast<std::uint32_t>(n >> 2), static_cast<std::uint32_t>(n >> 34), 0x13198a2eu,
+                                   0x03707344u},
+                                 0xa4093822u, 0x299f31d0u);
+    const std::uint32_t words[4] = {blk.x, blk.y, blk.z, blk.w};
+    CHECK(rng(n) == words[n & 3]);
+  }
+  // sr_rng dispatches to the chosen generator.
+  const mixprec::sr_rng p(mixprec::rng_kind::philox4x32_10, 7), s(mixprec::rng_kind::splitmix64, 7);
+  for (std::uint64_t i = 0; i < 64; ++i) {
+    CHECK(p(i) == mixprec::philox_rng(7)(i));
+    CHECK(s(i) == mixprec::counter_rng(7)(i));
+  }
+  CHECK(mixprec::is_valid(mixprec::rng_kind::philox4x32_10));
+  CHECK_FALSE(mixprec::is_valid(static_cast<mixprec::rng_kind>(2)));
+}
+
+TEST_CASE("philox_rng: stochastic rounding is unbiased") {
+  // 0.1f to half with Philox's bits: the mean of the results converges to 0.1f's exact value.
+  const mixprec::philox_rng rng(2024);
+  const float x = 0.1f;
+  double sum = 0;
+  const int n = 200000;
+  for (int i = 0; i < n; ++i) sum += static_cast<double>(mixprec::round_stochastic<mixprec::half>(x, rng, static_cast<std::uint64_t>(i)));
+  const double lo = static_cast<double>(mixprec::round_to<mixprec::half>(x, rounding::toward_zero));
+  const double ulp = static_cast<double>(mixprec::round_to<mixprec::half>(x, rounding::upward)) - lo;
+  const double p = (static_cast<double>(x) - lo) / ulp;
+  const double sigma = ulp * std::sqrt(p * (1 - p) / n);
+  CHECK(std::fabs(sum / n - static_cast<double>(x)) < 5 * sigma);
+}

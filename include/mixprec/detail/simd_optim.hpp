@@ -797,7 +797,7 @@ std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcep
   // stochastic rounding, where it does not pay (0.85 ns per element without, 0.87-0.90 with, on
   // Zen 4).
   [[maybe_unused]] const bool pair = !sr && b.bc2_sqrt <= 1.0f && (detail::exact_eq(b.eps, 0.0f) || b.eps >= 0x1p-126f);
-  block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  block_rng<T> rng(b.final_round.rng.splitmix().key(), b.final_round.offset + begin);
   half_fixups fix;
   std::size_t i = begin;
   for (; i + K * N <= end;) {
@@ -854,7 +854,7 @@ std::size_t adam_loop(const Body& b, std::size_t begin, std::size_t end) noexcep
       }
     }
     if constexpr (std::is_same<T, half>::value) {
-      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.key(), b.final_round.offset);
+      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.splitmix().key(), b.final_round.offset);
     }
   }
   return i;
@@ -886,7 +886,7 @@ std::size_t sgd_loop(const Body& b, std::size_t begin, std::size_t end) noexcept
   const bool wd = b.weight_decay, momentum = b.momentum, first = b.first, nesterov = b.nesterov;
   const bool sr =
       Final == 2 ? !std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic : Final == 1;
-  block_rng<T> rng(b.final_round.rng.key(), b.final_round.offset + begin);
+  block_rng<T> rng(b.final_round.rng.splitmix().key(), b.final_round.offset + begin);
   half_fixups fix;
   std::size_t i = begin;
   for (; i + K * N <= end;) {
@@ -930,7 +930,7 @@ std::size_t sgd_loop(const Body& b, std::size_t begin, std::size_t end) noexcept
       }
     }
     if constexpr (std::is_same<T, half>::value) {
-      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.key(), b.final_round.offset);
+      if (fix.n != 0) fix_half(fix, p_, copy_, b.final_round.rng.splitmix().key(), b.final_round.offset);
     }
   }
   return i;

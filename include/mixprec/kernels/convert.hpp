@@ -1,13 +1,15 @@
 // mixprec/kernels/convert.hpp — bulk conversion between any two floating types.
 //
-//   mixprec::convert(policy, src, dst, rounding = nearest_even, overflow = ieee, seed = 0, offset = 0);
+//   mixprec::convert(policy, src, dst, rounding = nearest_even, overflow = ieee, seed = 0, offset = 0,
+//                    generator = rng_kind::splitmix64);
 //
 // src and dst: mixprec::span (std::span in C++20), or any contiguous container (std::vector,
 // std::array, ...) of float, double or a mixprec type; src.size() == dst.size() (else
 // std::invalid_argument, nothing written; so are invalid rounding/overflow values, see rounding.hpp). dst[i] = round_to<D>(src[i], mode, policy): one
 // rounding from the exact value, exactly as the scalar round_to. With rounding::stochastic the
-// random bits of element i are counter_rng(seed)(offset + i), so the result does not depend on
-// the policy, the thread count or the device.
+// random bits of element i are counter_rng(seed)(offset + i) (generator rng_kind::philox4x32_10:
+// philox_rng(seed)(offset + i), cuRAND's stream; see random.hpp), so the result does not depend on
+// the policy, the thread count or the device. A generator other than these two: std::invalid_argument.
 //
 // Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
 // double -> half, double -> bfloat16 and half -> double in nearest-even with overflow::ieee, with AVX-512 or
@@ -42,7 +44,7 @@ namespace detail {
 
 /// One element of a conversion.
 template <class D, class S>
-MIXPREC_HD constexpr D convert_element(S x, rounding mode, overflow policy, counter_rng rng,
+MIXPREC_HD constexpr D convert_element(S x, rounding mode, overflow policy, const sr_rng& rng,
                                        std::uint64_t counter) noexcept {
   return round_to<D>(x, mode, policy, mode == rounding::stochastic ? rng(counter) : 0u);
 }
@@ -87,7 +89,7 @@ struct convert_body {
   D* dst;
   rounding mode;
   overflow policy;
-  counter_rng rng;
+  sr_rng rng;
   std::uint64_t offset;
   bool stream;  ///< large arrays: the fast path writes with non-temporal stores
 
@@ -144,7 +146,8 @@ struct is_convertible_float
 /// dst[i] = round_to<D>(src[i], mode, policy) for every i (see the top of this header).
 template <class Policy, class Src, class Dst>
 void convert(Policy policy, Src&& src, Dst&& dst, rounding mode = rounding::nearest_even,
-             overflow ovf = overflow::ieee, std::uint64_t seed = 0, std::uint64_t offset = 0) {
+             overflow ovf = overflow::ieee, std::uint64_t seed = 0, std::uint64_t offset = 0,
+             rng_kind generator = rng_kind::splitmix64) {
   static_assert(exec::is_execution_policy<Policy>::value, "mixprec::convert: the first argument is an execution policy");
   const auto s = detail::as_span(src);
   const auto d = detail::as_span(dst);
@@ -155,13 +158,16 @@ void convert(Policy policy, Src&& src, Dst&& dst, rounding mode = rounding::near
                 "mixprec::convert: float, double or mixprec types only");
   if (!is_valid(mode)) throw std::invalid_argument("mixprec::convert: invalid rounding value");
   if (!is_valid(ovf)) throw std::invalid_argument("mixprec::convert: invalid overflow value");
+  if (!is_valid(generator)) {
+    throw std::invalid_argument("mixprec::convert: invalid rng_kind value (splitmix64 or philox4x32_10)");
+  }
   if (s.size() != d.size()) {
     throw std::invalid_argument("mixprec::convert: source has " + std::to_string(s.size()) +
                                 " elements, destination " + std::to_string(d.size()));
   }
   const bool stream = s.size() * (sizeof(S) + sizeof(D)) >= detail::simd_stream_min_bytes;
   detail::for_each_range(policy, s.size(),
-                         detail::convert_body<S, D>{s.data(), d.data(), mode, ovf, counter_rng(seed), offset, stream});
+                         detail::convert_body<S, D>{s.data(), d.data(), mode, ovf, sr_rng(generator, seed), offset, stream});
 }
 
 }  // namespace mixprec

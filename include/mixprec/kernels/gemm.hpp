@@ -7,7 +7,7 @@
 // Contract: op(A) is m x k, op(B) k x n, C m x n, row-major (default) or column-major (opts.order),
 // BLAS leading dimensions. Each C(i,j) is acc = fma(a, b, acc) for p = 0..k-1 in Acc from +0, then
 // alpha, beta (beta == 0: C not read) and ONE rounding into C's type (opts.output_rounding;
-// stochastic bits from counter_rng(opts.seed)): the same bits as that naive loop under every
+// stochastic bits from counter_rng(opts.seed), or philox_rng with opts.generator): the same bits as that naive loop under every
 // policy, thread count and SIMD path. float operands follow float32_matmul_precision();
 // gemm_algorithm::bf16_dot2 gives vdpbf16ps's DAZ/FTZ semantics. A short leading dimension, a null
 // pointer or bf16_dot2 with non-bfloat16 operands throws std::invalid_argument, C unchanged.
@@ -96,9 +96,10 @@ enum class gemm_algorithm : unsigned char {
 struct gemm_options {
   layout order = layout::row_major;                   ///< storage order of A, B and C
   rounding output_rounding = rounding::nearest_even;  ///< rounding of the result into C's type
-  std::uint64_t seed = 0;                             ///< rounding::stochastic: counter_rng(seed)
+  std::uint64_t seed = 0;                             ///< rounding::stochastic: the generator's seed
   std::uint64_t offset = 0;                           ///< rounding::stochastic: counter of C's element 0
   gemm_algorithm algorithm = gemm_algorithm::exact;   ///< how the products are accumulated
+  rng_kind generator = rng_kind::splitmix64;          ///< rounding::stochastic: counter_rng or philox_rng
 };
 
 namespace detail {
@@ -254,7 +255,7 @@ struct gemm_problem {
   std::size_t c_is, c_js;
   std::size_t counter_is, counter_js;
   std::uint64_t offset;
-  counter_rng rng;
+  sr_rng rng;
   rounding out_mode;
   gemm_kind kind;
   gemm_input input;
@@ -2306,6 +2307,7 @@ gemm_problem<Acc, TA, TB, TC> gemm_setup(transpose op_a, transpose op_b, std::si
   if (!is_valid(opts.output_rounding)) {
     fail("invalid output rounding value");
   }
+  if (!is_valid(opts.generator)) fail("invalid generator value (splitmix64 or philox4x32_10)");
   const bool row = opts.order == layout::row_major;
   // Stored shapes: A is (m x k) or (k x m), B is (k x n) or (n x k), C is m x n.
   const bool ta = op_a == transpose::trans, tb = op_b == transpose::trans;
@@ -2354,7 +2356,7 @@ gemm_problem<Acc, TA, TB, TC> gemm_setup(transpose op_a, transpose op_b, std::si
   const std::size_t counter_is = row ? n : 1, counter_js = row ? 1 : m;
   return gemm_problem<Acc, TA, TB, TC>{m,      n,    k,          alpha,      beta,        A,
                                        a_is,   a_ps, B,          b_ps,       b_js,        C,
-                                       c_is,   c_js, counter_is, counter_js, opts.offset, counter_rng(opts.seed),
+                                       c_is,   c_js, counter_is, counter_js, opts.offset, sr_rng(opts.generator, opts.seed),
                                        opts.output_rounding, kind, input, true};
 }
 

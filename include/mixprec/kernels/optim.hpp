@@ -9,8 +9,9 @@
 // Contract: params W, grads G, state S, model_copy M are spans of float, double or mixprec types
 // (device memory under exec::cuda); step is 1-based. Each PyTorch op computes in float (double if
 // W, G or S is double) and rounds nearest-even to its tensor's dtype; only the final params write
-// uses update_rounding (stochastic: counter_rng(seed) at offset + i); model_copy (may be empty)
-// gets round_to<M>(params) in the same pass. Same bits under every policy, thread count and SIMD
+// uses update_rounding (stochastic: counter_rng(seed), or philox_rng(seed) with
+// rng_kind::philox4x32_10, at offset + i); model_copy (may be empty) gets round_to<M>(params) in
+// the same pass. Same bits under every policy, thread count and SIMD
 // path. Bad sizes, step < 1 or options PyTorch rejects throw std::invalid_argument before any write.
 // Formulas, PyTorch's kernels, known differences, fast path: docs/pages/kernels-reference.md#optimizer-steps.
 //
@@ -69,8 +70,9 @@ struct adam_options {
 /// How the final write of the parameters rounds (docs/pages/kernels-reference.md, "Rounding of the update").
 struct update_rounding {
   rounding mode = rounding::nearest_even;  ///< rounding of the final parameter write
-  std::uint64_t seed = 0;    ///< rounding::stochastic: counter_rng seed
+  std::uint64_t seed = 0;    ///< rounding::stochastic: the generator's seed
   std::uint64_t offset = 0;  ///< rounding::stochastic: counter of element 0 (element i uses offset + i)
+  rng_kind generator = rng_kind::splitmix64;  ///< rounding::stochastic: counter_rng or philox_rng
 };
 
 namespace detail {
@@ -127,7 +129,7 @@ MIXPREC_HD inline C held(C x) noexcept {
 template <class W, class C>
 struct final_rounding {
   rounding mode;
-  counter_rng rng;
+  sr_rng rng;
   std::uint64_t offset;
   MIXPREC_HD W operator()(C x, std::size_t i) const noexcept {
     if constexpr (std::is_same<W, C>::value) {
@@ -182,7 +184,8 @@ struct adam_body {
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
 #if defined(MIXPREC_OPTIM_SIMD)
     if constexpr (simd_optim::supported<W, G, S>) {
-      if (simd && simd_optim::mode_supported<W>(final_round.mode)) {
+      if (simd && simd_optim::mode_supported<W>(final_round.mode) &&
+          (final_round.mode != rounding::stochastic || final_round.rng.kind() == rng_kind::splitmix64)) {
         begin = simd_optim::adam<Decoupled, W, M>(*this, begin, end);
       }
     }
@@ -235,7 +238,8 @@ struct sgd_body {
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
 #if defined(MIXPREC_OPTIM_SIMD)
     if constexpr (simd_optim::supported<W, G, S>) {
-      if (simd && simd_optim::mode_supported<W>(final_round.mode)) {
+      if (simd && simd_optim::mode_supported<W>(final_round.mode) &&
+          (final_round.mode != rounding::stochastic || final_round.rng.kind() == rng_kind::splitmix64)) {
         begin = simd_optim::sgd<W, M>(*this, begin, end);
       }
     }
@@ -301,6 +305,7 @@ void adam_impl(const char* what, Policy policy, span<W> params, span<const G> gr
                 "mixprec optimizer steps: params, states and model_copy must be writable");
   check_adam(what, params, grads, exp_avg, exp_avg_sq, step, o, model_copy);
   if (!is_valid(ur.mode)) fail(what, "invalid update_rounding.mode value");
+  if (!is_valid(ur.generator)) fail(what, "invalid update_rounding.generator value (splitmix64 or philox4x32_10)");
   using C = opmath_t<W, G, S>;
   using Gd = promote_t<G, W>;
   const double lr = static_cast<double>(o.lr), b1 = static_cast<double>(o.beta1), b2 = static_cast<double>(o.beta2),
@@ -325,7 +330,7 @@ void adam_impl(const char* what, Policy policy, span<W> params, span<const G> gr
       static_cast<C>(bc2_sqrt),
       scalar_as<C, S>(static_cast<double>(o.eps)),
       static_cast<C>(-step_size),
-      final_rounding<W, C>{ur.mode, counter_rng(ur.seed), ur.offset},
+      final_rounding<W, C>{ur.mode, sr_rng(ur.generator, ur.seed), ur.offset},
       simd};
   detail::for_each_range(policy, params.size(), body);
 }
@@ -344,6 +349,7 @@ void sgd_impl(Policy policy, span<W> params, span<const G> grads, span<S> moment
   if (!model_copy.empty()) oi::check_size(what, "model_copy", model_copy.size(), n);
   if (step < 1) oi::fail(what, "step must be >= 1 (got " + std::to_string(step) + ")");
   if (!is_valid(ur.mode)) oi::fail(what, "invalid update_rounding.mode value");
+  if (!is_valid(ur.generator)) oi::fail(what, "invalid update_rounding.generator value (splitmix64 or philox4x32_10)");
   oi::check_option(what, o.lr >= 0.0f, "learning rate", o.lr);
   oi::check_option(what, o.momentum >= 0.0f, "momentum", o.momentum);
   oi::check_option(what, o.weight_decay >= 0.0f, "weight_decay", o.weight_decay);
@@ -373,7 +379,7 @@ void sgd_impl(Policy policy, span<W> params, span<const G> grads, span<S> moment
                                    oi::scalar_as<C, Gn>(1.0 - tau),
                                    oi::scalar_as<C, Gn>(mu),
                                    neg_lr,
-                                   oi::final_rounding<W, C>{ur.mode, counter_rng(ur.seed), ur.offset},
+                                   oi::final_rounding<W, C>{ur.mode, sr_rng(ur.generator, ur.seed), ur.offset},
                                    simd};
   detail::for_each_range(policy, n, body);
 }
