@@ -84,7 +84,7 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
         mixprec::convert(mixprec::exec::par, mixprec::span<const S>(src.data(), n), mixprec::span<T>(out, n), m, p,
                          seed, offset);
       } else {  // the portable element loop the fast paths are checked against (tests)
-        const mixprec::counter_rng rng(seed);
+        const mixprec::sr_rng rng(mixprec::rng_kind::splitmix64, seed);
         for (std::size_t i = 0; i < n; ++i) out[i] = mixprec::detail::convert_element<T>(src.data()[i], m, p, rng, offset + i);
       }
     } catch (...) {
