@@ -144,7 +144,7 @@ MIXPREC_HD constexpr basic_float<F> operator-(basic_float<F> a) noexcept {
   } else if constexpr (!F::is_signed) {
     const detail::value_class c = detail::unpack<F>(a.bits()).cls;
     if (c == detail::value_class::zero || c == detail::value_class::nan) return a;
-    return detail::from_code<basic_float<F>>(F::has_nan ? detail::nan_code<F>(detail::unpacked{
+    return detail::from_code<basic_float<F>>(F::has_nan ? detail::nan_code(F{}, detail::unpacked{
                                                                detail::value_class::nan, false, true, 0, 0})
                                                          : 0);
   } else if constexpr (F::enc == encoding::fnuz) {

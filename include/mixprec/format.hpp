@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// mixprec/format.hpp — describing a binary floating-point format by its fields and encoding.
+// mixprec/format.hpp — describing a binary floating-point format by its fields and encoding:
+// format_desc (one description, a value) and format<...> (the same, as a type).
 #ifndef MIXPREC_FORMAT_HPP
 #define MIXPREC_FORMAT_HPP
 
@@ -33,10 +34,114 @@ MIXPREC_HD constexpr int default_bias(int exponent_bits, encoding enc) noexcept 
 }
 }  // namespace detail
 
+/// One description of a binary floating-point format, usable at compile time (format<...>
+/// derives every member from it) and at run time (Python's user formats, dtype): the fields
+/// below, as values. The codec (detail::decode / detail::encode) is a template over the
+/// description's type, so a format<...> and a format_desc round through the same code.
+///   constexpr auto f16 = mixprec::format_desc::make(5, 10);   // f16.max_code == 0x7bff
+///   mixprec::format_desc::invalid_reason(4, 0, mixprec::encoding::ieee)  // "the ieee encoding needs ..."
+struct format_desc {
+  int exponent_bits = 0;        ///< E
+  int mantissa_bits = 0;        ///< M
+  int padding_bits = 0;         ///< zero bits below the code in the storage (tf32: 13)
+  encoding enc = encoding::ieee;  ///< how the special values are encoded
+  bool is_signed = true;        ///< whether the code has a sign bit
+  int bias = 0;                 ///< the exponent bias
+
+  int bits = 0;                 ///< width of the format itself (tf32: 19), as numpy's finfo.bits
+  int storage_bits = 0;         ///< bits of the stored value
+  bool has_infinity = false;    ///< whether +-inf exist
+  bool has_nan = false;         ///< whether a NaN exists
+  bool has_signed_zero = false; ///< whether -0 exists
+  bool has_zero = false;        ///< whether 0 exists (not in E8M0)
+  bool has_subnormals = false;  ///< whether subnormals exist
+
+  /// Masks over the code (the storage shifted right by padding_bits).
+  std::uint64_t mantissa_mask = 0;
+  std::uint64_t exponent_field_max = 0;  ///< all exponent bits set
+  std::uint64_t magnitude_mask = 0;      ///< exponent and mantissa bits
+  std::uint64_t sign_mask = 0;           ///< the sign bit (0: unsigned)
+  std::uint64_t max_code = 0;            ///< magnitude code of the largest finite value
+  int emin = 0;  ///< exponent (unbiased) of the smallest normal
+  int emax = 0;  ///< exponent of the largest finite value
+  int qmin = 0;  ///< exponent of the quantum of the smallest positive value (subnormal spacing)
+
+  /// Why (E, M, enc, padding, bias, signed) is not a format, or nullptr when it is one. The rules
+  /// are format<...>'s static_asserts.
+  MIXPREC_HD static constexpr const char* invalid_reason(int e, int m, encoding enc = encoding::ieee, int padding = 0,
+                                                         int bias = 0, bool is_signed = true) noexcept {
+    if (e < 1 || e > 11) return "exponent bits must be in [1, 11]";
+    if (m < 0 || m > 52) return "mantissa bits must be in [0, 52]";
+    if (padding < 0) return "padding bits must be non-negative";
+    if ((is_signed ? 1 : 0) + e + m + padding > 64) return "storage wider than 64 bits";
+    if (enc == encoding::ieee && m < 1) return "the ieee encoding needs a mantissa bit";
+    if (enc == encoding::exponent_only && m != 0) return "the exponent_only encoding has no mantissa bits";
+    if (enc == encoding::exponent_only && is_signed) return "the exponent_only encoding is unsigned";
+    if (enc == encoding::fnuz && !is_signed) return "the fnuz encoding needs a sign bit (its NaN is -0)";
+    if (bias <= -2048 || bias >= 2048) return "the exponent bias must be in (-2048, 2048)";
+    const format_desc f = derive(e, m, enc, padding, bias, is_signed);
+    if (!(f.qmin <= 0 && f.emax >= 0)) return "the format must represent 1 (bias out of range)";
+    return nullptr;
+  }
+
+  /// The description of (E, M, enc, padding, bias, signed); bias defaults to IEEE's
+  /// 2^(E-1) - 1 (+1 for fnuz). Check invalid_reason first: an invalid tuple gives an
+  /// unspecified description.
+  MIXPREC_HD static constexpr format_desc make(int e, int m, encoding enc = encoding::ieee, int padding = 0) noexcept {
+    return derive(e, m, enc, padding, detail::default_bias(e, enc), enc != encoding::exponent_only);
+  }
+  /// As make(e, m, enc, padding), with an explicit bias and sign.
+  MIXPREC_HD static constexpr format_desc make(int e, int m, encoding enc, int padding, int bias,
+                                               bool is_signed) noexcept {
+    return derive(e, m, enc, padding, bias, is_signed);
+  }
+
+  /// The same format (every field equal).
+  friend MIXPREC_HD constexpr bool operator==(const format_desc& a, const format_desc& b) noexcept {
+    return a.exponent_bits == b.exponent_bits && a.mantissa_bits == b.mantissa_bits &&
+           a.padding_bits == b.padding_bits && a.enc == b.enc && a.is_signed == b.is_signed && a.bias == b.bias;
+  }
+  /// Not the same format.
+  friend MIXPREC_HD constexpr bool operator!=(const format_desc& a, const format_desc& b) noexcept {
+    return !(a == b);
+  }
+
+ private:
+  MIXPREC_HD static constexpr format_desc derive(int e, int m, encoding enc, int padding, int bias,
+                                                 bool is_signed) noexcept {
+    format_desc f;
+    f.exponent_bits = e;
+    f.mantissa_bits = m;
+    f.padding_bits = padding;
+    f.enc = enc;
+    f.is_signed = is_signed;
+    f.bias = bias;
+    f.bits = (is_signed ? 1 : 0) + e + m;
+    f.storage_bits = f.bits + padding;
+    f.has_infinity = enc == encoding::ieee;
+    f.has_nan = enc != encoding::finite;
+    f.has_signed_zero = is_signed && (enc == encoding::ieee || enc == encoding::fn || enc == encoding::finite);
+    f.has_zero = enc != encoding::exponent_only;
+    f.has_subnormals = enc != encoding::exponent_only;
+    f.mantissa_mask = detail::low_mask(m);
+    f.exponent_field_max = detail::low_mask(e);
+    f.magnitude_mask = detail::low_mask(e + m);
+    f.sign_mask = is_signed ? (std::uint64_t{1} << (e + m)) : 0;
+    f.max_code = enc == encoding::ieee ? (f.exponent_field_max << m) - 1
+                 : (enc == encoding::fn || enc == encoding::exponent_only) ? f.magnitude_mask - 1
+                                                                            : f.magnitude_mask;
+    f.emin = enc == encoding::exponent_only ? -bias : 1 - bias;
+    f.emax = static_cast<int>(f.max_code >> m) - bias;
+    f.qmin = f.emin - m;
+    return f;
+  }
+};
+
 /// A binary floating-point format: ExpBits exponent bits, ManBits stored mantissa bits, an
 /// encoding policy, PadBits always-zero low bits in the storage (tf32 keeps 13), the exponent
 /// Bias (default: IEEE's 2^(E-1) - 1, +1 for fnuz), and whether there is a sign bit (default:
-/// all encodings but exponent_only).
+/// all encodings but exponent_only). Its members are those of its format_desc (desc), as
+/// compile-time constants.
 ///
 /// Unsigned formats (Signed = false) have no sign bit: the code is exponent and mantissa only,
 /// in the low bits of the storage, and bits above it are ignored when read and cleared by
@@ -58,44 +163,42 @@ struct format {
   static_assert(Enc != encoding::fnuz || Signed, "fnuz encoding needs a sign bit (its NaN is -0)");
   static_assert(Bias > -2048 && Bias < 2048, "exponent bias must be in (-2048, 2048)");
 
-  static constexpr int exponent_bits = ExpBits;  ///< E
-  static constexpr int mantissa_bits = ManBits;  ///< M
-  static constexpr int padding_bits = PadBits;   ///< zero bits below the code in the storage (tf32: 13)
-  static constexpr encoding enc = Enc;           ///< how the special values are encoded
+  /// The run-time description of this format (every member below is one of its fields).
+  static constexpr format_desc desc = format_desc::make(ExpBits, ManBits, Enc, PadBits, Bias, Signed);
 
-  static constexpr bool is_signed = Signed;      ///< whether the code has a sign bit
+  static constexpr int exponent_bits = desc.exponent_bits;  ///< E
+  static constexpr int mantissa_bits = desc.mantissa_bits;  ///< M
+  static constexpr int padding_bits = desc.padding_bits;    ///< zero bits below the code in the storage (tf32: 13)
+  static constexpr encoding enc = desc.enc;                 ///< how the special values are encoded
+
+  static constexpr bool is_signed = desc.is_signed;  ///< whether the code has a sign bit
   /// Width of the format itself (tf32: 19), as numpy's finfo.bits reports it.
-  static constexpr int bits = (is_signed ? 1 : 0) + ExpBits + ManBits;
-  static constexpr int storage_bits = bits + PadBits;  ///< bits of the stored value
+  static constexpr int bits = desc.bits;
+  static constexpr int storage_bits = desc.storage_bits;  ///< bits of the stored value
   static_assert(storage_bits <= 64, "storage wider than 64 bits");
   using storage_type = detail::uint_least_t<storage_bits>;  ///< the unsigned integer that stores a value
 
-  static constexpr bool has_infinity = Enc == encoding::ieee;  ///< whether +-inf exist
-  static constexpr bool has_nan = Enc != encoding::finite;     ///< whether a NaN exists
-  /// whether -0 exists
-  static constexpr bool has_signed_zero =
-      Signed && (Enc == encoding::ieee || Enc == encoding::fn || Enc == encoding::finite);
-  static constexpr bool has_zero = Enc != encoding::exponent_only;        ///< whether 0 exists (not in E8M0)
-  static constexpr bool has_subnormals = Enc != encoding::exponent_only;  ///< whether subnormals exist
+  static constexpr bool has_infinity = desc.has_infinity;        ///< whether +-inf exist
+  static constexpr bool has_nan = desc.has_nan;                  ///< whether a NaN exists
+  static constexpr bool has_signed_zero = desc.has_signed_zero;  ///< whether -0 exists
+  static constexpr bool has_zero = desc.has_zero;                ///< whether 0 exists (not in E8M0)
+  static constexpr bool has_subnormals = desc.has_subnormals;    ///< whether subnormals exist
 
-  static constexpr int bias = Bias;  ///< the exponent bias
+  static constexpr int bias = desc.bias;  ///< the exponent bias
 
   /// Masks over the code (the storage shifted right by PadBits).
-  static constexpr std::uint64_t mantissa_mask = detail::low_mask(ManBits);
-  static constexpr std::uint64_t exponent_field_max = detail::low_mask(ExpBits);  ///< all exponent bits set
-  static constexpr std::uint64_t magnitude_mask = detail::low_mask(ExpBits + ManBits);  ///< exponent and mantissa bits
-  static constexpr std::uint64_t sign_mask = is_signed ? (std::uint64_t{1} << (ExpBits + ManBits)) : 0;  ///< the sign bit (0: unsigned)
+  static constexpr std::uint64_t mantissa_mask = desc.mantissa_mask;
+  static constexpr std::uint64_t exponent_field_max = desc.exponent_field_max;  ///< all exponent bits set
+  static constexpr std::uint64_t magnitude_mask = desc.magnitude_mask;  ///< exponent and mantissa bits
+  static constexpr std::uint64_t sign_mask = desc.sign_mask;  ///< the sign bit (0: unsigned)
 
   /// Magnitude code of the largest finite value.
-  static constexpr std::uint64_t max_code =
-      Enc == encoding::ieee ? (exponent_field_max << ManBits) - 1
-      : (Enc == encoding::fn || Enc == encoding::exponent_only) ? magnitude_mask - 1
-                                                                  : magnitude_mask;
+  static constexpr std::uint64_t max_code = desc.max_code;
   /// Exponent (unbiased) of the smallest normal and of the largest finite value.
-  static constexpr int emin = Enc == encoding::exponent_only ? -bias : 1 - bias;
-  static constexpr int emax = static_cast<int>(max_code >> ManBits) - bias;  ///< exponent of the largest finite value
+  static constexpr int emin = desc.emin;
+  static constexpr int emax = desc.emax;  ///< exponent of the largest finite value
   /// Exponent of the quantum of the smallest positive value (subnormal spacing).
-  static constexpr int qmin = emin - ManBits;
+  static constexpr int qmin = desc.qmin;
 
   /// 1 is a value (a normal or, as in float4_e1m2, a subnormal one).
   static_assert(qmin <= 0 && emax >= 0, "the format must represent 1");

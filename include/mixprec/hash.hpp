@@ -31,7 +31,7 @@ struct hash<mixprec::basic_float<F>> {
       case mixprec::detail::value_class::zero: return std::hash<S>{}(S{0});
       case mixprec::detail::value_class::nan:
         // The code of the positive quiet NaN: no number has it.
-        return std::hash<S>{}(mixprec::detail::storage_of<F>(mixprec::detail::nan_code<F>(
+        return std::hash<S>{}(mixprec::detail::storage_of<F>(mixprec::detail::nan_code(F{}, 
             mixprec::detail::unpacked{mixprec::detail::value_class::nan, false, true, 0, 0})));
       default: return std::hash<S>{}(x.bits());
     }

@@ -46,10 +46,12 @@ class counter_rng {
 
 /// The four 32-bit words of one Philox4x32 block (a counter or an output).
 struct philox4x32_block {
-  std::uint32_t x, y, z, w;
+  std::uint32_t x, y, z, w;  ///< the words, in Random123's order
+  /// All four words equal.
   friend MIXPREC_HD constexpr bool operator==(const philox4x32_block& a, const philox4x32_block& b) noexcept {
     return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
   }
+  /// Some word differs.
   friend MIXPREC_HD constexpr bool operator!=(const philox4x32_block& a, const philox4x32_block& b) noexcept {
     return !(a == b);
   }
@@ -101,7 +103,9 @@ class philox_rng {
       default: return r.w;
     }
   }
+  /// The key (seed low and high words).
   MIXPREC_HD constexpr std::uint64_t seed() const noexcept { return seed_; }
+  /// The subsequence (the counter's words z and w).
   MIXPREC_HD constexpr std::uint64_t subsequence() const noexcept { return subsequence_; }
 
  private:
@@ -124,12 +128,16 @@ MIXPREC_HD constexpr bool is_valid(rng_kind k) noexcept {
 ///   const mixprec::sr_rng rng(mixprec::rng_kind::philox4x32_10, 7);  // rng(i) == philox_rng(7)(i)
 class sr_rng {
  public:
+  /// The generator kind with this seed.
   MIXPREC_HD constexpr sr_rng(rng_kind kind, std::uint64_t seed) noexcept
       : kind_(kind), seed_(seed), splitmix_(seed) {}
+  /// 32 random bits for this counter from the chosen generator.
   MIXPREC_HD constexpr std::uint32_t operator()(std::uint64_t counter) const noexcept {
     return kind_ == rng_kind::philox4x32_10 ? philox_rng(seed_)(counter) : splitmix_(counter);
   }
+  /// The generator kind.
   MIXPREC_HD constexpr rng_kind kind() const noexcept { return kind_; }
+  /// The seed.
   MIXPREC_HD constexpr std::uint64_t seed() const noexcept { return seed_; }
   /// counter_rng(seed) (the generator when kind() is splitmix64; vector code draws from its key).
   MIXPREC_HD constexpr const counter_rng& splitmix() const noexcept { return splitmix_; }

@@ -59,7 +59,7 @@ MIXPREC_HD MIXPREC_NOINLINE constexpr typename F::storage_type float32_special_t
 template <class F>
 MIXPREC_HD constexpr typename F::storage_type float32_to_rne_overflow(std::uint32_t bits, overflow policy) noexcept {
   if ((bits & 0x7fffffffu) >= 0x7f800000u) return float32_special_to<F>(bits, policy);
-  return storage_of<F>(overflow_code<F>((bits >> 31) != 0, true, policy));
+  return storage_of<F>(overflow_code(F{}, (bits >> 31) != 0, true, policy));
 }
 
 /// float -> F, nearest-even. The common case (a normal result, no overflow) is two compares and

@@ -49,7 +49,7 @@ MIXPREC_HD constexpr T quiet_nan() noexcept {
   if constexpr (!F::has_nan) {
     return from_code<T>(0);
   } else {
-    return from_code<T>(nan_code<F>(unpacked{value_class::nan, false, true, 0, 0}));
+    return from_code<T>(nan_code(F{}, unpacked{value_class::nan, false, true, 0, 0}));
   }
 }
 /// The positive signaling NaN with the lowest payload 1 (+0 where the format has none).
