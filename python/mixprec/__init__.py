@@ -2,7 +2,7 @@
 """mixprec for Python: exact low-precision floating point for NumPy arrays.
 
 Every conversion rounds ONCE, from the exact value of its input, in the rounding mode you
-choose (ml_dtypes' ``astype`` has nearest-even only and rounds float64 through float32 first).
+choose (ml_dtypes' ``astype`` and NumPy's float16 ``astype`` round to nearest-even only).
 The numbers come from mixprec's C++ headers; this package adds NumPy arrays around them.
 
 >>> import numpy as np, mixprec
@@ -13,20 +13,28 @@ array([11879], dtype=uint16)
 >>> mixprec.round(np.array([0.1, 1e6]), "float8_e4m3fn", overflow="saturate")
 array([1.015625e-01, 4.480000e+02])
 
-Formats: see ``formats()``. Codes are unsigned integers of the format's storage width (uint8
-for the 8-, 6- and 4-bit formats, one code per byte; uint16; uint32 for tf32), so an ml_dtypes
-array is ``mixprec.to_bits(x, "float8_e4m3fn").view(ml_dtypes.float8_e4m3fn)`` without a copy.
+Formats: see ``formats()`` (and ``format_aliases()``: "half", "bf16", "e4m3", ... name the same
+formats). Codes are unsigned integers of the format's storage width (uint8 for the 8-, 6- and
+4-bit formats, one code per byte; uint16; uint32 for tf32), so an ml_dtypes array is
+``mixprec.to_bits(x, "float8_e4m3fn").view(ml_dtypes.float8_e4m3fn)`` without a copy.
+
+Errors: ``ValueError`` for a bad value or name (an unknown format, mode or policy, a code that
+does not fit, malformed text, an argument the call would ignore such as ``seed`` with a
+deterministic mode), ``TypeError`` for an argument of the wrong type (a str where an int belongs,
+an array of the wrong dtype). Messages start with the function's name: ``mixprec.to_bits: ...``.
 """
 from __future__ import annotations
 
 import math as _math
+import numbers as _numbers
+import re as _re
 
 import numpy as _np
 
 from . import _core
 
 __all__ = ["set_num_threads", "get_num_threads", "pack", "unpack", "gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
-           "LossScale", "autocast_ops", "format", "formats", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+           "LossScale", "autocast_ops", "format", "formats", "format_aliases", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
 
@@ -35,18 +43,64 @@ ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "upward", "down
 #: Overflow policies: "ieee" (inf, or NaN where the format has no inf) and "saturate" (clamp to +-max).
 OVERFLOW_POLICIES = ("ieee", "saturate")
 
-# ml_dtypes' dtype names that are mixprec formats of the same name (half is numpy's float16).
-_ML_DTYPES_NAMES = {"bfloat16", "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
-                    "float8_e8m0fnu", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn",
-                    "float8_e3m4", "float8_e4m3", "float8_e4m3b11fnuz"}
+# ml_dtypes' dtype names and the mixprec formats they are (half is numpy's float16).
+_ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
+              "float8_e4m3fnuz": "float8_e4m3fnuz", "float8_e5m2fnuz": "float8_e5m2fnuz",
+              "float8_e8m0fnu": "float8_e8m0fnu", "float6_e2m3fn": "float6_e2m3fn", "float6_e3m2fn": "float6_e3m2fn",
+              "float4_e2m1fn": "float4_e2m1fn", "float8_e3m4": "float8_e3m4", "float8_e4m3": "float8_e4m3",
+              "float8_e4m3b11fnuz": "float8_e4m3b11fnuz",
+              "float8_e5m3fnu": "float8_ue5m3"}  # ml_dtypes 0.7: unsigned E5M3, bias 15, NaN 0xff, no inf
+
+
+# --- argument checks: ValueError for bad values and names, TypeError for bad types; messages
+# start with the public function's name ("mixprec.to_bits: ...") and quote the input once ---
+
+def _is_int(v) -> bool:
+    return isinstance(v, _numbers.Integral) and not isinstance(v, (bool, _np.bool_))
+
+
+def _int_arg(func: str, what: str, v, lo: int, hi: "int | None" = None) -> int:
+    """v as an int in [lo, hi) (hi None: no upper bound): TypeError if not an int, ValueError out of range."""
+    if not _is_int(v):
+        raise TypeError("mixprec.%s: %s must be an int, got %s" % (func, what, type(v).__name__))
+    v = int(v)
+    if v < lo or (hi is not None and v >= hi):
+        raise ValueError("mixprec.%s: %s must be in [%d, %s), got %d" % (func, what, lo, _bound(hi), v))
+    return v
+
+
+def _bound(hi) -> str:
+    if hi is None:
+        return "inf"
+    return "2**%d" % (hi.bit_length() - 1) if hi > 1024 and hi & (hi - 1) == 0 else str(hi)
+
+
+def _str_arg(func: str, what: str, v, choices) -> int:
+    """The index of v in choices: TypeError if v is not a str, ValueError if not one of them."""
+    if not isinstance(v, str):
+        raise TypeError("mixprec.%s: %s must be a str (one of %s), got %s" % (func, what, ", ".join(choices),
+                                                                            type(v).__name__))
+    if v not in choices:
+        raise ValueError("mixprec.%s: unknown %s %r; one of %s" % (func, what, v, ", ".join(choices)))
+    return choices.index(v)
+
+
+_CPP_PREFIX = _re.compile(r"^(mixprec::[A-Za-z_:<>]+: )+")
+
+
+def _cpp(func: str, f, *args):
+    """f(*args) (a _core function): its ValueError re-raised under func's name, without the C++
+    function's prefix ("mixprec::explain: ...")."""
+    try:
+        return f(*args)
+    except ValueError as e:
+        raise ValueError("mixprec.%s: %s" % (func, _CPP_PREFIX.sub("", str(e)))) from None
 
 
 def set_num_threads(n: int) -> None:
     """Threads of mixprec's pool for the bulk functions (to_bits, round, gemm, ...): n >= 1, or 0 for
     the default ($MIXPREC_NUM_THREADS, else the hardware's). Results never depend on it."""
-    if not isinstance(n, int) or isinstance(n, bool) or n < 0:
-        raise ValueError("n must be a non-negative int")
-    _core.set_num_threads(n)
+    _core.set_num_threads(_int_arg("set_num_threads", "n", n, 0, 2**32))
 
 
 def get_num_threads() -> int:
@@ -57,6 +111,21 @@ def get_num_threads() -> int:
 def formats() -> list[str]:
     """The names of the built-in formats."""
     return list(_core.formats())
+
+
+def format_aliases() -> dict:
+    """Other names of the built-in formats, as {alias: name} (C++'s mixprec/format_names.hpp):
+    every function taking a format accepts them."""
+    return dict(_ALIASES)
+
+
+def _load_aliases() -> dict:
+    if hasattr(_core, "format_aliases"):
+        return {a: n for a, n in _core.format_aliases() if a != n}
+    return {}
+
+
+_ALIASES = _load_aliases()
 
 
 #: Encodings of user formats, in the order of C++'s mixprec::encoding: "ieee" (infinities and NaNs
@@ -95,23 +164,24 @@ class format:
 
     def __init__(self, exp_bits: int, man_bits: int, encoding: str = "ieee", bias: int | None = None,
                  signed: bool | None = None):
-        if encoding not in ENCODINGS:
-            raise ValueError("unknown encoding %r; one of %s" % (encoding, ", ".join(ENCODINGS)))
-        for what, v in (("exp_bits", exp_bits), ("man_bits", man_bits)):
-            if not isinstance(v, int) or isinstance(v, bool):
-                raise TypeError("%s must be an int" % what)
+        enc = _str_arg("format", "encoding", encoding, ENCODINGS)
+        exp_bits = _int_arg("format", "exp_bits", exp_bits, -2**31, 2**31)  # the ranges: rt_describe's messages
+        man_bits = _int_arg("format", "man_bits", man_bits, -2**31, 2**31)
         if bias is None:
             bias = (1 << (exp_bits - 1)) - 1 + (encoding == "fnuz") if 1 <= exp_bits <= 11 else 0
-        elif not isinstance(bias, int) or isinstance(bias, bool):
-            raise TypeError("bias must be an int or None")
+        elif not _is_int(bias):
+            raise TypeError("mixprec.format: bias must be an int or None, got %s" % type(bias).__name__)
+        bias = _int_arg("format", "bias", bias, -2**31, 2**31)
         if signed is None:
             signed = encoding != "exponent_only"
-        enc = ENCODINGS.index(encoding)
-        info = _core.rt_describe(exp_bits, man_bits, enc, bias, bool(signed))  # ValueError if invalid
-        self.exp_bits, self.man_bits, self.encoding, self.bias, self.signed = exp_bits, man_bits, encoding, bias, bool(signed)
+        elif not isinstance(signed, (bool, _np.bool_)):
+            raise TypeError("mixprec.format: signed must be a bool or None, got %s" % type(signed).__name__)
+        signed = bool(signed)
+        info = _cpp("format", _core.rt_describe, exp_bits, man_bits, enc, bias, signed)
+        self.exp_bits, self.man_bits, self.encoding, self.bias, self.signed = exp_bits, man_bits, encoding, bias, signed
         self.bits = info["bits"]
         self.storage_bits = info["storage_bits"]
-        self._args = (exp_bits, man_bits, enc, bias, bool(signed))
+        self._args = (exp_bits, man_bits, enc, bias, signed)
         self._info = dict(info)
         default_bias = (1 << (exp_bits - 1)) - 1 + (encoding == "fnuz")
         self.name = "float%d_%se%dm%d%s%s" % (
@@ -140,27 +210,58 @@ class format:
 
 
 _BUILTIN_LAYOUTS = {tuple(_core.layout(n)): n for n in _core.formats()}
+_BUILTIN_NAMES = frozenset(_core.formats())
+_FORMAT_TYPE = format
 
 
-def _check_format(format):
-    """A built-in name (str) for names and built-in-equivalent user formats, else the format object."""
-    if isinstance(format, globals()["format"]):
+def _check_format(format, func: str):
+    """A built-in name (str, aliases resolved) for names and built-in-equivalent user formats, else
+    the format object. TypeError for anything but a str or a mixprec.format, ValueError for an
+    unknown name."""
+    if isinstance(format, _FORMAT_TYPE):
         return format.builtin if format.builtin is not None else format
-    if not isinstance(format, str) or format not in _core.formats():
-        raise ValueError("unknown format %r; formats(): %s, or a mixprec.format(...)" % (format, ", ".join(_core.formats())))
-    return format
+    if not isinstance(format, str):
+        raise TypeError("mixprec.%s: format must be a format name (str) or a mixprec.format, got %s"
+                        % (func, type(format).__name__))
+    if format in _BUILTIN_NAMES:
+        return format
+    if format in _ALIASES:
+        return _ALIASES[format]
+    raise ValueError("mixprec.%s: unknown format %r; formats(): %s (aliases: format_aliases()), or a mixprec.format(...)"
+                     % (func, format, ", ".join(_core.formats())))
 
 
-def _mode(rounding: str) -> int:
-    if rounding not in ROUNDING_MODES:
-        raise ValueError("unknown rounding mode %r; one of %s" % (rounding, ", ".join(ROUNDING_MODES)))
-    return ROUNDING_MODES.index(rounding)
+def _format_name(format) -> str:
+    return format if isinstance(format, str) else format.name
 
 
-def _policy(overflow: str) -> int:
-    if overflow not in OVERFLOW_POLICIES:
-        raise ValueError("unknown overflow policy %r; one of %s" % (overflow, ", ".join(OVERFLOW_POLICIES)))
-    return OVERFLOW_POLICIES.index(overflow)
+def _code_layout(format):
+    """(storage bits, code bits, low padding bits) of a checked format: a code is an unsigned integer of
+    the storage width below 2**(code bits) whose low padding bits are zero (tf32: 32, 32, 13)."""
+    if not isinstance(format, str):
+        return format.storage_bits, format.bits, 0
+    return _BUILTIN_CODES[format]
+
+
+_BUILTIN_CODES = {n: (_core.finfo(n)["storage_bits"], l[0] + l[1] + int(l[4]) + l[5], l[5])
+                  for n, l in ((n, _core.layout(n)) for n in _core.formats())}
+
+
+def _rounding_args(func: str, rounding, overflow, seed, offset):
+    """(mode index, policy index, seed, offset) checked: a seed with rounding='stochastic' and only then,
+    an offset only with it."""
+    mode = _str_arg(func, "rounding mode", rounding, ROUNDING_MODES)
+    policy = _str_arg(func, "overflow policy", overflow, OVERFLOW_POLICIES)
+    if seed is not None:
+        seed = _int_arg(func, "seed", seed, 0, 2**64)
+    offset = _int_arg(func, "offset", offset, 0, 2**64)
+    if rounding == "stochastic":
+        if seed is None:
+            raise ValueError("mixprec.%s: rounding='stochastic' needs a seed (an int in [0, 2**64))" % func)
+    elif seed is not None or offset != 0:
+        raise ValueError("mixprec.%s: %s is for rounding='stochastic'; rounding=%r uses no random bits"
+                         % (func, "seed" if seed is not None else "offset", rounding))
+    return mode, policy, seed or 0, offset
 
 
 def _to_numpy(x):
@@ -173,7 +274,7 @@ def _to_numpy(x):
     return _np.asarray(x)
 
 
-def _as_float_array(x):
+def _as_float_array(x, func: str):
     """x as a contiguous float32 or float64 NumPy array (exact), and its shape.
 
     Accepts anything NumPy converts (lists, scalars, the buffer protocol, objects with
@@ -181,8 +282,8 @@ def _as_float_array(x):
     (converted exactly through their codes). Non-contiguous arrays are copied.
     """
     a = _to_numpy(x)
-    name = a.dtype.name
-    if name in _ML_DTYPES_NAMES:
+    name = _ML_DTYPES.get(a.dtype.name)
+    if name is not None:
         width = a.dtype.itemsize * 8
         codes = _np.ascontiguousarray(a).view("uint%d" % width).reshape(-1)
         return _core.from_bits(codes, name).reshape(a.shape), a.shape
@@ -191,8 +292,27 @@ def _as_float_array(x):
     elif a.dtype.kind in "iub":
         a = a.astype(_np.float64)  # exact up to 2^53; larger integers round once here
     elif a.dtype not in (_np.float32, _np.float64):
-        raise TypeError("expected a float array (float16/32/64, an ml_dtypes type or integers), got %s" % a.dtype)
+        raise TypeError("mixprec.%s: expected a float array (float16/32/64, an ml_dtypes type or integers), got %s"
+                        % (func, a.dtype))
     return _np.ascontiguousarray(a), a.shape
+
+
+def _encode(a, format, mode, policy, seed, offset):
+    """Codes of the checked float32/float64 array a (any shape) in the checked format."""
+    flat = a.reshape(-1)
+    if not isinstance(format, str):
+        fn = _core.rt_to_bits_f32 if flat.dtype == _np.float32 else _core.rt_to_bits_f64
+        return fn(flat, *format._args, mode, policy, seed, offset).reshape(a.shape)
+    fn = _core.to_bits_f32 if flat.dtype == _np.float32 else _core.to_bits_f64
+    return fn(flat, format, mode, policy, seed, offset).reshape(a.shape)
+
+
+def _decode(c, format):
+    """float64 values of the codes c (unsigned integers of the format's storage width, known to fit)."""
+    flat = _np.ascontiguousarray(c).reshape(-1)
+    if not isinstance(format, str):
+        return _core.rt_from_bits(flat, *format._args).reshape(c.shape)
+    return _core.from_bits(flat, format).reshape(c.shape)
 
 
 def to_bits(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
@@ -201,51 +321,61 @@ def to_bits(x, format: "str | format", rounding: str = "nearest_even", overflow:
 
     rounding: one of ROUNDING_MODES; "stochastic" needs ``seed``: element i (in C order) uses the
     random bits counter_rng(seed)(offset + i) of the C++ library, so a result is reproducible and
-    equals the C++ ``mixprec::convert`` with the same seed and offset.
+    equals the C++ ``mixprec::convert`` with the same seed and offset. ``seed`` and a non-zero
+    ``offset`` with another mode raise ValueError (they would change nothing).
     overflow: "ieee" or "saturate". Raises ValueError for an unknown format, mode or policy.
     """
-    format = _check_format(format)
-    mode, policy = _mode(rounding), _policy(overflow)
-    if rounding == "stochastic" and seed is None:
-        raise ValueError("rounding='stochastic' needs a seed")
-    if seed is not None and (not isinstance(seed, int) or not 0 <= seed < 2**64):
-        raise ValueError("seed must be an integer in [0, 2**64)")
-    if not isinstance(offset, int) or not 0 <= offset < 2**64:
-        raise ValueError("offset must be an integer in [0, 2**64)")
-    a, shape = _as_float_array(x)
-    flat = a.reshape(-1)
-    if not isinstance(format, str):
-        fn = _core.rt_to_bits_f32 if flat.dtype == _np.float32 else _core.rt_to_bits_f64
-        return fn(flat, *format._args, mode, policy, seed or 0, offset).reshape(shape)
-    fn = _core.to_bits_f32 if flat.dtype == _np.float32 else _core.to_bits_f64
-    return fn(flat, format, mode, policy, seed or 0, offset).reshape(shape)
+    format = _check_format(format, "to_bits")
+    mode, policy, seed, offset = _rounding_args("to_bits", rounding, overflow, seed, offset)
+    a, _ = _as_float_array(x, "to_bits")
+    return _encode(a, format, mode, policy, seed, offset)
+
+
+def _codes_array(func: str, codes, format):
+    """codes as an array of the format's storage type: TypeError for a non-integer array, ValueError
+    for a code that does not fit the format (negative, above its width, or padding bits set)."""
+    c = _np.asarray(codes)
+    storage, bits, padding = _code_layout(format)
+    want = _np.dtype("uint%d" % storage)
+    if c.dtype.kind not in "iu":
+        raise TypeError("mixprec.%s: codes must be integers (%s), got %s" % (func, want, c.dtype))
+    if c.size and c.dtype != want or bits < storage or padding:
+        if c.size:
+            lo, hi = int(c.min()), int(c.max())
+            bad = lo if lo < 0 else hi if hi >> bits else None
+            if bad is not None:
+                raise ValueError("mixprec.%s: code %d does not fit %s (%d bits)" % (func, bad, _format_name(format), bits))
+            if padding:
+                low = c.reshape(-1).astype(_np.uint64) & _np.uint64((1 << padding) - 1)
+                if low.any():
+                    raise ValueError("mixprec.%s: code %d is not a %s code (its low %d bits must be zero)" % (
+                        func, int(c.reshape(-1)[_np.flatnonzero(low)[0]]), _format_name(format), padding))
+    return c.astype(want, copy=False)
 
 
 def from_bits(codes, format: "str | format") -> _np.ndarray:
-    """The exact values (float64) of codes of format (unsigned integers of its storage width)."""
-    format = _check_format(format)
-    c = _np.asarray(codes)
-    width = format.storage_bits if not isinstance(format, str) else _core.finfo(format)["storage_bits"]
-    want = _np.dtype("uint%d" % width)
-    if c.dtype != want:
-        if c.dtype.kind not in "iu" or (c.size and (c.min() < 0 or c.max() >= 2**width)):
-            raise TypeError("codes of %s must be unsigned integers below 2**%d (got %s)" % (format, width, c.dtype))
-        c = c.astype(want)
-    flat = _np.ascontiguousarray(c).reshape(-1)
-    if not isinstance(format, str):
-        return _core.rt_from_bits(flat, *format._args).reshape(c.shape)
-    return _core.from_bits(flat, format).reshape(c.shape)
+    """The exact values (float64) of codes of format: integers (any integer dtype) that fit its width."""
+    format = _check_format(format, "from_bits")
+    c = _codes_array("from_bits", codes, format)
+    return _decode(c, format)
 
 
 def round(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
           offset: int = 0) -> _np.ndarray:
-    """x rounded once into format, returned as float64 values (exact)."""
-    return from_bits(to_bits(x, format, rounding, overflow, seed, offset), format)
+    """x rounded once into format, returned as float64 values (exact): ``from_bits(to_bits(...))``
+    in one pass (the same bits, the same random bits for "stochastic")."""
+    format = _check_format(format, "round")
+    mode, policy, seed, offset = _rounding_args("round", rounding, overflow, seed, offset)
+    a, shape = _as_float_array(x, "round")
+    if not isinstance(format, str):
+        return _decode(_encode(a, format, mode, policy, seed, offset), format)
+    fn = _core.round_f32 if a.dtype == _np.float32 else _core.round_f64
+    return fn(a.reshape(-1), format, mode, policy, seed, offset).reshape(shape)
 
 
 def finfo(format: "str | format") -> dict:
     """Machine limits of format, as numpy/ml_dtypes finfo (a dict of exact values)."""
-    format = _check_format(format)
+    format = _check_format(format, "finfo")
     if not isinstance(format, str):
         return _user_finfo(format)
     return dict(_core.finfo(format))
@@ -254,8 +384,8 @@ def finfo(format: "str | format") -> dict:
 def _user_finfo(f: format) -> dict:
     """finfo of a user format, by the definitions of the C++ mixprec::finfo (finfo.hpp)."""
     info = f._info
-    value = lambda code: float(from_bits(_np.array([code], "uint%d" % f.storage_bits), f)[0])
-    code = lambda v: int(to_bits(_np.array([v], _np.float64), f)[0])
+    value = lambda code: float(_decode(_np.array([code], "uint%d" % f.storage_bits), f)[0])
+    code = lambda v: int(_encode(_np.array([v], _np.float64), f, 0, 0, 0, 0)[0])
     exponent = lambda v: _math.frexp(v)[1] - 1
     one = code(1.0)
     machep = exponent(value(code(value(one + 1) - 1.0)))
@@ -282,28 +412,40 @@ def _user_finfo(f: format) -> dict:
             "has_infinity": info["has_infinity"], "has_nan": info["has_nan"]}
 
 
+def _text_arg(func: str, x) -> str:
+    """explain's x as text: a str as is, a Python/NumPy float by its exact (hex) value, an int by its digits."""
+    if isinstance(x, str):
+        return x
+    if _is_int(x):
+        return str(int(x))
+    if isinstance(x, (float, _np.floating)):
+        return float(x).hex()  # float16/32/64 scalars: exact in float64
+    raise TypeError("mixprec.%s: x must be text (str), a float or an int, got %s" % (func, type(x).__name__))
+
+
 def explain(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee") -> str:
     """What storing x in format does: fields, class, exact value, ulp, neighbours, error and why.
 
     x: text (read as strtod reads it, rounded once from its exact value: "0.1", "1e-400",
-    "0x1.8p1", "inf") or a Python float/int (its exact value).
+    "0x1.8p1", "inf") or a Python/NumPy float or int (its exact value). The error line is the
+    C++ explain's: a finite x stored as an infinity has an infinite error, NaN stored or read a
+    NaN one.
     """
-    format = _check_format(format)
-    text = x if isinstance(x, str) else float(x).hex() if not isinstance(x, int) else str(x)
-    if not isinstance(format, str):
-        return _user_explain(text, format, rounding, overflow)
-    try:
-        return _core.explain_text(text, format, _mode(rounding), _policy(overflow))
-    except ValueError as e:
-        raise ValueError(str(e)) from None
-
-
-def _user_explain(text: str, f: format, rounding: str, overflow: str) -> str:
-    """explain() for a user format: the stored code, its fields and value (shorter than the C++ text)."""
+    format = _check_format(format, "explain")
+    text = _text_arg("explain", x)
+    mode = _str_arg("explain", "rounding mode", rounding, ROUNDING_MODES)
+    policy = _str_arg("explain", "overflow policy", overflow, OVERFLOW_POLICIES)
     if rounding == "stochastic":
-        raise ValueError("explain: rounding='stochastic' needs random bits; use to_bits with a seed")
-    code = from_string(text, f, rounding, overflow)
-    value = float(from_bits(_np.array([code], "uint%d" % f.storage_bits), f)[0])
+        raise ValueError("mixprec.explain: rounding='stochastic' needs random bits; use to_bits with a seed")
+    if not isinstance(format, str):
+        return _user_explain(text, format, rounding, overflow, mode, policy)
+    return _cpp("explain", _core.explain_text, text, format, mode, policy)
+
+
+def _user_explain(text: str, f: format, rounding: str, overflow: str, mode: int, policy: int) -> str:
+    """explain() for a user format: the stored code, its fields and value (shorter than the C++ text)."""
+    code = _cpp("explain", _core.rt_from_string, text, *f._args, mode, policy)
+    value = float(_decode(_np.array([code], "uint%d" % f.storage_bits), f)[0])
     m, e = f.man_bits, f.exp_bits
     sign = (code >> (e + m)) & 1 if f.signed else 0
     field, mant = (code >> m) & ((1 << e) - 1), code & ((1 << m) - 1)
@@ -312,25 +454,31 @@ def _user_explain(text: str, f: format, rounding: str, overflow: str) -> str:
     return ("%s read into %s (%r), rounding %s, overflow %s\n"
             "  stored: code 0x%x = sign %d, exponent field %d, mantissa field %d (%s)\n"
             "  value:  %s (exactly %s)\n" % (text, f.name, f, rounding, overflow, code, sign, field, mant, kind,
-                                            to_string(code, f), value.hex() if value == value else "nan"))
+                                            _core.rt_code_to_string(code, *f._args),
+                                            value.hex() if value == value else "nan"))
 
 
 def to_string(code: int, format: "str | format") -> str:
     """The shortest text that reads back as the value of code (as C++ to_chars)."""
-    format = _check_format(format)
+    format = _check_format(format, "to_string")
+    c = int(_codes_array("to_string", _np.array(_int_arg("to_string", "code", code, 0, 2**64), _np.uint64), format))
     if not isinstance(format, str):
-        return _core.rt_code_to_string(int(code), *format._args)
-    return _core.code_to_string(int(code), format)
+        return _core.rt_code_to_string(c, *format._args)
+    return _cpp("to_string", _core.code_to_string, c, format)
 
 
 def from_string(text: str, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee") -> int:
     """The code of text read ONCE into format (strtod's grammar, any number of digits)."""
     if not isinstance(text, str):
-        raise TypeError("text must be a str")
-    format = _check_format(format)
+        raise TypeError("mixprec.from_string: text must be a str, got %s" % type(text).__name__)
+    format = _check_format(format, "from_string")
+    mode = _str_arg("from_string", "rounding mode", rounding, ROUNDING_MODES)
+    policy = _str_arg("from_string", "overflow policy", overflow, OVERFLOW_POLICIES)
+    if rounding == "stochastic":
+        raise ValueError("mixprec.from_string: rounding='stochastic' needs random bits; use to_bits with a seed")
     if not isinstance(format, str):
-        return _core.rt_from_string(text, *format._args, _mode(rounding), _policy(overflow))
-    return _core.code_from_string(text, format, _mode(rounding), _policy(overflow))
+        return _cpp("from_string", _core.rt_from_string, text, *format._args, mode, policy)
+    return _cpp("from_string", _core.code_from_string, text, format, mode, policy)
 
 
 def autocast_ops(device: str = "cuda", effective: bool = False) -> dict:
@@ -340,9 +488,13 @@ def autocast_ops(device: str = "cuda", effective: bool = False) -> dict:
     "fp32_set_opt_dtype", "fp32_append_dtype", "promote", "banned". effective=True adds the composite
     ops that PyTorch runs through listed low-precision ops (einsum, tensordot, ...).
     """
-    if device not in ("cpu", "cuda"):
-        raise ValueError("device must be 'cpu' or 'cuda'")
+    _str_arg("autocast_ops", "device", device, ("cpu", "cuda"))
+    if not isinstance(effective, (bool, _np.bool_)):
+        raise TypeError("mixprec.autocast_ops: effective must be a bool, got %s" % type(effective).__name__)
     return dict(_core.autocast_table(device + ("_effective" if effective else "")))
+
+
+_LOSS_SCALE_PRESETS = ("pytorch", "keras", "tf_keras", "jmp", "apex", "deepspeed", "megatron")
 
 
 class LossScale:
@@ -356,8 +508,7 @@ class LossScale:
     """
 
     def __init__(self, preset: str = "pytorch"):
-        if not isinstance(preset, str):
-            raise TypeError("preset must be a str")
+        _str_arg("LossScale", "loss-scale preset", preset, _LOSS_SCALE_PRESETS)
         self._s = _core.DynamicLossScale(preset)
         self.preset = preset
 
@@ -383,6 +534,17 @@ class LossScale:
 # --- block-scaling recipes (include/mixprec/block_scaling*.hpp) ---
 
 _MX_RULES = ("ocp_floor", "te_rceil", "ceil_pow2", "even")
+_MX_ELEMENTS = ("float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "mxint8")
+
+
+def _float_arg(func: str, what: str, v) -> float:
+    """v as a float >= 0: TypeError for a non-number, ValueError for a negative or NaN one."""
+    if not isinstance(v, (_numbers.Real)) or isinstance(v, (bool, _np.bool_)):
+        raise TypeError("mixprec.%s: %s must be a number, got %s" % (func, what, type(v).__name__))
+    v = float(v)
+    if not v >= 0:
+        raise ValueError("mixprec.%s: %s must be >= 0, got %r" % (func, what, v))
+    return v
 _NVFP4_ORDERS = ("te", "te_legacy", "torchao", "torchao_single")
 _NVFP4_FACTORS = ("reciprocal", "quotient")
 #: Recipe families and their parameters with defaults (see block_quantize).
@@ -396,47 +558,57 @@ BLOCK_RECIPES = {
 }
 
 
-def _recipe_params(recipe: str, params: dict):
-    """(C++ family, C++ parameter dict, the full Python parameters) for a recipe and its keywords."""
-    if recipe not in BLOCK_RECIPES:
-        raise ValueError("unknown recipe %r; one of %s" % (recipe, ", ".join(BLOCK_RECIPES)))
+def _recipe_params(recipe: str, params: dict, func: str, given: bool = True):
+    """(C++ family, C++ parameter dict, the full Python parameters) for a recipe and its keywords
+    (given: params are the caller's keywords, not a BlockScaled's full set)."""
+    _str_arg(func, "recipe", recipe, tuple(BLOCK_RECIPES))
     full = dict(BLOCK_RECIPES[recipe])
     unknown = set(params) - set(full)
-    if unknown:
-        raise TypeError("recipe %r has no parameter(s) %s; its parameters: %s"
-                        % (recipe, ", ".join(sorted(unknown)), ", ".join(full)))
+    if unknown:  # as Python's own unexpected keyword arguments: TypeError
+        raise TypeError("mixprec.%s: recipe %r has no parameter(s) %s; its parameters: %s"
+                        % (func, recipe, ", ".join(sorted(unknown)), ", ".join(full)))
     full.update(params)
     block = full.pop("block")
-    if (not isinstance(block, (tuple, list)) or len(block) != 2 or
-            not all(isinstance(b, int) and b > 0 for b in block)):
-        raise ValueError("block must be (rows, cols) of positive ints, got %r" % (block,))
+    if not isinstance(block, (tuple, list)) or not all(_is_int(b) for b in block):
+        raise TypeError("mixprec.%s: block must be a (rows, cols) tuple of ints, got %r" % (func, block))
+    if len(block) != 2 or not all(b > 0 for b in block):
+        raise ValueError("mixprec.%s: block must be (rows, cols) of positive ints, got %r" % (func, tuple(block)))
     cpp = {"block_rows": int(block[0]), "block_cols": int(block[1])}
     family = recipe
     if recipe in ("mx", "te_mxfp8"):
         family = "mx"
         rule = full.get("rule", "te_rceil")
-        if rule not in _MX_RULES:
-            raise ValueError("unknown MX rule %r; one of %s" % (rule, ", ".join(_MX_RULES)))
-        if recipe == "te_mxfp8" and full["element"] not in ("float8_e4m3fn", "float8_e5m2"):
-            raise ValueError("te_mxfp8 elements are float8_e4m3fn or float8_e5m2")
-        cpp.update(element=str(full["element"]), rule=_MX_RULES.index(rule),
+        rule_index = _str_arg(func, "MX rule", rule, _MX_RULES)
+        element = full["element"]
+        if not isinstance(element, str):
+            raise TypeError("mixprec.%s: element must be a format name (str), got %s" % (func, type(element).__name__))
+        element = _ALIASES.get(element, element)
+        if recipe == "te_mxfp8":
+            _str_arg(func, "te_mxfp8 element", element, ("float8_e4m3fn", "float8_e5m2"))
+        else:
+            _str_arg(func, "MX element", element, _MX_ELEMENTS)
+        full["element"] = element
+        cpp.update(element=element, rule=rule_index,
                    torchao_min_normal_divisor=bool(full.get("torchao_min_normal_divisor", False)))
     elif recipe == "nvfp4":
-        if full["order"] not in _NVFP4_ORDERS:
-            raise ValueError("unknown NVFP4 order %r; one of %s" % (full["order"], ", ".join(_NVFP4_ORDERS)))
-        if full["factor"] not in _NVFP4_FACTORS:
-            raise ValueError("unknown NVFP4 factor %r; one of %s" % (full["factor"], ", ".join(_NVFP4_FACTORS)))
-        if not isinstance(full["seed"], int) or not 0 <= full["seed"] < 2**64:
-            raise ValueError("seed must be an integer in [0, 2**64)")
-        if not isinstance(full["hadamard_signs"], int) or not 0 <= full["hadamard_signs"] < 2**16:
-            raise ValueError("hadamard_signs must be an integer in [0, 2**16)")
-        cpp.update(order=_NVFP4_ORDERS.index(full["order"]), factor=_NVFP4_FACTORS.index(full["factor"]),
+        order = _str_arg(func, "NVFP4 order", full["order"], _NVFP4_ORDERS)
+        factor = _str_arg(func, "NVFP4 factor", full["factor"], _NVFP4_FACTORS)
+        _int_arg(func, "seed", full["seed"], 0, 2**64)
+        _int_arg(func, "hadamard_signs", full["hadamard_signs"], 0, 2**16)
+        for what in ("stochastic", "hadamard"):
+            if not isinstance(full[what], (bool, _np.bool_)):
+                raise TypeError("mixprec.%s: %s must be a bool, got %s" % (func, what, type(full[what]).__name__))
+        if given and "seed" in params and not full["stochastic"]:
+            raise ValueError("mixprec.%s: seed is for stochastic=True (round-to-nearest uses no random bits)" % func)
+        if given and "hadamard_signs" in params and not full["hadamard"]:
+            raise ValueError("mixprec.%s: hadamard_signs is for hadamard=True" % func)
+        cpp.update(order=order, factor=factor,
                    stochastic=bool(full["stochastic"]), seed=int(full["seed"]), hadamard=bool(full["hadamard"]),
                    hadamard_signs=int(full["hadamard_signs"]))
     elif recipe == "deepseek_fp8":
-        cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=float(full["amax_floor"]))
+        cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=_float_arg(func, "amax_floor", full["amax_floor"]))
     else:
-        cpp.update(epsilon=float(full["epsilon"]))
+        cpp.update(epsilon=_float_arg(func, "epsilon", full["epsilon"]))
     full["block"] = (int(block[0]), int(block[1]))
     return family, cpp, full
 
@@ -472,15 +644,15 @@ class BlockScaled:
 
 def _as_float32_matrix(x):
     a = _to_numpy(x)
-    if a.dtype.name in _ML_DTYPES_NAMES or a.dtype == _np.float16:
-        a = _as_float_array(a)[0].astype(_np.float32)  # exact: every such value is a float32
+    if a.dtype.name in _ML_DTYPES or a.dtype == _np.float16:
+        a = _as_float_array(a, "block_quantize")[0].astype(_np.float32)  # exact: every such value is a float32
     if a.dtype != _np.float32:
-        raise TypeError("block_quantize takes float32 (or float16/bfloat16/FP8) arrays, as the frameworks' "
+        raise TypeError("mixprec.block_quantize: takes float32 (or float16/bfloat16/FP8) arrays, as the frameworks' "
                         "recipes do; got %s (convert with .astype(np.float32) if that rounding is intended)" % a.dtype)
     if a.ndim == 1:
         a = a.reshape(1, -1)
     if a.ndim != 2:
-        raise ValueError("block_quantize takes a 1-D or 2-D array (rows, cols), got %d dimensions" % a.ndim)
+        raise ValueError("mixprec.block_quantize: takes a 1-D or 2-D array (rows, cols), got %d dimensions" % a.ndim)
     return _np.ascontiguousarray(a)
 
 
@@ -511,29 +683,33 @@ def block_quantize(x, recipe: str = "mx", **params) -> BlockScaled:
     >>> q.scales.shape, q.info["name"]
     ((2, 2), 'ocp_mx/mxfp4_e2m1')
     """
-    family, cpp, full = _recipe_params(recipe, params)
+    family, cpp, full = _recipe_params(recipe, params, "block_quantize")
     a = _as_float32_matrix(x)
-    d = _core.block_quantize(a, family, cpp)
+    d = _cpp("block_quantize", _core.block_quantize, a, family, cpp)
     return BlockScaled(d["elements"], d["scales"], d["tensor_scale"], recipe, full, dict(d["info"]))
 
 
 def block_dequantize(q: BlockScaled) -> _np.ndarray:
     """The float32 values of a BlockScaled (the C++ recipe's dequantize: bit for bit)."""
     if not isinstance(q, BlockScaled):
-        raise TypeError("block_dequantize takes what block_quantize returns (a BlockScaled)")
-    family, cpp, _ = _recipe_params(q.recipe, {k: v for k, v in q.params.items()})
+        raise TypeError("mixprec.block_dequantize: takes what block_quantize returns (a BlockScaled), got %s"
+                        % type(q).__name__)
+    family, cpp, _ = _recipe_params(q.recipe, dict(q.params), "block_dequantize", given=False)
     e_dtype, s_dtype, _ = _core.block_storage(family, cpp)
     e = _np.ascontiguousarray(q.elements)
     s = _np.ascontiguousarray(q.scales)
-    if e.ndim != 2 or s.ndim != 2 or e.dtype != _np.dtype(e_dtype) or s.dtype != _np.dtype(s_dtype):
-        raise TypeError("elements must be 2-D %s and scales 2-D %s for recipe %r" % (e_dtype, s_dtype, q.recipe))
-    return _core.block_dequantize(e, s, q.tensor_scale, family, cpp)
+    if e.dtype != _np.dtype(e_dtype) or s.dtype != _np.dtype(s_dtype):
+        raise TypeError("mixprec.block_dequantize: elements must be %s and scales %s for recipe %r, got %s and %s"
+                        % (e_dtype, s_dtype, q.recipe, e.dtype, s.dtype))
+    if e.ndim != 2 or s.ndim != 2:
+        raise ValueError("mixprec.block_dequantize: elements and scales must be 2-D, got %d-D and %d-D" % (e.ndim, s.ndim))
+    return _cpp("block_dequantize", _core.block_dequantize, e, s, q.tensor_scale, family, cpp)
 
 
 def block_recipe_info(recipe: str = "mx", **params) -> dict:
     """A recipe's name and parameters as data: the C++ recipe_info plus its Python parameters."""
-    family, cpp, full = _recipe_params(recipe, params)
-    info = dict(_core.block_storage(family, cpp)[2])
+    family, cpp, full = _recipe_params(recipe, params, "block_recipe_info")
+    info = dict(_cpp("block_recipe_info", _core.block_storage, family, cpp)[2])
     info["params"] = full
     info["recipe"] = recipe
     return info
@@ -541,12 +717,9 @@ def block_recipe_info(recipe: str = "mx", **params) -> dict:
 
 # --- GEMM (kernels/gemm.hpp, block_scaled_gemm.hpp) ---
 
-def _threads(threads):
-    if threads is None:
-        return 0
-    if not isinstance(threads, int) or isinstance(threads, bool) or threads < 1:
-        raise ValueError("threads must be None (all) or a positive int (1: this thread only)")
-    return threads
+def _threads(threads, func):
+    """None (the pool: 0) or a positive int (1: the calling thread only)."""
+    return 0 if threads is None else _int_arg(func, "threads", threads, 1, 2**32)
 
 
 def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32", algorithm: str = "exact",
@@ -574,48 +747,55 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
     array([[3., 3.],
            [3., 3.]], dtype=float32)
     """
-    if accumulate not in ("float32", "float64"):
-        raise ValueError("accumulate must be 'float32' or 'float64'")
-    if algorithm not in ("exact", "bf16_dot2"):
-        raise ValueError("algorithm must be 'exact' or 'bf16_dot2'")
+    G = "gemm"
+    _str_arg(G, "accumulate", accumulate, ("float32", "float64"))
+    _str_arg(G, "algorithm", algorithm, ("exact", "bf16_dot2"))
     precisions, high_modes = ("highest", "high", "medium"), ("tf32_nearest_away", "tf32_nearest_even", "bf16x3")
-    if precision not in precisions or high_mode not in high_modes:
-        raise ValueError("precision must be one of %s and high_mode one of %s" % (precisions, high_modes))
+    prec = (_str_arg(G, "precision", precision, precisions), _str_arg(G, "high_mode", high_mode, high_modes))
     if precision != "highest" and accumulate != "float32":
-        raise ValueError("precision applies to float32 operands (accumulate='float32')")
-    prec = (precisions.index(precision), high_modes.index(high_mode))
-    n_threads = _threads(threads)
+        raise ValueError("mixprec.gemm: precision=%r applies to float32 operands (accumulate='float32')" % precision)
+    if high_mode != "tf32_nearest_away" and precision != "high":
+        raise ValueError("mixprec.gemm: high_mode is for precision='high' (got precision=%r)" % precision)
+    if format is not None:
+        format = _check_format(format, G)
+    if out is not None:
+        out = _check_format(out, G)
+        out_args = _rounding_args(G, rounding, "ieee", seed, offset)
+    elif rounding != "nearest_even" or seed is not None or offset != 0:
+        raise ValueError("mixprec.gemm: rounding, seed and offset are for out=<format> (the accumulator is returned "
+                         "as is without it)")
+    if algorithm == "bf16_dot2" and (format != "bfloat16" or accumulate != "float32"):
+        raise ValueError("mixprec.gemm: algorithm='bf16_dot2' needs format='bfloat16' and accumulate='float32'")
+    n_threads = _threads(threads, G)
     acc = _np.float32 if accumulate == "float32" else _np.float64
     mats = []
     for name, x in (("a", a), ("b", b)):
-        v, shape = _as_float_array(x)
+        v, shape = _as_float_array(x, G)
         if v.ndim != 2:
-            raise ValueError("gemm: %s must be 2-D, got shape %s" % (name, shape))
+            raise ValueError("mixprec.gemm: %s must be 2-D, got shape %s" % (name, shape))
         if algorithm == "bf16_dot2":
-            if format != "bfloat16" or accumulate != "float32":
-                raise ValueError("algorithm='bf16_dot2' needs format='bfloat16' and accumulate='float32'")
-            mats.append(_np.ascontiguousarray(to_bits(v, "bfloat16")))
+            mats.append(_np.ascontiguousarray(_encode(v, "bfloat16", 0, 0, 0, 0)))
             continue
         if format is not None:
-            v = round(v, format)
+            v = _decode(_encode(v, format, 0, 0, 0, 0), format)
             w = v.astype(acc)
             same = (w == v) | (_np.isnan(w) & _np.isnan(v))
             if not same.all():
-                raise ValueError("gemm: values of %s are not all %s values (use accumulate='float64')"
-                                 % (getattr(format, "name", format), accumulate))
+                raise ValueError("mixprec.gemm: values of %s are not all %s values (use accumulate='float64')"
+                                 % (_format_name(format), accumulate))
             v = w
         mats.append(_np.ascontiguousarray(v.astype(acc)))
     if mats[0].shape[1] != mats[1].shape[0]:
-        raise ValueError("gemm: a is %d x %d, b is %d x %d (inner sizes differ)" % (mats[0].shape + mats[1].shape))
+        raise ValueError("mixprec.gemm: a is %d x %d, b is %d x %d (inner sizes differ)" % (mats[0].shape + mats[1].shape))
     if algorithm == "bf16_dot2":
-        c = _core.gemm_bf16_dot2(mats[0], mats[1], n_threads, *prec)
+        c = _cpp(G, _core.gemm_bf16_dot2, mats[0], mats[1], n_threads, *prec)
     elif acc is _np.float32:
-        c = _core.gemm_f32(mats[0], mats[1], n_threads, *prec)
+        c = _cpp(G, _core.gemm_f32, mats[0], mats[1], n_threads, *prec)
     else:
-        c = _core.gemm_f64(mats[0], mats[1], n_threads, *prec)
+        c = _cpp(G, _core.gemm_f64, mats[0], mats[1], n_threads, *prec)
     if out is None:
         return c
-    return round(c, out, rounding, "ieee", seed, offset)
+    return _decode(_encode(c, out, *out_args), out)
 
 
 _ACCUMULATORS = ("fp32", "truncated")
@@ -634,31 +814,40 @@ def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator: "str | tuple"
     a_global/b_global: per-tensor decode factors (0: the recipe's; pass torchao NVFP4's
     per-tensor scale yourself).
     """
+    G = "block_scaled_gemm"
     if not isinstance(a, BlockScaled) or not isinstance(b, BlockScaled):
-        raise TypeError("block_scaled_gemm takes two BlockScaled (from block_quantize)")
-    if accumulator == "fp32":
+        raise TypeError("mixprec.block_scaled_gemm: takes two BlockScaled (from block_quantize), got %s and %s"
+                        % (type(a).__name__, type(b).__name__))
+    if isinstance(accumulator, str) and accumulator == "fp32":
         model, bits, group = 0, 23, 1
-    elif (isinstance(accumulator, tuple) and len(accumulator) == 3 and accumulator[0] == "truncated"
-          and all(isinstance(v, int) for v in accumulator[1:])):
-        model, bits, group = 1, accumulator[1], accumulator[2]
+    elif isinstance(accumulator, str) or (isinstance(accumulator, tuple) and (
+            len(accumulator) != 3 or accumulator[0] != "truncated")):
+        raise ValueError("mixprec.block_scaled_gemm: accumulator must be 'fp32' or ('truncated', bits, group), got %r"
+                         % (accumulator,))
+    elif isinstance(accumulator, tuple):
+        model = 1
+        bits = _int_arg(G, "accumulator bits", accumulator[1], 1, 2**31)
+        group = _int_arg(G, "accumulator group", accumulator[2], 1, 2**31)
     else:
-        raise ValueError("accumulator must be 'fp32' or ('truncated', bits, group)")
-    if not isinstance(promotion, int) or promotion < 0:
-        raise ValueError("promotion must be a non-negative int")
+        raise TypeError("mixprec.block_scaled_gemm: accumulator must be 'fp32' or a tuple ('truncated', bits, group), "
+                        "got %s" % type(accumulator).__name__)
+    promotion = _int_arg(G, "promotion", promotion, 0, 2**31)
+    a_global, b_global = _float_arg(G, "a_global", a_global), _float_arg(G, "b_global", b_global)
     args = []
     for q in (a, b):
-        family, cpp, _ = _recipe_params(q.recipe, dict(q.params))
+        family, cpp, _ = _recipe_params(q.recipe, dict(q.params), G, given=False)
         args += [_np.ascontiguousarray(q.elements), _np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
-    return _core.block_gemm(*args, model, bits, group, promotion, float(a_global), float(b_global))
+    return _cpp(G, _core.block_gemm, *args, model, bits, group, promotion, a_global, b_global)
 
 
 # --- packed sub-byte storage (packed.hpp) ---
 
-def _pack_width(format):
-    format = _check_format(format)
+def _pack_width(format, func):
+    format = _check_format(format, func)
     bits = format.bits if not isinstance(format, str) else _core.finfo(format)["bits"]
     if bits > 8:
-        raise ValueError("%s has %d bits: only formats of at most 8 bits are packed" % (getattr(format, "name", format), bits))
+        raise ValueError("mixprec.%s: %s has %d bits: only formats of at most 8 bits are packed"
+                         % (func, _format_name(format), bits))
     return format, bits
 
 
@@ -676,46 +865,54 @@ def pack(codes, format: "str | format") -> _np.ndarray:
     >>> mixprec.pack(mixprec.to_bits([1.0, -6.0], "float4_e2m1fn"), "float4_e2m1fn")
     array([242], dtype=uint8)
     """
-    format, b = _pack_width(format)
+    format, b = _pack_width(format, "pack")
     c = _np.asarray(codes)
     if c.dtype != _np.uint8:
-        raise TypeError("pack takes uint8 codes (one per byte, as to_bits returns them), got %s" % c.dtype)
+        raise TypeError("mixprec.pack: takes uint8 codes (one per byte, as to_bits returns them), got %s" % c.dtype)
     if c.ndim == 0:
-        raise ValueError("pack takes an array, not a scalar")
+        raise ValueError("mixprec.pack: takes an array, not a scalar")
     n = c.shape[-1]
     if c.ndim > 1 and (n * b) % 8:
-        raise ValueError("the last axis (%d elements of %d bits) does not fill whole bytes; pack a 1-D array"
-                         % (n, b))
+        raise ValueError("mixprec.pack: the last axis (%d elements of %d bits) does not fill whole bytes; pack a 1-D "
+                         "array" % (n, b))
     flat = _np.ascontiguousarray(c).reshape(-1)
-    out = _core.pack_bits(flat, b) if not isinstance(format, str) else _core.pack_codes(flat, format)
+    if not isinstance(format, str):
+        out = _cpp("pack", _core.pack_bits, flat, b)
+    else:
+        out = _cpp("pack", _core.pack_codes, flat, format)
     return out.reshape(c.shape[:-1] + (n * b // 8,)) if c.ndim > 1 else out
 
 
 def unpack(packed, format: "str | format", count: int | None = None) -> _np.ndarray:
     """The inverse of pack: uint8 codes, one per byte. packed: uint8 (..., bytes); count: the
     number of elements of a 1-D packed array (default: all whole elements of its bytes)."""
-    format, b = _pack_width(format)
+    format, b = _pack_width(format, "unpack")
     p = _np.asarray(packed)
     if hasattr(packed, "__dlpack__") and not isinstance(packed, _np.ndarray):
         p = _np.from_dlpack(packed)
     if p.dtype != _np.uint8:
         p = p.view(_np.uint8) if p.dtype.itemsize == 1 else p  # torch float4_e2m1fn_x2 / ml_dtypes views
     if p.dtype != _np.uint8:
-        raise TypeError("unpack takes uint8 bytes, got %s" % p.dtype)
-    nbytes = p.shape[-1] if p.ndim else 0
+        raise TypeError("mixprec.unpack: takes uint8 bytes, got %s" % p.dtype)
+    if p.ndim == 0:
+        raise ValueError("mixprec.unpack: takes an array, not a scalar")
+    nbytes = p.shape[-1]
+    if count is not None:
+        count = _int_arg("unpack", "count", count, 0)
     if p.ndim != 1:
         if count is not None:
-            raise ValueError("count is for 1-D arrays")
+            raise ValueError("mixprec.unpack: count is for 1-D arrays")
         if (nbytes * 8) % b:
-            raise ValueError("%d bytes per row do not hold whole %d-bit elements" % (nbytes, b))
+            raise ValueError("mixprec.unpack: %d bytes per row do not hold whole %d-bit elements" % (nbytes, b))
     n = nbytes * 8 // b if count is None else count
-    if not isinstance(n, int) or n < 0:
-        raise ValueError("count must be a non-negative int")
     if p.ndim != 1:
         rows = int(_np.prod(p.shape[:-1]))
         flat = _np.ascontiguousarray(p).reshape(-1)
         total = rows * n
     else:
         flat, total = _np.ascontiguousarray(p), n
-    out = _core.unpack_bits(flat, total, b) if not isinstance(format, str) else _core.unpack_codes(flat, total, format)
+    if not isinstance(format, str):
+        out = _cpp("unpack", _core.unpack_bits, flat, total, b)
+    else:
+        out = _cpp("unpack", _core.unpack_codes, flat, total, format)
     return out.reshape(p.shape[:-1] + (n,)) if p.ndim != 1 else out

@@ -43,7 +43,7 @@ namespace {
 template <class Fn>
 void with_format(const std::string& name, Fn&& f) {
   if (!mixprec::visit_format(name, f)) {
-    throw std::invalid_argument("unknown format '" + mixprec::detail::quote_input(name) + "'");
+    throw std::invalid_argument("unknown format " + mixprec::detail::quote_input(name));
   }
 }
 
@@ -97,6 +97,67 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
   return result;
 }
 
+/// The float64 value of every code of T (formats of at most 16 storage bits): what mixprec::convert
+/// gives code by code, built once. Codes above the format's width (never decoded) are 0.
+template <class T>
+const double* decode_table() {
+  using U = typename T::storage_type;
+  static_assert(sizeof(U) <= 2, "a table of at most 65536 entries");
+  static const std::vector<double> table = [] {
+    const std::size_t valid = std::size_t{1} << T::format_type::storage_bits;
+    std::vector<T> codes(valid);
+    for (std::size_t c = 0; c < valid; ++c) codes[c] = T::from_bits(static_cast<U>(c));
+    std::vector<double> t(std::size_t{1} << (8 * sizeof(U)), 0.0);
+    mixprec::convert(mixprec::exec::seq, mixprec::span<const T>(codes.data(), valid),
+                     mixprec::span<double>(t.data(), valid));
+    return t;
+  }();
+  return table.data();
+}
+
+/// out[i] = the value of code in[i] for i in [0, n) (codes known to fit the format).
+template <class T>
+void decode(const T* in, double* out, std::size_t n) {
+  if constexpr (sizeof(typename T::storage_type) <= 2) {
+    const double* t = decode_table<T>();
+    for (std::size_t i = 0; i < n; ++i) out[i] = t[in[i].bits()];
+  } else {
+    mixprec::convert(mixprec::exec::seq, mixprec::span<const T>(in, n), mixprec::span<double>(out, n));
+  }
+}
+
+/// src rounded into format and decoded, in one pass over the thread pool: the values (float64)
+/// that from_bits(to_bits(src)) gives, with the same random bits (element i: offset + i).
+template <class S>
+nb::object round_values(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src,
+                        const std::string& format, int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+  const auto m = parse_mode(mode);
+  const auto p = parse_overflow(policy);
+  nb::object result;
+  with_format(format, [&](auto tag) {
+    using T = decltype(tag);
+    constexpr std::size_t chunk = 4096;  // codes of one step, in L1
+    const std::size_t n = src.shape(0);
+    double* out = new double[n];
+    const S* in = src.data();
+    {
+      nb::gil_scoped_release release;
+      mixprec::detail::for_each_range(mixprec::exec::par, n, [=](std::size_t begin, std::size_t end) {
+        T codes[chunk];
+        for (std::size_t b = begin; b < end; b += chunk) {
+          // the bulk kernel (its x86 fast paths), then the decode while the codes are in cache
+          const std::size_t k = end - b < chunk ? end - b : chunk;
+          mixprec::convert(mixprec::exec::seq, mixprec::span<const S>(in + b, k), mixprec::span<T>(codes, k), m, p,
+                           seed, offset + b);
+          decode(codes, out + b, k);
+        }
+      });
+    }
+    result = nb::cast(owned_array<double>(out, n));
+  });
+  return result;
+}
+
 /// Codes of format to float64 (exact for every built-in format).
 nb::object from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> codes, const std::string& format) {
   nb::object result;
@@ -119,8 +180,9 @@ nb::object from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> cod
     double* out = new double[n];
     {
       nb::gil_scoped_release release;
-      mixprec::convert(mixprec::exec::par, mixprec::span<const T>(reinterpret_cast<const T*>(in), n),
-                       mixprec::span<double>(out, n));
+      const T* t = reinterpret_cast<const T*>(in);
+      mixprec::detail::for_each_range(mixprec::exec::par, n,
+                                      [=](std::size_t b, std::size_t e) { decode(t + b, out + b, e - b); });
     }
     result = nb::cast(owned_array<double>(out, n));
   });
@@ -313,11 +375,11 @@ nb::object rt_from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> 
     {
       nb::gil_scoped_release release;
       using D = mixprec::float64_format;
-      for (std::size_t i = 0; i < n; ++i) {
+      mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
         const auto bits = mixprec::detail::pack<D>(mixprec_py::rt_unpack(f, in[i]), mixprec::rounding::nearest_even,
                                                    mixprec::overflow::ieee, 0);
         std::memcpy(out + i, &bits, sizeof(double));
-      }
+      });
     }
     result = nb::cast(owned_array<double>(out, n));
   });
@@ -501,6 +563,10 @@ NB_MODULE(_core, m) {
   mixprec_py::bind_block_scaling(m);
   m.def("set_num_threads", [](unsigned n) { mixprec::set_num_threads(n); }, nb::arg("n"));
   m.def("num_threads", [] { return mixprec::num_threads(); });
+  m.def("round_f32", &round_values<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
+        nb::arg("seed"), nb::arg("offset"));
+  m.def("round_f64", &round_values<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
+        nb::arg("seed"), nb::arg("offset"));
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
   m.def("finfo", &finfo, nb::arg("format"));
   m.def("layout", &layout, nb::arg("format"));

@@ -68,7 +68,9 @@ def test_encoding_matches_builtin_every_mode(name, dtype):
     x = battery(dtype)
     for rounding in mixprec.ROUNDING_MODES:
         for overflow in mixprec.OVERFLOW_POLICIES:
-            kw = dict(rounding=rounding, overflow=overflow, seed=12345, offset=7)
+            kw = dict(rounding=rounding, overflow=overflow)
+            if rounding == "stochastic":
+                kw.update(seed=12345, offset=7)
             got, want = mixprec.to_bits(x, f, **kw), mixprec.to_bits(x, name, **kw)
             assert got.dtype == want.dtype
             bad = np.flatnonzero(got != want)
@@ -217,5 +219,5 @@ def test_invalid_formats_raise(args, match):
 
 
 def test_codes_that_do_not_fit_raise():
-    with pytest.raises((ValueError, TypeError)):
+    with pytest.raises(ValueError, match="code 32 does not fit float5_e3m1"):
         mixprec.from_bits(np.array([32], np.uint8), mixprec.format(3, 1))
