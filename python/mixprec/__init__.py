@@ -120,9 +120,11 @@ def format_aliases() -> dict:
 
 
 def _load_aliases() -> dict:
+    """ml_dtypes' names for built-in formats under another name (float8_e5m3fnu), then the C++ table."""
+    aliases = {ml: name for ml, name in _ML_DTYPES.items() if ml != name}
     if hasattr(_core, "format_aliases"):
-        return {a: n for a, n in _core.format_aliases() if a != n}
-    return {}
+        aliases.update((a, n) for a, n in _core.format_aliases() if a != n)
+    return aliases
 
 
 _ALIASES = _load_aliases()
@@ -503,7 +505,7 @@ class LossScale:
     preset: "pytorch" (torch.amp.GradScaler), "keras", "tf_keras", "jmp", "apex", "deepspeed",
     "megatron" — each bit-exact with that framework's update rule (see the C++ loss_scale.hpp).
 
-    >>> s = LossScale("pytorch"); s.update(True); s.scale
+    >>> s = mixprec.LossScale("pytorch"); s.update(True)
     32768.0
     """
 

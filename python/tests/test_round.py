@@ -77,6 +77,7 @@ def test_float8_e5m3fnu_is_float8_ue5m3():
         x = np.concatenate([inputs(dtype, 100000, seed=7), -inputs(dtype, 1000, seed=8),
                             (np.arange(1, 512) * 2.0**-18).astype(dtype)])
         assert np.array_equal(mixprec.to_bits(x, "float8_ue5m3"), x.astype(dt).view(np.uint8))
+        assert np.array_equal(mixprec.to_bits(x, "float8_e5m3fnu"), x.astype(dt).view(np.uint8))  # its name too
     # ml_dtypes arrays of the type are read exactly through their codes
     v = np.array([0.5, 3.0, 114688.0], dt)
     assert np.array_equal(mixprec.round(v, "float16"), [0.5, 3.0, np.inf])
