@@ -3,7 +3,7 @@
 """Speed of mixprec.to_bits next to ml_dtypes' astype and NumPy's astype(float16), same arrays, one run;
 then round() against to_bits() and to_bits() + from_bits() (the decode).
 
-    python3 bench/python_round.py [--n 10000000] [--reps 5] [--round-n 1000000] [--only round|peers]
+    python3 bench/python_round.py [--n 10000000] [--reps 5] [--round-n 1000000] [--only round|peers] [--threads N]
 
 Rounds an n-element float32 array, and the same values as float64, to bfloat16, float16,
 float8_e4m3fn and float8_e5m2 (nearest-even, the only mode the peers have) and prints the best-of-reps
@@ -43,6 +43,7 @@ def main():
     ap.add_argument("--reps", type=int, default=5)
     ap.add_argument("--round-n", type=int, default=1_000_000)
     ap.add_argument("--only", choices=("round", "peers"))
+    ap.add_argument("--threads", type=int, default=0, help="threads of the round() table (0: the pool's default)")
     a = ap.parse_args()
     cpu = platform.processor() or platform.machine()
     try:
@@ -86,8 +87,10 @@ def peers_table(a):
 
 def round_table(a):
     x = np.random.default_rng(1).standard_normal(a.round_n).astype(np.float32)
+    mixprec.set_num_threads(a.threads)
     print()
-    print("round() vs to_bits() and to_bits() + from_bits(), %d float32 values, best of %d:" % (a.round_n, a.reps))
+    print("round() vs to_bits() and to_bits() + from_bits(), %d float32 values, %d thread(s), best of %d:"
+          % (a.round_n, mixprec.get_num_threads(), a.reps))
     print("| format | rounding | to_bits (ms) | from_bits (ms) | round (ms) | round / to_bits | "
           "round / (to_bits + from_bits) |")
     print("|---|---|--:|--:|--:|--:|--:|")
@@ -95,13 +98,16 @@ def round_table(a):
     for fmt in fmts:
         for mode in ("nearest_even", "toward_zero", "stochastic"):
             kw = {"seed": 1} if mode == "stochastic" else {}
-            t_bits = best(lambda: mixprec.to_bits(x, fmt, mode, **kw), a.reps)
             codes = mixprec.to_bits(x, fmt, mode, **kw)
-            t_dec = best(lambda: mixprec.from_bits(codes, fmt), a.reps)
-            t_round = best(lambda: mixprec.round(x, fmt, mode, **kw), a.reps)
+            t_bits = t_dec = t_round = float("inf")
+            for _ in range(a.reps):  # interleaved, so that a change of the machine's load hits all three
+                t_bits = min(t_bits, best(lambda: mixprec.to_bits(x, fmt, mode, **kw), 1))
+                t_dec = min(t_dec, best(lambda: mixprec.from_bits(codes, fmt), 1))
+                t_round = min(t_round, best(lambda: mixprec.round(x, fmt, mode, **kw), 1))
             print("| %s | %s | %.2f | %.2f | %.2f | %.2f | %.2f |" % (
                 getattr(fmt, "name", fmt), mode, 1e3 * t_bits, 1e3 * t_dec, 1e3 * t_round, t_round / t_bits,
                 t_round / (t_bits + t_dec)))
+    mixprec.set_num_threads(0)
 
 
 if __name__ == "__main__":
