@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -567,5 +568,188 @@ TEST_CASE("convert: double -> half at every level on half boundaries, NaN classe
   for (std::size_t i = 0; i < d.size(); ++i) bad += got[i].bits() != want[i];
   CHECK(bad == 0);
 #endif
+}
+#endif
+
+namespace {
+
+float float_from_bits(std::uint32_t b) {
+  float f;
+  std::memcpy(&f, &b, sizeof f);
+  return f;
+}
+
+// Floats that exercise every branch of the generic encoder (simd/encode.hpp): every exponent with
+// boundary, midpoint and random mantissas, both signs, zeros, infinities, NaNs with payloads,
+// float subnormals, then N(0,1) * 2^k runs (whole vectors of normals: the common-case path).
+std::vector<float> encoder_floats() {
+  std::vector<float> v;
+  std::uint32_t state = 12345;
+  const auto next = [&state] {
+    state = state * 1664525u + 1013904223u;
+    return state;
+  };
+  for (std::uint32_t e = 0; e < 256; ++e) {
+    for (std::uint32_t m : {0u, 1u, 2u, 0x7fffffu, 0x400000u, 0x3fffffu, 0x400001u, 0x200000u, 0x100000u, 0x80000u,
+                            0x40000u, 0x20000u, 0x10000u, 0x8000u, 0x1000u, 0xfffu, 0x2000u, 0x1fffu, 0x6000u,
+                            0x5000u, 0x3000u}) {
+      for (std::uint32_t s : {0u, 1u}) {
+        const std::uint32_t b = (s << 31) | (e << 23) | m;
+        v.push_back(float_from_bits(b));
+        for (int k = 0; k < 3; ++k) v.push_back(float_from_bits(b ^ (next() & 0x7fffffu)));
+      }
+    }
+  }
+  double z = 0.1;
+  for (int i = 0; i < 4096; ++i) {
+    z = std::fmod(z * 9.87654321 + 0.123, 4.0) - 2.0;
+    v.push_back(static_cast<float>(std::ldexp(z, static_cast<int>(next() % 17) - 8)));
+  }
+  return v;
+}
+
+template <class D>
+void check_modes_at_every_level(const std::vector<float>& src) {
+  for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                          rounding::downward, rounding::to_odd, rounding::stochastic}) {
+      for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+        for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
+          const std::size_t n = src.size() - first;
+          std::vector<D> got(n);
+          const sr_rng rng(rng_kind::splitmix64, 7);
+          INFO("level " << std::string(detail::simd_level_name(l)) << ", mode " << to_string(mode) << ", " << to_string(ovf)
+                        << ", first " << first);
+          REQUIRE(detail::simd_convert_modes_at(l, src.data() + first, got.data(), n, mode, ovf, rng, 99));
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            const D want = round_to<D>(src[first + i], mode, ovf, rng(99 + i));
+            if (want.bits() != got[i].bits() && bad++ < 3) {
+              MESSAGE("float " << std::hex << bits_of(src[first + i]) << ": got " << got[i].bits() << " want " << want.bits());
+            }
+          }
+          CHECK(bad == 0);
+        }
+      }
+    }
+  }
+}
+
+template <class T>
+void check_decode_at_every_level() {
+  std::vector<T> codes(256 * 3 + 5);
+  for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = T::from_bits(static_cast<std::uint8_t>(i * 37 + i / 256));
+  for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    for (std::size_t first : {std::size_t{0}, std::size_t{1}}) {
+      const std::size_t n = codes.size() - first;
+      std::vector<float> got(n);
+      INFO("level " << std::string(detail::simd_level_name(l)) << ", first " << first);
+      REQUIRE(detail::simd_convert_modes_at(l, codes.data() + first, got.data(), n, rounding::nearest_even, overflow::ieee,
+                                            sr_rng(rng_kind::splitmix64, 0), 0));
+      std::size_t bad = 0;
+      for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(round_to<float>(codes[first + i]));
+      CHECK(bad == 0);
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: the generic SIMD encoder equals round_to in every mode and policy, at every compiled level") {
+  const std::vector<float> src = encoder_floats();
+  check_modes_at_every_level<half>(src);
+  check_modes_at_every_level<bfloat16>(src);
+  check_modes_at_every_level<float8_e4m3fn>(src);
+  check_modes_at_every_level<float8_e5m2>(src);
+  check_modes_at_every_level<float8_e4m3fnuz>(src);
+  check_modes_at_every_level<float8_e5m2fnuz>(src);
+  check_modes_at_every_level<float8_e4m3>(src);
+  check_modes_at_every_level<float8_e3m4>(src);
+  check_modes_at_every_level<float8_e4m3b11fnuz>(src);
+  check_modes_at_every_level<float6_e2m3fn>(src);
+  check_modes_at_every_level<float6_e3m2fn>(src);
+  check_modes_at_every_level<float4_e2m1fn>(src);
+  check_modes_at_every_level<float4_e1m2>(src);
+  // philox stochastic rounding and tf32 (padding bits) are not covered: the scalar loop runs
+  std::vector<half> h(8);
+  CHECK_FALSE(detail::simd_convert_modes_at(detail::simd_best_level, src.data(), h.data(), 8, rounding::stochastic,
+                                            overflow::ieee, sr_rng(rng_kind::philox4x32_10, 1), 0));
+  std::vector<tf32> t(8);
+  CHECK_FALSE(detail::simd_convert_modes_at(detail::simd_best_level, src.data(), t.data(), 8, rounding::upward,
+                                            overflow::ieee, sr_rng(rng_kind::splitmix64, 1), 0));
+}
+
+TEST_CASE("convert: the generic SIMD decoder equals round_to<float> on every code, at every compiled level") {
+  check_decode_at_every_level<float8_e4m3fn>();
+  check_decode_at_every_level<float8_e5m2>();
+  check_decode_at_every_level<float8_e4m3fnuz>();
+  check_decode_at_every_level<float8_e4m3>();
+  check_decode_at_every_level<float8_e3m4>();
+  check_decode_at_every_level<float8_e4m3b11fnuz>();
+  check_decode_at_every_level<float6_e2m3fn>();
+  check_decode_at_every_level<float6_e3m2fn>();
+  check_decode_at_every_level<float4_e2m1fn>();
+  check_decode_at_every_level<float4_e1m2>();
+}
+
+TEST_CASE("convert: every mode and policy through mixprec::convert, any thread count (generic encoder, decoder)") {
+  const std::vector<float> src = encoder_floats();
+  for (rounding mode : {rounding::nearest_away, rounding::upward, rounding::to_odd, rounding::stochastic}) {
+    for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+      check_pair<half>(src, mode, ovf);
+      check_pair<float8_e4m3fn>(src, mode, ovf);
+      check_pair<float4_e2m1fn>(src, mode, ovf);
+    }
+  }
+  std::vector<float8_e4m3fn> e(src.size());
+  convert(exec::seq, src, e, rounding::toward_zero);
+  check_pair<float>(e, rounding::nearest_even, overflow::ieee);
+}
+
+#if defined(MIXPREC_SIMD_X86)
+TEST_CASE("convert: the generic encoder and the half hardware modes give the same bits under any MXCSR setting") {
+  // float subnormals, half subnormals and ties, near half's and e4m3fn's overflow, both signs
+  std::vector<float> f;
+  for (std::uint32_t u = 0; u < (1u << 23); u += 4093) {
+    for (std::uint32_t v : {u, u + 0x33000000u, u + 0x38000000u, u + 0x3f000000u, u + 0x43800000u, u + 0x47000000u}) {
+      f.push_back(float_from_bits(v));
+      f.push_back(float_from_bits(v | 0x80000000u));
+    }
+  }
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  const auto run = [&](auto tag) {
+    using D = decltype(tag);
+    for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                          rounding::downward, rounding::to_odd, rounding::stochastic}) {
+      for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+        const sr_rng rng(rng_kind::splitmix64, 3);
+        std::vector<D> want(f.size());
+        for (std::size_t i = 0; i < f.size(); ++i) want[i] = round_to<D>(f[i], mode, ovf, rng(i));
+        for (unsigned bits : {0x0000u, 0x0040u, 0x8000u, 0x8040u, 0x2000u, 0x4000u, 0x6000u, 0x6040u}) {
+          for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512}) {
+            if (!detail::simd_level_compiled(l)) continue;
+            std::vector<D> got(f.size());
+            _mm_setcsr((guard.saved & ~0xe040u) | bits);
+            const bool ok = detail::simd_convert_modes_at(l, f.data(), got.data(), f.size(), mode, ovf, rng, 0);
+            _mm_setcsr(guard.saved);
+            REQUIRE(ok);
+            std::size_t bad = 0;
+            for (std::size_t i = 0; i < f.size(); ++i) bad += got[i].bits() != want[i].bits();
+            INFO("MXCSR bits " << std::hex << bits << ", level " << std::string(detail::simd_level_name(l)) << ", mode "
+                               << to_string(mode) << ", " << to_string(ovf));
+            CHECK(bad == 0);
+          }
+        }
+      }
+    }
+  };
+  run(half{});
+  run(bfloat16{});
+  run(float8_e4m3fn{});
 }
 #endif

@@ -46,17 +46,7 @@
 
 #include "../types.hpp"
 
-#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64)) && \
-    defined(__F16C__) && defined(__AVX__)
-#include "x86.hpp"
-#define MIXPREC_SIMD_X86 1
-#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
-#define MIXPREC_SIMD_AVX512 1
-#endif
-#if defined(__AVX2__)
-#define MIXPREC_SIMD_AVX2 1
-#endif
-#endif
+#include "../simd/isa.hpp"  // MIXPREC_SIMD_X86, MIXPREC_SIMD_AVX2, MIXPREC_SIMD_AVX512
 
 namespace mixprec {
 namespace detail {

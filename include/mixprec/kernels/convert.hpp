@@ -38,6 +38,8 @@
 #include "../exec.hpp"
 #include "../random.hpp"
 #include "../round_to.hpp"
+#include "../simd/decode.hpp"
+#include "../simd/encode.hpp"
 
 namespace mixprec {
 namespace detail {
@@ -83,6 +85,53 @@ __device__ inline bool device_widen(half x, float& out) noexcept {
 }
 #endif
 
+/// The generic kernels of simd/encode.hpp (float -> formats of at most 16 bits, every mode and
+/// policy) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
+/// vec512, avx2: vec256); false (nothing written): not compiled in, a pair they do not cover,
+/// or stochastic rounding from a generator other than counter_rng (philox: the scalar loop).
+template <class S, class D>
+inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_t n, rounding mode, overflow policy,
+                                  const sr_rng& rng, std::uint64_t counter) noexcept {
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+  if (!simd_level_compiled(level)) return false;
+  if (mode == rounding::stochastic && rng.kind() != rng_kind::splitmix64) return false;
+  const auto run = [&](auto v) noexcept -> bool {
+    using V = decltype(v);
+    if constexpr (std::is_same<S, float>::value && is_mixprec_float<D>::value) {
+      using F = typename D::format_type;
+      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t, std::uint16_t>;
+      if constexpr (sizeof(D) <= 2 && simd::encode_format<F>::supported) {
+        return simd::encode_floats<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy, rng.splitmix().key(), counter);
+      } else {
+        return false;
+      }
+    } else if constexpr (is_mixprec_float<S>::value && std::is_same<D, float>::value) {
+      using F = typename S::format_type;
+      if constexpr (sizeof(S) == 1 && simd::decode_format<F>::supported) {
+        return simd::decode_bytes<V, F>(reinterpret_cast<const std::uint8_t*>(s), d, n);
+      } else {
+        return false;
+      }
+    } else {
+      return false;
+    }
+  };
+  switch (level) {
+#if defined(MIXPREC_SIMD_AVX512)
+    case simd_level::avx512_bf16:
+    case simd_level::avx512: return run(simd::vec512{});
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+    case simd_level::avx2: return run(simd::vec256{});
+#endif
+    default: return false;
+  }
+#else
+  (void)level, (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)rng, (void)counter;
+  return false;
+#endif
+}
+
 template <class S, class D>
 struct convert_body {
   const S* src;
@@ -95,7 +144,7 @@ struct convert_body {
 
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
 #if !defined(__CUDA_ARCH__)
-    if constexpr ((std::is_same<S, float>::value || std::is_same<S, double>::value) && is_mixprec_float<D>::value) {
+    if constexpr (std::is_same<S, double>::value && is_mixprec_float<D>::value) {
       if constexpr (narrow8_traits<typename D::format_type>::supported) {
         if (mode == rounding::nearest_even && simd_narrow8(src + begin, dst + begin, end - begin, policy)) return;
       }
@@ -103,6 +152,9 @@ struct convert_body {
     if (mode == rounding::nearest_even && policy == overflow::ieee &&
         (stream ? simd_convert_streamed(src + begin, dst + begin, end - begin)
                 : simd_convert(src + begin, dst + begin, end - begin))) {
+      return;
+    }
+    if (simd_convert_modes_at(simd_best_level, src + begin, dst + begin, end - begin, mode, policy, rng, offset + begin)) {
       return;
     }
 #else

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// mixprec/simd/decode.hpp — one-byte formats (FP8, FP6, FP4) -> float, written once over the
+// vector traits (simd/vec_avx512.hpp, simd/vec_avx2.hpp).
+//
+// What: decode_bytes<V, F>(src, dst, n) stores dst[i] = float(code src[i] of F) for a signed
+// format F in one byte with at most 5 exponent bits (5 only for IEEE-style encodings, whose
+// exponent field then is half's): decode_format<F>::supported (e4m3fn, e5m2, e4m3fnuz, e4m3,
+// e3m4, e4m3b11fnuz, e2m3fn, e3m2fn, e2m1fn, e1m2fn).
+// Method: the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
+// mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
+// then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
+// from half's. F's subnormals are half subnormals, which vcvtph2ps converts exactly whatever
+// DAZ says, and every product is a normal float: MXCSR does not matter.
+// Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
+// path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
+//   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
+#ifndef MIXPREC_SIMD_DECODE_HPP
+#define MIXPREC_SIMD_DECODE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../format.hpp"
+#include "vec_avx2.hpp"
+#include "vec_avx512.hpp"
+
+namespace mixprec {
+namespace simd {
+
+/// Whether F's one-byte codes decode through half (see the top of this header).
+template <class F>
+struct decode_format {
+  static constexpr bool supported =
+      F::storage_bits <= 8 && F::padding_bits == 0 && F::is_signed && F::mantissa_bits >= 1 &&
+      (F::exponent_bits < 5 || (F::exponent_bits == 5 && F::enc == encoding::ieee && F::bias == 15)) &&
+      (F::enc == encoding::ieee || F::enc == encoding::fn || F::enc == encoding::fnuz ||
+       F::enc == encoding::finite);
+  static constexpr int M = F::mantissa_bits;
+  static constexpr int scale_exp = 15 - F::bias;  ///< the product's power of two
+};
+
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+template <class V, class F>
+inline typename V::vf decode(typename V::vh c) noexcept {
+  using t = decode_format<F>;
+  using vh = typename V::vh;
+  const vh mag = V::h_and(c, V::h_set1(static_cast<std::uint16_t>(F::magnitude_mask)));
+  const vh sgn = V::template h_slli<15 - F::exponent_bits - t::M>(V::h_and(c, V::h_set1(static_cast<std::uint16_t>(F::sign_mask))));
+  vh h = V::h_or(V::template h_slli<10 - t::M>(mag), sgn);
+  if constexpr (F::enc == encoding::ieee && F::exponent_bits < 5) {  // infinity and NaNs: half's field
+    constexpr auto field = static_cast<std::uint16_t>(F::exponent_field_max << t::M);
+    const vh special = V::h_eq(V::h_and(mag, V::h_set1(field)), V::h_set1(field));
+    h = V::h_select(special, V::h_or(h, V::h_set1(0x7c00)), h);
+  } else if constexpr (F::enc == encoding::fn) {
+    const vh nan = V::h_eq(mag, V::h_set1(static_cast<std::uint16_t>(F::magnitude_mask)));
+    h = V::h_select(nan, V::h_or(sgn, V::h_set1(0x7e00)), h);
+  } else if constexpr (F::enc == encoding::fnuz) {
+    const vh nan = V::h_eq(c, V::h_set1(static_cast<std::uint16_t>(F::sign_mask)));
+    h = V::h_select(nan, V::h_set1(0xfe00), h);
+  }
+  const typename V::vf f = V::h2f(h);
+  if constexpr (t::scale_exp == 0) {
+    return f;
+  } else {
+    constexpr float scale = t::scale_exp > 0 ? static_cast<float>(1ull << (t::scale_exp > 0 ? t::scale_exp : 0))
+                                             : 1.0f / static_cast<float>(1ull << (t::scale_exp < 0 ? -t::scale_exp : 0));
+    return V::f_mul(f, V::f_set1(scale));
+  }
+}
+
+/// dst[i] = round_to<float>(code s[i] of F) for i < n; false (nothing written) when F is not
+/// decode_format<F>::supported.
+template <class V, class F>
+inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  if constexpr (!decode_format<F>::supported) {
+    (void)s, (void)d, (void)n;
+    return false;
+  } else {
+    constexpr std::size_t N = V::N;
+    std::size_t i = 0;
+    for (; i + 2 * N <= n; i += 2 * N) {
+      V::f_store(d + i, decode<V, F>(V::h_load8(s + i)));
+      V::f_store(d + i + N, decode<V, F>(V::h_load8(s + i + N)));
+    }
+    for (; i + N <= n; i += N) V::f_store(d + i, decode<V, F>(V::h_load8(s + i)));
+    if (i < n) {
+      std::uint8_t in[16] = {};
+      float out[N] = {};
+      std::memcpy(in, s + i, n - i);
+      V::f_store(out, decode<V, F>(V::h_load8(in)));
+      std::memcpy(d + i, out, (n - i) * sizeof(float));
+    }
+    return true;
+  }
+}
+#endif
+
+}  // namespace simd
+}  // namespace mixprec
+
+#endif  // MIXPREC_SIMD_DECODE_HPP

@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+// mixprec/simd/encode.hpp — float -> any narrow signed format, every rounding mode and overflow
+// policy, written once over the vector traits (simd/vec_avx512.hpp, simd/vec_avx2.hpp).
+//
+// What: encode_floats<V, F>(src, dst, n, mode, policy, key, counter) stores dst[i] =
+// round_to<basic_float<F>>(src[i], mode, policy, bits_i) for a format F of at most 16 bits
+// (half, bfloat16, every signed FP8, FP6, FP4: encode_format<F>::supported), with bits_i =
+// counter_rng's output at counter + i (key = counter_rng(seed).key()) in rounding::stochastic.
+// The mode is a template parameter of the loop (one switch per call), the policy a constant.
+// Method, lane by lane on the float's bits, detail::pack's algorithm in 32-bit integers:
+//   e = max(biased exponent, 1), m24 = the significand with its implicit bit,
+//   shift = max(23 - M, emin + 150 - M - e)    (the float's quantum to F's quantum at e)
+//   integer = m24 >> shift; rem = the discarded bits left-aligned in 32 (the top 32 of pack's
+//   64-bit remainder, which is all that stochastic rounding reads); inexact = (integer << shift)
+//   != m24; the mode's increment; code = integer + (max(e, emin + 127) - (emin + 127)) << M,
+//   so a carry moves into the exponent; code > max_code: overflow (the mode's direction, or away
+//   for an infinite input) -> the policy's code; NaN -> F's NaN (ieee: quiet, leading payload
+//   kept); fnuz: no -0; then the sign.
+// Contract: the bits of the scalar round_to for every float input, every mode and policy
+// (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); no floating-point
+// instruction is used, so MXCSR (rounding mode, DAZ, FTZ) does not matter.
+//   simd::encode_floats<simd::vec512, format<4, 3, encoding::fn>>(x, out, n, rounding::upward,
+//                                                                 overflow::saturate, 0, 0);
+#ifndef MIXPREC_SIMD_ENCODE_HPP
+#define MIXPREC_SIMD_ENCODE_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "../format.hpp"
+#include "../rounding.hpp"
+#include "vec_avx2.hpp"
+#include "vec_avx512.hpp"
+
+namespace mixprec {
+namespace simd {
+
+/// The constants of float -> F (see the top of this header).
+template <class F>
+struct encode_format {
+  static constexpr bool supported =
+      F::storage_bits <= 16 && F::padding_bits == 0 && F::is_signed && F::mantissa_bits >= 1 &&
+      F::mantissa_bits <= 22 && F::emin >= -126 && F::emin - F::mantissa_bits >= -149 &&
+      (F::enc == encoding::ieee || F::enc == encoding::fn || F::enc == encoding::fnuz ||
+       F::enc == encoding::finite);
+  static constexpr int M = F::mantissa_bits;
+  static constexpr int min_shift = 23 - M;
+  static constexpr int shift_base = F::emin + 150 - M;  ///< shift = shift_base - e below F's normals
+  static constexpr std::uint32_t ebase = static_cast<std::uint32_t>(F::emin + 127);
+  static constexpr std::uint32_t max_code = static_cast<std::uint32_t>(F::max_code);
+  static constexpr std::uint32_t sign_mask = static_cast<std::uint32_t>(F::sign_mask);
+  static constexpr int sign_shift = 31 - F::exponent_bits - M;  ///< float sign -> F's sign bit
+  /// The magnitude code of a value overflowing away from zero (the sign is added after).
+  static constexpr std::uint32_t overflow_away(overflow policy) noexcept {
+    return (policy == overflow::saturate || F::enc == encoding::finite) ? max_code
+           : F::enc == encoding::ieee ? static_cast<std::uint32_t>(F::exponent_field_max << M)
+           : F::enc == encoding::fn   ? static_cast<std::uint32_t>(F::magnitude_mask)
+                                      : sign_mask;  // fnuz: the NaN
+  }
+  /// The NaN code's magnitude bits (ieee: quiet, payload's leading bits kept; finite: max, no sign).
+  static constexpr std::uint32_t nan_fixed =
+      F::enc == encoding::ieee ? static_cast<std::uint32_t>((F::exponent_field_max << M) | (std::uint64_t{1} << (M - 1)))
+      : F::enc == encoding::fn ? static_cast<std::uint32_t>(F::magnitude_mask)
+      : F::enc == encoding::fnuz ? sign_mask
+                                 : max_code;
+  static constexpr std::uint32_t nan_payload_mask = F::enc == encoding::ieee && M > 1 ? (1u << (M - 1)) - 1u : 0u;
+  static constexpr bool nan_signed = F::enc == encoding::ieee || F::enc == encoding::fn;
+  // The common case, every lane zero or a normal of F up to its largest value (no overflow in
+  // any mode): b = a - rebias holds F's code above min_shift fraction bits.
+  /// F's smallest normal, as float bits; 0 where F's quantum below it is float's (bfloat16):
+  /// float subnormals then round as the normals do.
+  static constexpr std::uint32_t lo = F::emin == -126 ? 0u : ebase << 23;
+  static constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
+  static constexpr std::uint32_t hi = (max_code << min_shift) + rebias;  ///< F's largest value, as float bits
+  static constexpr std::uint32_t ulp_minus_one = (1u << min_shift) - 1u;
+};
+
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+/// The codes of F (32-bit lanes) for the float bits u; rnd: the stochastic lanes' random bits;
+/// away: F's magnitude code for an overflow away from zero under the policy.
+template <class V, class F, rounding Mode>
+inline typename V::vi encode(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+  using t = encode_format<F>;
+  using vi = typename V::vi;
+  using mask = typename V::mask;
+  const vi one = V::set1(1);
+  const vi a = V::and_(u, V::set1(0x7fffffffu));
+  const vi ef = V::template srli<23>(a);
+  const vi e = V::max_u(ef, one);
+  const vi m24 = V::or_(V::and_(a, V::set1(0x7fffffu)), V::template slli<23>(V::min_u(ef, one)));
+  const vi shift = V::max_i(V::sub(V::set1(static_cast<std::uint32_t>(t::shift_base)), e),
+                            V::set1(static_cast<std::uint32_t>(t::min_shift)));
+  vi integer = V::srlv(m24, shift);
+  vi rem = V::sllv(m24, V::sub(V::set1(32), shift));
+  mask inc = V::none();
+  if constexpr (Mode == rounding::nearest_even) {
+    const vi r = V::add(V::set1(0x7fffffffu), V::and_(integer, one));
+    inc = V::lt_u(V::add(rem, r), rem);
+  } else if constexpr (Mode == rounding::nearest_away) {
+    inc = V::neg(rem);  // the half bit
+  } else if constexpr (Mode == rounding::stochastic) {
+    rem = V::or_(rem, V::srlv(m24, V::sub(shift, V::set1(32))));  // shift > 32: the top 32 bits
+    inc = V::lt_u(V::add(rem, rnd), rem);
+  } else if constexpr (Mode == rounding::upward || Mode == rounding::downward || Mode == rounding::to_odd) {
+    const mask inexact = V::ne(V::sllv(integer, shift), m24);
+    if constexpr (Mode == rounding::upward) inc = V::m_andnot(V::neg(u), inexact);
+    if constexpr (Mode == rounding::downward) inc = V::m_and(V::neg(u), inexact);
+    if constexpr (Mode == rounding::to_odd) integer = V::or_one_if(inexact, integer);
+  }
+  if constexpr (Mode != rounding::toward_zero && Mode != rounding::to_odd) integer = V::add_one_if(inc, integer);
+  (void)rnd;
+  const vi eb = V::set1(t::ebase);
+  vi code = V::add(integer, V::template slli<t::M>(t::ebase == 1 ? V::sub(e, one) : V::sub(V::max_u(e, eb), eb)));
+  vi sign = V::and_(V::template srli<t::sign_shift>(u), V::set1(t::sign_mask));
+  const mask over = V::gt_i(code, V::set1(t::max_code));  // both below 2^31
+  // overflow, infinities and NaNs (their code is past max_code too): rare in 16-bit formats (a
+  // branch), common in the narrow ones (no branch to mispredict)
+  if (F::storage_bits <= 8 || V::any(over)) {
+    mask away = V::eq(a, V::set1(0x7f800000u));  // an infinite input overflows away from zero
+    if constexpr (Mode == rounding::nearest_even || Mode == rounding::nearest_away || Mode == rounding::stochastic) {
+      away = V::all();
+    } else if constexpr (Mode == rounding::upward) {
+      away = V::m_or(away, V::m_andnot(V::neg(u), V::all()));
+    } else if constexpr (Mode == rounding::downward) {
+      away = V::m_or(away, V::neg(u));
+    }
+    code = V::select(over, V::select(away, V::set1(away_code), V::set1(t::max_code)), code);
+    const mask nan = V::gt_i(a, V::set1(0x7f800000u));
+    if (V::any(nan)) {
+      const vi payload = V::and_(V::template srli<t::min_shift>(a), V::set1(t::nan_payload_mask));
+      code = V::select(nan, V::or_(V::set1(t::nan_fixed), payload), code);
+      if constexpr (!t::nan_signed) sign = V::select(nan, V::zero(), sign);
+    }
+  }
+  if constexpr (F::enc == encoding::fnuz) sign = V::zero_unless(V::nonzero(code), sign);  // no -0
+  return V::or_(code, sign);
+}
+
+/// encode, with the common case (every lane zero or a normal of F, no overflow) in a few
+/// operations: the code is (a - rebias + the mode's increment) >> (23 - M); stochastic adds the
+/// random bits' top 23 - M bits (the carry of rem + bits out of 32 bits, exactly).
+template <class V, class F, rounding Mode>
+inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+  using t = encode_format<F>;
+  using vi = typename V::vi;
+  using mask = typename V::mask;
+  const vi a = V::and_(u, V::set1(0x7fffffffu));
+  mask normal;
+  if constexpr (t::lo == 0) {
+    normal = V::lt_u(a, V::set1(t::hi + 1));
+    if (!V::all_of(normal)) return encode<V, F, Mode>(u, rnd, away_code);
+  } else {
+    normal = V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
+    if (V::any(V::m_andnot(normal, V::nonzero(a)))) return encode<V, F, Mode>(u, rnd, away_code);
+  }
+  const vi b = V::sub(a, V::set1(t::rebias));
+  vi r;
+  if constexpr (Mode == rounding::nearest_even) {
+    const vi lsb = V::and_(V::template srli<t::min_shift>(b), V::set1(1));
+    r = V::template srli<t::min_shift>(V::add(V::add(b, V::set1(t::ulp_minus_one >> 1)), lsb));
+  } else if constexpr (Mode == rounding::nearest_away) {
+    r = V::template srli<t::min_shift>(V::add(b, V::set1((t::ulp_minus_one >> 1) + 1)));
+  } else if constexpr (Mode == rounding::toward_zero) {
+    r = V::template srli<t::min_shift>(b);
+  } else if constexpr (Mode == rounding::upward) {
+    r = V::template srli<t::min_shift>(V::add(b, V::zero_unless(V::m_andnot(V::neg(u), V::all()), V::set1(t::ulp_minus_one))));
+  } else if constexpr (Mode == rounding::downward) {
+    r = V::template srli<t::min_shift>(V::add(b, V::zero_unless(V::neg(u), V::set1(t::ulp_minus_one))));
+  } else if constexpr (Mode == rounding::to_odd) {
+    r = V::or_one_if(V::nonzero(V::and_(b, V::set1(t::ulp_minus_one))), V::template srli<t::min_shift>(b));
+  } else {
+    r = V::template srli<t::min_shift>(V::add(b, V::template srli<32 - t::min_shift>(rnd)));
+  }
+  vi sign = V::and_(V::template srli<t::sign_shift>(u), V::set1(t::sign_mask));
+  if constexpr (F::enc == encoding::fnuz) sign = V::zero_unless(normal, sign);  // no -0
+  return V::or_(V::zero_unless(normal, r), sign);
+}
+
+/// float -> half in nearest-even, toward zero, upward or downward by vcvtps2ph's own rounding
+/// (IEEE 754 conversions: round_to's bits, NaNs quieted with sign and leading payload kept),
+/// overflow::saturate by replacing +-infinity with +-65504 after; false where MXCSR.DAZ is set
+/// (it would read float subnormal inputs as zero, which the directed modes can tell apart).
+template <class V, class F, rounding Mode, class Out>
+inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow policy) noexcept {
+  constexpr bool is_half = F::exponent_bits == 5 && F::mantissa_bits == 10 && F::enc == encoding::ieee &&
+                           F::bias == 15 && F::padding_bits == 0 && F::is_signed && sizeof(Out) == 2;
+  if constexpr (!is_half || !(Mode == rounding::nearest_even || Mode == rounding::toward_zero ||
+                              Mode == rounding::upward || Mode == rounding::downward)) {
+    (void)s, (void)d, (void)n, (void)policy;
+    return false;
+  } else {
+    if ((_mm_getcsr() & 0x0040u) != 0) return false;  // DAZ
+    constexpr int imm = Mode == rounding::nearest_even ? _MM_FROUND_TO_NEAREST_INT
+                        : Mode == rounding::toward_zero ? _MM_FROUND_TO_ZERO
+                        : Mode == rounding::upward      ? _MM_FROUND_TO_POS_INF
+                                                        : _MM_FROUND_TO_NEG_INF;
+    using vh = typename V::vh;
+    const bool sat = policy == overflow::saturate;
+    const auto one = [sat](typename V::vi u) noexcept {
+      vh h = V::template to_half<imm>(u);
+      if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
+      return h;
+    };
+    constexpr std::size_t N = V::N;
+    std::size_t i = 0;
+    for (; i + N <= n; i += N) V::h_store(d + i, one(V::load(s + i)));
+    if (i < n) {
+      float in[N] = {};
+      Out out[N] = {};
+      std::memcpy(in, s + i, (n - i) * sizeof(float));
+      V::h_store(out, one(V::load(in)));
+      std::memcpy(d + i, out, (n - i) * sizeof(Out));
+    }
+    return true;
+  }
+}
+
+/// The loop of encode_floats for one mode: full vectors, then the tail through a buffer.
+template <class V, class F, rounding Mode, class Out>
+inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
+                        std::uint64_t counter) noexcept {
+  const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
+  using vi = typename V::vi;
+  constexpr std::size_t N = V::N;
+  if (half_by_hardware<V, F, Mode>(s, d, n, policy)) return;
+  struct no_rng {
+    no_rng(std::uint64_t, std::uint64_t) noexcept {}
+    vi next() noexcept { return V::zero(); }
+  };
+  using rng_t = std::conditional_t<Mode == rounding::stochastic, typename V::rng, no_rng>;
+  rng_t rng(key, counter);
+  const auto store = [](Out* p, vi c) noexcept {
+    if constexpr (sizeof(Out) == 1) {
+      V::store8(p, c);
+    } else {
+      V::store16(p, c);
+    }
+  };
+  std::size_t i = 0;
+  // 16-bit formats: whole vectors of normals are the rule, worth a test; narrower ones: no test
+  for (; i + N <= n; i += N) {
+    if constexpr (F::storage_bits > 8) {
+      store(d + i, encode_fast<V, F, Mode>(V::load(s + i), rng.next(), away_code));
+    } else {
+      store(d + i, encode<V, F, Mode>(V::load(s + i), rng.next(), away_code));
+    }
+  }
+  if (i < n) {
+    float in[N] = {};
+    Out out[N] = {};
+    std::memcpy(in, s + i, (n - i) * sizeof(float));
+    store(out, encode<V, F, Mode>(V::load(in), rng.next(), away_code));
+    std::memcpy(d + i, out, (n - i) * sizeof(Out));
+  }
+}
+
+/// dst[i] = round_to(src[i], mode, policy) as F's storage (uint8_t or uint16_t), for i < n; false
+/// (nothing written) for a format not encode_format<F>::supported or an invalid mode or policy.
+template <class V, class F, class Out>
+inline bool encode_floats(const float* s, Out* d, std::size_t n, rounding mode, overflow policy, std::uint64_t key,
+                          std::uint64_t counter) noexcept {
+  if constexpr (!encode_format<F>::supported || sizeof(Out) * 8 < F::storage_bits || sizeof(Out) > 2) {
+    (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)key, (void)counter;
+    return false;
+  } else {
+    if (!is_valid(policy)) return false;
+    const overflow away = policy;
+    switch (mode) {
+      case rounding::nearest_even: encode_loop<V, F, rounding::nearest_even>(s, d, n, away, key, counter); return true;
+      case rounding::nearest_away: encode_loop<V, F, rounding::nearest_away>(s, d, n, away, key, counter); return true;
+      case rounding::toward_zero: encode_loop<V, F, rounding::toward_zero>(s, d, n, away, key, counter); return true;
+      case rounding::upward: encode_loop<V, F, rounding::upward>(s, d, n, away, key, counter); return true;
+      case rounding::downward: encode_loop<V, F, rounding::downward>(s, d, n, away, key, counter); return true;
+      case rounding::to_odd: encode_loop<V, F, rounding::to_odd>(s, d, n, away, key, counter); return true;
+      case rounding::stochastic: encode_loop<V, F, rounding::stochastic>(s, d, n, away, key, counter); return true;
+    }
+    return false;
+  }
+}
+#endif
+
+}  // namespace simd
+}  // namespace mixprec
+
+#endif  // MIXPREC_SIMD_ENCODE_HPP

@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: MIT
+// mixprec/simd/vec_avx2.hpp — vector traits of the 256-bit width (AVX2 + F16C), host only.
+//
+// What: simd::vec256, 8 lanes of 32 bits; masks are all-ones/all-zeros lanes of a vector. The
+// same interface as simd/vec_avx512.hpp (see there): the kernels of simd/encode.hpp and
+// simd/decode.hpp are written once over either.
+// Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
+// exact) and mul (exact where used); results do not depend on MXCSR.
+//   using V = mixprec::simd::vec256;  V::mask m = V::gt_u(V::load(p), V::set1(0x7f800000));
+#ifndef MIXPREC_SIMD_VEC_AVX2_HPP
+#define MIXPREC_SIMD_VEC_AVX2_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "isa.hpp"
+
+#if defined(MIXPREC_SIMD_AVX2)
+namespace mixprec {
+namespace simd {
+
+struct vec256 {
+  static constexpr std::size_t N = 8;
+  static constexpr const char* name = "avx2";
+  using vi = __m256i;
+  using mask = __m256i;
+  using vh = __m128i;
+  using vf = __m256;
+
+  static vi set1(std::uint32_t x) noexcept { return _mm256_set1_epi32(static_cast<int>(x)); }
+  static vi zero() noexcept { return _mm256_setzero_si256(); }
+  static vi load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static vi add(vi a, vi b) noexcept { return _mm256_add_epi32(a, b); }
+  static vi sub(vi a, vi b) noexcept { return _mm256_sub_epi32(a, b); }
+  static vi and_(vi a, vi b) noexcept { return _mm256_and_si256(a, b); }
+  static vi or_(vi a, vi b) noexcept { return _mm256_or_si256(a, b); }
+  static vi xor_(vi a, vi b) noexcept { return _mm256_xor_si256(a, b); }
+  template <int S>
+  static vi srli(vi a) noexcept { return _mm256_srli_epi32(a, S); }
+  template <int S>
+  static vi slli(vi a) noexcept { return _mm256_slli_epi32(a, S); }
+  static vi srlv(vi a, vi s) noexcept { return _mm256_srlv_epi32(a, s); }  ///< counts > 31 give 0
+  static vi sllv(vi a, vi s) noexcept { return _mm256_sllv_epi32(a, s); }
+  static vi max_u(vi a, vi b) noexcept { return _mm256_max_epu32(a, b); }
+  static vi min_u(vi a, vi b) noexcept { return _mm256_min_epu32(a, b); }
+  static vi max_i(vi a, vi b) noexcept { return _mm256_max_epi32(a, b); }
+  static mask gt_u(vi a, vi b) noexcept {
+    const __m256i flip = _mm256_set1_epi32(static_cast<int>(0x80000000u));
+    return _mm256_cmpgt_epi32(_mm256_xor_si256(a, flip), _mm256_xor_si256(b, flip));
+  }
+  static mask lt_u(vi a, vi b) noexcept { return gt_u(b, a); }
+  static mask gt_i(vi a, vi b) noexcept { return _mm256_cmpgt_epi32(a, b); }
+  static mask neg(vi a) noexcept { return _mm256_srai_epi32(a, 31); }  ///< sign bit set
+  static mask eq(vi a, vi b) noexcept { return _mm256_cmpeq_epi32(a, b); }
+  static mask ne(vi a, vi b) noexcept { return _mm256_xor_si256(_mm256_cmpeq_epi32(a, b), _mm256_set1_epi32(-1)); }
+  static mask nonzero(vi a) noexcept { return ne(a, _mm256_setzero_si256()); }
+  static mask m_and(mask a, mask b) noexcept { return _mm256_and_si256(a, b); }
+  static mask m_or(mask a, mask b) noexcept { return _mm256_or_si256(a, b); }
+  static mask m_andnot(mask a, mask b) noexcept { return _mm256_andnot_si256(a, b); }  ///< ~a & b
+  static bool any(mask m) noexcept { return !_mm256_testz_si256(m, m); }
+  static bool all_of(mask m) noexcept { return _mm256_testc_si256(m, _mm256_set1_epi32(-1)) != 0; }
+  static mask all() noexcept { return _mm256_set1_epi32(-1); }
+  static mask none() noexcept { return _mm256_setzero_si256(); }
+  static vi select(mask m, vi t, vi f) noexcept { return _mm256_blendv_epi8(f, t, m); }
+  static vi zero_unless(mask m, vi a) noexcept { return _mm256_and_si256(m, a); }
+  static vi add_one_if(mask m, vi a) noexcept { return _mm256_sub_epi32(a, m); }
+  static vi or_one_if(mask m, vi a) noexcept { return _mm256_or_si256(a, _mm256_srli_epi32(m, 31)); }
+  static void store16(void* p, vi a) noexcept {  // lanes < 2^16
+    _mm_storeu_si128(static_cast<__m128i*>(p),
+                     _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(a, a), 0x08)));
+  }
+  static void store8(void* p, vi a) noexcept {  // lanes < 2^8
+    const __m128i w = _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(a, a), 0x08));
+    const __m128i b = _mm_packus_epi16(w, w);
+    std::memcpy(p, &b, 8);
+  }
+
+  static vh h_load8(const void* p) noexcept { return _mm_cvtepu8_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(p))); }
+  static vh h_set1(std::uint16_t x) noexcept { return _mm_set1_epi16(static_cast<short>(x)); }
+  static vh h_and(vh a, vh b) noexcept { return _mm_and_si128(a, b); }
+  static vh h_or(vh a, vh b) noexcept { return _mm_or_si128(a, b); }
+  template <int S>
+  static vh h_slli(vh a) noexcept { return _mm_slli_epi16(a, S); }
+  static vh h_eq(vh a, vh b) noexcept { return _mm_cmpeq_epi16(a, b); }
+  static vh h_select(vh m, vh t, vh f) noexcept { return _mm_blendv_epi8(f, t, m); }
+  static vh h_add(vh a, vh b) noexcept { return _mm_add_epi16(a, b); }
+  static void h_store(void* p, vh h) noexcept { _mm_storeu_si128(static_cast<__m128i*>(p), h); }
+  static vf h2f(vh h) noexcept { return _mm256_cvtph_ps(h); }
+  /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
+  template <int Imm>
+  static vh to_half(vi u) noexcept { return _mm256_cvtps_ph(_mm256_castsi256_ps(u), Imm | _MM_FROUND_NO_EXC); }
+  static vf f_set1(float x) noexcept { return _mm256_set1_ps(x); }
+  static vf f_mul(vf a, vf b) noexcept { return _mm256_mul_ps(a, b); }
+  static void f_store(float* p, vf x) noexcept { _mm256_storeu_ps(p, x); }
+
+  /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
+  struct rng {
+    __m256i t0, t1, step;
+    static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
+      const __m256i lo = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c)));
+      const __m256i cross = _mm256_mullo_epi32(a, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
+      return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi32(cross, _mm256_srli_epi64(cross, 32)), 32));
+    }
+    // SplitMix64's output function up to the high 32 bits (odd slots) of its second product.
+    static __m256i mix(__m256i z) noexcept {
+      constexpr std::uint64_t c = 0x94D049BB133111EBull;
+      z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+      z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
+      const __m256i lo_lo = _mm256_mul_epu32(z, _mm256_set1_epi64x(static_cast<long long>(c & 0xffffffffu)));
+      const __m256i cross = _mm256_mullo_epi32(z, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
+      return _mm256_add_epi32(lo_lo, _mm256_add_epi32(cross, _mm256_slli_epi64(cross, 32)));
+    }
+    rng(std::uint64_t key, std::uint64_t counter) noexcept {
+      const std::uint64_t g = 0x9E3779B97F4A7C15ull;
+      const std::uint64_t t = key + (counter + 1) * g;
+      t0 = _mm256_set_epi64x(static_cast<long long>(t + 3 * g), static_cast<long long>(t + 2 * g),
+                             static_cast<long long>(t + g), static_cast<long long>(t));
+      t1 = _mm256_add_epi64(t0, _mm256_set1_epi64x(static_cast<long long>(4 * g)));
+      step = _mm256_set1_epi64x(static_cast<long long>(8 * g));
+    }
+    __m256i next() noexcept {
+      const __m256i a = mix(t0), b = mix(t1);
+      t0 = _mm256_add_epi64(t0, step);
+      t1 = _mm256_add_epi64(t1, step);
+      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
+      const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
+      return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
+    }
+  };
+};
+
+}  // namespace simd
+}  // namespace mixprec
+#endif  // MIXPREC_SIMD_AVX2
+
+#endif  // MIXPREC_SIMD_VEC_AVX2_HPP

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: MIT
+// mixprec/simd/vec_avx512.hpp — vector traits of the 512-bit width (AVX-512 F/BW/VL), host only.
+//
+// What: simd::vec512, 16 lanes of 32 bits (vi), lane masks (__mmask16), 16 lanes of 16 bits (vh,
+// for the decoders' half-precision step) and 16 floats (vf): the operations that the kernels
+// of simd/encode.hpp and simd/decode.hpp are written over, once for every width. The same
+// interface as simd/vec_avx2.hpp (vec256); a new width (AVX10/256, NEON, SVE) implements it.
+// rng is counter_rng's stream: lane j of the k-th next() is counter_rng(key)(counter + k N + j).
+// Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
+// exact) and mul (exact where used); results do not depend on MXCSR.
+//   using V = mixprec::simd::vec512;  V::vi x = V::add(V::set1(1), V::load(p));
+#ifndef MIXPREC_SIMD_VEC_AVX512_HPP
+#define MIXPREC_SIMD_VEC_AVX512_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "isa.hpp"
+
+#if defined(MIXPREC_SIMD_AVX512)
+namespace mixprec {
+namespace simd {
+
+struct vec512 {
+  static constexpr std::size_t N = 16;
+  static constexpr const char* name = "avx512";
+  using vi = __m512i;
+  using mask = __mmask16;
+  using vh = __m256i;
+  using vf = __m512;
+
+  static vi set1(std::uint32_t x) noexcept { return _mm512_set1_epi32(static_cast<int>(x)); }
+  static vi zero() noexcept { return _mm512_setzero_si512(); }
+  static vi load(const void* p) noexcept { return _mm512_loadu_si512(p); }
+  static vi add(vi a, vi b) noexcept { return _mm512_add_epi32(a, b); }
+  static vi sub(vi a, vi b) noexcept { return _mm512_sub_epi32(a, b); }
+  static vi and_(vi a, vi b) noexcept { return _mm512_and_si512(a, b); }
+  static vi or_(vi a, vi b) noexcept { return _mm512_or_si512(a, b); }
+  static vi xor_(vi a, vi b) noexcept { return _mm512_xor_si512(a, b); }
+  template <int S>
+  static vi srli(vi a) noexcept { return _mm512_srli_epi32(a, static_cast<unsigned>(S)); }
+  template <int S>
+  static vi slli(vi a) noexcept { return _mm512_slli_epi32(a, static_cast<unsigned>(S)); }
+  static vi srlv(vi a, vi s) noexcept { return _mm512_srlv_epi32(a, s); }  ///< counts > 31 give 0
+  static vi sllv(vi a, vi s) noexcept { return _mm512_sllv_epi32(a, s); }
+  static vi max_u(vi a, vi b) noexcept { return _mm512_max_epu32(a, b); }
+  static vi min_u(vi a, vi b) noexcept { return _mm512_min_epu32(a, b); }
+  static vi max_i(vi a, vi b) noexcept { return _mm512_max_epi32(a, b); }
+  static mask gt_u(vi a, vi b) noexcept { return _mm512_cmpgt_epu32_mask(a, b); }
+  static mask lt_u(vi a, vi b) noexcept { return _mm512_cmplt_epu32_mask(a, b); }
+  static mask gt_i(vi a, vi b) noexcept { return _mm512_cmpgt_epi32_mask(a, b); }
+  static mask neg(vi a) noexcept { return _mm512_cmplt_epi32_mask(a, _mm512_setzero_si512()); }  ///< sign bit set
+  static mask eq(vi a, vi b) noexcept { return _mm512_cmpeq_epi32_mask(a, b); }
+  static mask ne(vi a, vi b) noexcept { return _mm512_cmpneq_epi32_mask(a, b); }
+  static mask nonzero(vi a) noexcept { return _mm512_test_epi32_mask(a, a); }
+  static mask m_and(mask a, mask b) noexcept { return static_cast<mask>(a & b); }
+  static mask m_or(mask a, mask b) noexcept { return static_cast<mask>(a | b); }
+  static mask m_andnot(mask a, mask b) noexcept { return static_cast<mask>(~a & b); }  ///< ~a & b
+  static bool any(mask m) noexcept { return m != 0; }
+  static bool all_of(mask m) noexcept { return m == 0xffff; }
+  static mask all() noexcept { return static_cast<mask>(0xffff); }
+  static mask none() noexcept { return 0; }
+  static vi select(mask m, vi t, vi f) noexcept { return _mm512_mask_blend_epi32(m, f, t); }
+  static vi zero_unless(mask m, vi a) noexcept { return _mm512_maskz_mov_epi32(m, a); }
+  static vi add_one_if(mask m, vi a) noexcept { return _mm512_mask_add_epi32(a, m, a, _mm512_set1_epi32(1)); }
+  static vi or_one_if(mask m, vi a) noexcept { return _mm512_mask_or_epi32(a, m, a, _mm512_set1_epi32(1)); }
+  static void store16(void* p, vi a) noexcept {
+    _mm256_storeu_si256(static_cast<__m256i*>(p), _mm512_cvtepi32_epi16(a));
+  }
+  static void store8(void* p, vi a) noexcept { _mm_storeu_si128(static_cast<__m128i*>(p), _mm512_cvtepi32_epi8(a)); }
+
+  // 16-bit lanes (the decoders' half step) and floats
+  static vh h_load8(const void* p) noexcept {
+    return _mm256_cvtepu8_epi16(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  }
+  static vh h_set1(std::uint16_t x) noexcept { return _mm256_set1_epi16(static_cast<short>(x)); }
+  static vh h_and(vh a, vh b) noexcept { return _mm256_and_si256(a, b); }
+  static vh h_or(vh a, vh b) noexcept { return _mm256_or_si256(a, b); }
+  template <int S>
+  static vh h_slli(vh a) noexcept { return _mm256_slli_epi16(a, S); }
+  static vh h_eq(vh a, vh b) noexcept { return _mm256_cmpeq_epi16(a, b); }  ///< all-ones lanes
+  static vh h_select(vh m, vh t, vh f) noexcept { return _mm256_blendv_epi8(f, t, m); }
+  static vh h_add(vh a, vh b) noexcept { return _mm256_add_epi16(a, b); }
+  static void h_store(void* p, vh h) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), h); }
+  static vf h2f(vh h) noexcept { return _mm512_cvtph_ps(h); }
+// GCC's -O0 macro form of _mm512_cvtps_ph passes a -1 mask (-Wsign-conversion in user code).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+  /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
+  template <int Imm>
+  static vh to_half(vi u) noexcept { return _mm512_cvtps_ph(_mm512_castsi512_ps(u), Imm | _MM_FROUND_NO_EXC); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+  static vf f_set1(float x) noexcept { return _mm512_set1_ps(x); }
+  static vf f_mul(vf a, vf b) noexcept { return _mm512_mul_ps(a, b); }
+  static void f_store(float* p, vf x) noexcept { _mm512_storeu_ps(p, x); }
+
+  /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
+  struct rng {
+    __m512i t0, t1, step;
+    static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
+#if defined(__AVX512DQ__)
+      return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
+#else
+      const __m512i b = _mm512_set1_epi64(static_cast<long long>(c));
+      const __m512i lo = _mm512_mul_epu32(a, b);
+      const __m512i cross =
+          _mm512_add_epi64(_mm512_mul_epu32(_mm512_srli_epi64(a, 32), b), _mm512_mul_epu32(a, _mm512_srli_epi64(b, 32)));
+      return _mm512_add_epi64(lo, _mm512_slli_epi64(cross, 32));
+#endif
+    }
+    // SplitMix64's output function without its last z ^= z >> 31 (done on the high halves in next()).
+    static __m512i mix(__m512i z) noexcept {
+      z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
+      return mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
+    }
+    rng(std::uint64_t key, std::uint64_t counter) noexcept {
+      const std::uint64_t g = 0x9E3779B97F4A7C15ull;
+      const std::uint64_t t = key + (counter + 1) * g;
+      const __m512i lanes = _mm512_set_epi64(7, 6, 5, 4, 3, 2, 1, 0);
+      t0 = _mm512_add_epi64(_mm512_set1_epi64(static_cast<long long>(t)), mul64(lanes, g));
+      t1 = _mm512_add_epi64(t0, _mm512_set1_epi64(static_cast<long long>(8 * g)));
+      step = _mm512_set1_epi64(static_cast<long long>(16 * g));
+    }
+    __m512i next() noexcept {
+      const __m512i a = mix(t0), b = mix(t1);
+      t0 = _mm512_add_epi64(t0, step);
+      t1 = _mm512_add_epi64(t1, step);
+      const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
+      const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
+      return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
+    }
+  };
+};
+
+}  // namespace simd
+}  // namespace mixprec
+#endif  // MIXPREC_SIMD_AVX512
+
+#endif  // MIXPREC_SIMD_VEC_AVX512_HPP
