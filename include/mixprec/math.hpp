@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mixprec/math.hpp — the <cmath> functions for every mixprec type, found by ADL.
 //
-// Accuracy (see the README's table; tests/test_math*.cpp check it against MPFR over every input
+// Accuracy (docs/pages/math.md has the table; tests/test_math*.cpp check it against MPFR over every input
 // of half and bfloat16, and every pair of the 8-bit formats for the two-argument functions):
 // - exact (no rounding, integer arithmetic on the bits): abs, fabs, copysign, fmin, fmax, fmod,
 //   remainder, remquo, modf, floor, ceil, trunc, round, rint, nearbyint, round_to_integral,

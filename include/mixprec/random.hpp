@@ -46,7 +46,10 @@ class counter_rng {
 
 /// The four 32-bit words of one Philox4x32 block (a counter or an output).
 struct philox4x32_block {
-  std::uint32_t x, y, z, w;  ///< the words, in Random123's order
+  std::uint32_t x;  ///< word 0 (Random123's order)
+  std::uint32_t y;  ///< word 1
+  std::uint32_t z;  ///< word 2
+  std::uint32_t w;  ///< word 3
   /// All four words equal.
   friend MIXPREC_HD constexpr bool operator==(const philox4x32_block& a, const philox4x32_block& b) noexcept {
     return a.x == b.x && a.y == b.y && a.z == b.z && a.w == b.w;
