@@ -716,6 +716,19 @@ TEST_CASE("dtype: names, identity, fits_in, promote_types") {
   CHECK(dtype_v<std::int64_t> != dtype_v<std::uint64_t>);
 }
 
+TEST_CASE("autocast's answers stream: a dtype writes its name, a device_kind its to_string") {
+  // Only autocast.hpp is included: dtype's operator<< needs no mixprec/io.hpp.
+  autocast_scope s(device_kind::cuda);
+  std::ostringstream os;
+  os << autocast_type("linear", 1.0f, 2.0f) << ' ' << autocast_type("exp", half(1.0f)) << ' '
+     << autocast_type("mm", 1.0, 2.0) << ' ' << autocast_type("relu", dtype_v<mixprec::float8_e4m3fn>) << ' '
+     << autocast_type("mm", dtype_v<int>) << ' ' << mixprec::autocast_device() << ' ' << device_kind::cpu;
+  CHECK(os.str() == "float16 float32 float64 float8_e4m3fn undefined cuda cpu");
+  std::wostringstream ws;
+  ws << autocast_type(device_kind::cpu, "mm", 1.0f) << L' ' << device_kind::cpu;
+  CHECK(ws.str() == L"float32 cpu");  // cpu autocast is not enabled here
+}
+
 TEST_CASE("cast_to: any floating value to a run-time type") {
   const std::vector<double> v = {0.1, 2.5};
   auto t = mixprec::cast_to(dtype::bfloat16(), v);

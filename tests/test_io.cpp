@@ -414,6 +414,57 @@ TEST_CASE_TEMPLATE("every value survives operator<< then operator>>", T, half, b
   CHECK(failures == 0);
 }
 
+// The expected texts are printf's %g (6 digits) of the exact values, worked by hand:
+// half: resolution = 10^-3 rounded to half = 1049 * 2^-20 = 0.00100040435791015625, max =
+// 65504, eps = 2^-10 = 0.0009765625 (a tie at 6 digits, to even: 0.000976562), tiny = 2^-14 =
+// 6.103515625e-05. float: resolution = float(1e-6) = 9.99999997e-07, max = 3.4028234664e+38,
+// eps = 2^-23 = 1.1920928955e-07, tiny = 2^-126 = 1.1754943508e-38. bfloat16: resolution =
+// 10^-2 rounded = 164 * 2^-14 = 0.010009765625, max = 255 * 2^120 = 3.3895313893e+38, eps =
+// 2^-7. float8_e4m3fn: resolution = 10^-1 rounded = 13 * 2^-7 = 0.1015625 (a tie: 0.101562),
+// max = 448, eps = 2^-3, tiny = 2^-6.
+const char* const finfo_half_text =
+    "finfo(resolution=0.0010004, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05, "
+    "tiny=6.10352e-05, dtype=float16)";
+const char* const finfo_float_text =
+    "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07, smallest_normal=1.17549e-38, "
+    "tiny=1.17549e-38, dtype=float32)";
+const char* const finfo_bfloat16_text =
+    "finfo(resolution=0.0100098, min=-3.38953e+38, max=3.38953e+38, eps=0.0078125, smallest_normal=1.17549e-38, "
+    "tiny=1.17549e-38, dtype=bfloat16)";
+const char* const finfo_e4m3_text =
+    "finfo(resolution=0.101562, min=-448, max=448, eps=0.125, smallest_normal=0.015625, tiny=0.015625, "
+    "dtype=float8_e4m3fn)";
+// half under precision 3 (%.3g) and under %.2e.
+const char* const finfo_half_3g =
+    "finfo(resolution=0.001, min=-6.55e+04, max=6.55e+04, eps=0.000977, smallest_normal=6.1e-05, tiny=6.1e-05, "
+    "dtype=float16)";
+const char* const finfo_half_2e =
+    "finfo(resolution=1.00e-03, min=-6.55e+04, max=6.55e+04, eps=9.77e-04, smallest_normal=6.10e-05, "
+    "tiny=6.10e-05, dtype=float16)";
+
+TEST_CASE("dtype prints its name as a string; finfo prints torch.finfo's repr") {
+  using mixprec::dtype;
+  CHECK(out(dtype::float16()) == "float16");
+  CHECK(out(dtype::bfloat16()) == "bfloat16");
+  CHECK(out(mixprec::dtype_v<mixprec::float8_e4m3fn>) == "float8_e4m3fn");
+  CHECK(out(dtype::of<std::int32_t>()) == "int32");
+  CHECK(out(dtype()) == "undefined");
+  CHECK(out(dtype::bfloat16(), {}, 6, 10) == "  bfloat16");  // width and fill apply, as to a string
+  CHECK(out(dtype::bfloat16(), std::ios_base::left, 6, 10, '*') == "bfloat16**");
+  std::wostringstream ws;
+  ws << dtype::float64() << L'|' << mixprec::finfo<mixprec::float8_e4m3fn>();
+  CHECK(ws.str() == L"float64|finfo(resolution=0.101562, min=-448, max=448, eps=0.125, smallest_normal=0.015625, "
+                    L"tiny=0.015625, dtype=float8_e4m3fn)");
+
+  CHECK(out(mixprec::finfo<half>()) == finfo_half_text);
+  CHECK(out(mixprec::finfo<float>()) == finfo_float_text);
+  CHECK(out(mixprec::finfo<bfloat16>()) == finfo_bfloat16_text);
+  CHECK(out(mixprec::finfo<mixprec::float8_e4m3fn>()) == finfo_e4m3_text);
+  CHECK(out(mixprec::finfo<half>(), {}, 3) == finfo_half_3g);  // the stream's precision applies to each value
+  CHECK(out(mixprec::finfo<half>(), std::ios_base::scientific, 2) == finfo_half_2e);
+  CHECK(out(mixprec::finfo<half>(), {}, 6, 200) == finfo_half_text);  // width: reset, not applied
+}
+
 #if (defined(__cpp_lib_format) && __cpp_lib_format >= 201907L) || defined(MIXPREC_TEST_HAVE_FMT)
 /// For every value of T: format(x) ("{}") is the shortest round-trip text, the same as
 /// mixprec::to_chars(first, last, x) (test_charconv checks that text is the shortest) and reads
@@ -461,6 +512,28 @@ TEST_CASE("std::format") {
   CHECK(std::format("{:08.3}", half(-3.0f)) == "-0000003");
   CHECK(std::format("{:{}.{}f}", half(2.5f), 7, 2) == "   2.50");
   CHECK(std::format(L"{}", half(0.5f)) == L"0.5");
+}
+
+TEST_CASE("std::format of dtype and finfo") {
+  using mixprec::dtype;
+  CHECK(std::format("{}", dtype::bfloat16()) == "bfloat16");
+  CHECK(std::format("{:>10}|{:*<10}|{:.5}", dtype::bfloat16(), dtype::float16(), dtype::bfloat16()) ==
+        "  bfloat16|float16***|bfloa");
+  CHECK(std::format("{}", dtype()) == "undefined");
+  CHECK(std::format(L"{:^9}", dtype::float32()) == L" float32 ");
+  // "{}" is operator<<'s text (not the shortest round trip: half's max would be 65500)
+  CHECK(std::format("{}", mixprec::finfo<half>()) == finfo_half_text);
+  CHECK(std::format("{}", mixprec::finfo<float>()) == finfo_float_text);
+  CHECK(std::format("{}", mixprec::finfo<bfloat16>()) == finfo_bfloat16_text);
+  CHECK(std::format("{}", mixprec::finfo<mixprec::float8_e4m3fn>()) == finfo_e4m3_text);
+  CHECK(std::format("{:.3}", mixprec::finfo<half>()) == finfo_half_3g);
+  CHECK(std::format("{:.{}e}", mixprec::finfo<half>(), 2) == finfo_half_2e);
+  CHECK(std::format("{:+.0f}", mixprec::finfo<mixprec::float8_e4m3fn>()) ==
+        "finfo(resolution=+0, min=-448, max=+448, eps=+0, smallest_normal=+0, tiny=+0, dtype=float8_e4m3fn)");
+  CHECK(std::format(L"{:.1}", mixprec::finfo<mixprec::float8_e4m3fn>()) ==
+        L"finfo(resolution=0.1, min=-4e+02, max=4e+02, eps=0.1, smallest_normal=0.02, tiny=0.02, dtype=float8_e4m3fn)");
+  const mixprec::finfo<half> fi;
+  CHECK_THROWS_AS((void)std::vformat("{:d}", std::make_format_args(fi)), std::format_error);
 }
 #endif
 
@@ -524,6 +597,26 @@ TEST_CASE("fmt::format") {
   CHECK_THROWS_AS((void)fmt::format(fmt::runtime("{:d}"), half(1.0f)), fmt::format_error);
   CHECK_THROWS_AS((void)fmt::format(fmt::runtime("{:.}"), half(1.0f)), fmt::format_error);
   CHECK_THROWS_AS((void)fmt::format(fmt::runtime("{:{}}"), half(1.0f), 1.5), fmt::format_error);
+}
+
+TEST_CASE("fmt::format of dtype and finfo") {
+  using mixprec::dtype;
+  CHECK(fmt::format("{}", dtype::bfloat16()) == "bfloat16");
+  CHECK(fmt::format("{:>10}|{:*<10}|{:.5}", dtype::bfloat16(), dtype::float16(), dtype::bfloat16()) ==
+        "  bfloat16|float16***|bfloa");
+  CHECK(fmt::format("{}", dtype()) == "undefined");
+  CHECK(fmt::format(L"{:^9}", dtype::float32()) == L" float32 ");
+  CHECK(fmt::format("{}", mixprec::finfo<half>()) == finfo_half_text);
+  CHECK(fmt::format("{}", mixprec::finfo<float>()) == finfo_float_text);
+  CHECK(fmt::format("{}", mixprec::finfo<bfloat16>()) == finfo_bfloat16_text);
+  CHECK(fmt::format("{}", mixprec::finfo<mixprec::float8_e4m3fn>()) == finfo_e4m3_text);
+  CHECK(fmt::format("{:.3}", mixprec::finfo<half>()) == finfo_half_3g);
+  CHECK(fmt::format("{:.{}e}", mixprec::finfo<half>(), 2) == finfo_half_2e);
+  CHECK(fmt::format("{:+.0f}", mixprec::finfo<mixprec::float8_e4m3fn>()) ==
+        "finfo(resolution=+0, min=-448, max=+448, eps=+0, smallest_normal=+0, tiny=+0, dtype=float8_e4m3fn)");
+  CHECK(fmt::format(L"{:.1}", mixprec::finfo<mixprec::float8_e4m3fn>()) ==
+        L"finfo(resolution=0.1, min=-4e+02, max=4e+02, eps=0.1, smallest_normal=0.02, tiny=0.02, dtype=float8_e4m3fn)");
+  CHECK_THROWS_AS((void)fmt::format(fmt::runtime("{:d}"), mixprec::finfo<half>()), fmt::format_error);
 }
 #endif
 

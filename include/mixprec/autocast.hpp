@@ -11,6 +11,7 @@
 //
 //   mixprec::autocast_scope scope(mixprec::device_kind::cuda);      // enabled, float16
 //   mixprec::autocast_type("linear", x, w, b);   // float16 for float x, w, b
+//   std::cout << mixprec::autocast_type("linear", x, w, b);   // "float16": a dtype streams its name
 //   auto [xc, wc, bc] = mixprec::autocast_cast("linear", x, mixprec::weight(w), mixprec::weight(b));
 //   xc.visit([&](auto xs) { ... });               // xs: span<const half> here
 #ifndef MIXPREC_AUTOCAST_HPP
@@ -25,6 +26,7 @@
 #include <cstddef>
 #include <cstdio>
 #include <exception>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <optional>
@@ -52,6 +54,12 @@ enum class device_kind : unsigned char {
 
 /// "cpu" or "cuda".
 constexpr std::string_view to_string(device_kind d) noexcept { return d == device_kind::cpu ? "cpu" : "cuda"; }
+
+/// Writes to_string(d) as a string is written:  std::cout << device_kind::cpu;  // cpu
+template <class CharT, class Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, device_kind d) {
+  return os << (d == device_kind::cpu ? "cpu" : "cuda");
+}
 
 /// PyTorch's default autocast dtype of a device: cuda float16, cpu bfloat16.
 constexpr dtype default_autocast_dtype(device_kind d) noexcept {

@@ -5,6 +5,7 @@
 //   t.name();                  // "float16"
 //   t == mixprec::dtype::float16();
 //   mixprec::promote_types(dtype::float16(), dtype::bfloat16());   // float32, as torch.promote_types
+//   std::cout << t;            // float16 (operator<< writes name(); fmt.hpp / std_format.hpp format it)
 //
 // Autocast and precision policies decide types at run time (a thread-local autocast dtype, a
 // policy parsed from a string), so they need types as values. A dtype identifies:
@@ -28,6 +29,7 @@
 #ifndef MIXPREC_DTYPE_HPP
 #define MIXPREC_DTYPE_HPP
 
+#include <iosfwd>  // operator<< is declared for any basic_ostream; <ostream> comes from the caller
 #include <string_view>
 #include <type_traits>
 
@@ -155,6 +157,15 @@ MIXPREC_HD constexpr dtype promote_types(dtype a, dtype b) noexcept {
   if (a.fits_in(dtype::float32()) && b.fits_in(dtype::float32())) return dtype::float32();
   if (a.fits_in(dtype::float64()) && b.fits_in(dtype::float64())) return dtype::float64();
   return dtype();
+}
+
+/// Writes t.name() as a string is written (width, fill and adjustment apply; wide streams widen
+/// it). Declared for any std::basic_ostream without including <ostream>: the caller's stream
+/// header brings the character output it uses.
+///   std::ostringstream s;  s << std::setw(10) << mixprec::dtype::bfloat16() << '|';  // "  bfloat16|"
+template <class CharT, class Traits>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, dtype t) {
+  return os << t.name().data();  // name() views a NUL-terminated literal or constant
 }
 
 }  // namespace mixprec

@@ -118,6 +118,9 @@ MIXPREC_HD constexpr int floor_log10_pow2(int k) noexcept { return (k * 30103) /
 ///   nmant, nexp mantissa and exponent field widths; iexp = nexp
 ///   name        "float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_ue4m3", ... ; other
 ///               formats get the ml_dtypes-style name "float<bits>_[u]e<E>m<M>[b<bias>][fn|fnuz|fnu]"
+/// finfo<T>() prints as torch.finfo's repr (operator<< in io.hpp; fmt.hpp, std_format.hpp):
+///   finfo(resolution=0.0010004, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05,
+///         tiny=6.10352e-05, dtype=float16)   (finfo<half>, one line)
 template <class T>
 struct finfo {
   using type = T;  ///< the type described
@@ -165,6 +168,34 @@ struct finfo {
   static constexpr T resolution = float_traits<T>::from_bits(
       detail::round_bits<T>(pow10_neg(precision), rounding::nearest_even, overflow::ieee, 0));
 };
+
+// finfo<T>'s text: operator<< (io.hpp), fmt::formatter (fmt.hpp), std::formatter (std_format.hpp).
+namespace detail {
+
+/// torch.finfo's repr of finfo<T>, "finfo(resolution=R, min=M, max=X, eps=E, smallest_normal=S,
+/// tiny=S, dtype=NAME)", told piece by piece: text(const char*) for the ASCII parts and the
+/// name, value(T) for each value, in that order.
+template <class T, class Text, class Value>
+constexpr void finfo_repr(Text text, Value value) {
+  using I = finfo<T>;
+  text("finfo(resolution=");
+  value(I::resolution);
+  text(", min=");
+  value(I::min);
+  text(", max=");
+  value(I::max);
+  text(", eps=");
+  value(I::eps);
+  text(", smallest_normal=");
+  value(I::smallest_normal);
+  text(", tiny=");
+  value(I::tiny);
+  text(", dtype=");
+  text(I::name);
+  text(")");
+}
+
+}  // namespace detail
 
 }  // namespace mixprec
 

@@ -6,10 +6,15 @@
 // mixprec's exact printer). operator>> reads the longest prefix of a number (sign, decimal, hex,
 // inf, nan) and rounds it once to nearest-even (from_chars); a bad or out-of-range number sets
 // failbit and leaves x unchanged. Stream-buffer exceptions set badbit, rethrown only if
-// exceptions() asks. rounding / overflow print their names. Details: docs/pages/streams.md.
+// exceptions() asks. rounding / overflow print their names. finfo<T>() prints as torch.finfo's
+// repr, each value as operator<< prints it (the stream's precision and float flags apply).
+// Details: docs/pages/streams.md.
 //
 //   std::cout << mixprec::bfloat16(3.140625f);             // 3.14062 (as std::cout << 3.140625)
 //   std::cout << std::setprecision(3) << std::fixed << mixprec::half(0.1f);  // 0.100
+//   std::cout << mixprec::finfo<mixprec::half>();
+//   // finfo(resolution=0.0010004, min=-65504, max=65504, eps=0.000976562,
+//   //       smallest_normal=6.10352e-05, tiny=6.10352e-05, dtype=float16)   (one line)
 #ifndef MIXPREC_IO_HPP
 #define MIXPREC_IO_HPP
 
@@ -26,6 +31,7 @@
 
 #include "basic_float.hpp"
 #include "charconv.hpp"
+#include "finfo.hpp"
 
 namespace mixprec {
 namespace detail {
@@ -342,6 +348,22 @@ std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>&
 template <class CharT, class Traits>
 std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, overflow p) {
   return os << to_string(p);
+}
+
+/// Writes the limits of T as torch.finfo's repr, in one line:
+///   finfo(resolution=R, min=M, max=X, eps=E, smallest_normal=S, tiny=S, dtype=NAME)
+/// Each value is written as operator<< writes a T (the stream's precision, float flags and
+/// locale apply; by default %g with 6 digits, as torch prints them); NAME is finfo<T>::name.
+/// resolution is the member, 10^-precision rounded to T (half: 0.0010004). The stream's width
+/// is reset and not applied.
+///   std::cout << mixprec::finfo<float>();
+///   // finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07,
+///   //       smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)
+template <class CharT, class Traits, class T>
+std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>& os, const finfo<T>&) {
+  os.width(0);
+  detail::finfo_repr<T>([&os](const char* s) { os << s; }, [&os](T v) { os << v; });
+  return os;
 }
 
 }  // namespace mixprec
