@@ -1,30 +1,43 @@
 // SPDX-License-Identifier: MIT
-// finfo: machine limits of every built-in format, laid out like numpy.finfo / torch.finfo but with
-// every value exact (every digit, where numpy rounds to the type's precision), and an
-// SVG drawing of their bit layouts (sign, exponent, mantissa), like the "bfloat16 structure"
-// slide of a mixed-precision lecture.
+// finfo: machine limits of every built-in format (and float32), laid out like numpy.finfo /
+// torch.finfo but exact: each value as its exact decimal, with the shortest text that reads back
+// beside it when the exact one is long ("eps = 0.0009765625", "tiny = 1.1754943508222875...e-38
+// (about 1.1754944e-38)"), where numpy rounds to the type's precision; and an SVG drawing of
+// their bit layouts (sign, exponent, mantissa), like the "bfloat16 structure" slide of a
+// mixed-precision lecture.
 //
 //   finfo                      all formats (writes no file)
-//   finfo --svg PATH           ... and draws the bit layouts into PATH
-//   finfo --format bfloat16    one format only (no drawing)
+//   finfo --svg PATH           ... and draws the bit layouts of all of them into PATH
+//   finfo --format bfloat16    one format only (no drawing); aliases too (bf16, half, e4m3, ...:
+//                              mixprec/format_names.hpp), and float32
+//   finfo --list-formats       the formats covered, one a line: the name, then its aliases
+//
+// Run by CTest and meson test (see examples/CMakeLists.txt):
+// example-test-args: --format half
+// example-test-regex: eps = +0.0009765625\n(.|\n)*smallest_subnormal = 5.9604644775390625e-08 \(about 6e-08\)
+// example-test-args: --format float32
+// example-test-regex: tiny = +1.1754943508222875079687365372222456778186655567720875215087517062784172594547271728515625e-38 \(about 1.1754944e-38\)
+// example-test-args: --format e2m1
+// example-test-regex: Machine parameters for float4_e2m1fn\n(.|\n)*max = +6\n
+#include <algorithm>
 #include <cstdio>
+#include <limits>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <vector>
 
-#include <mixprec/charconv.hpp>
+#include <mixprec/explain.hpp>
+#include <mixprec/format_names.hpp>
 #include <mixprec/mixprec.hpp>
 
 namespace {
 
-/// Every digit of the exact value: %.1100g keeps them all (no value of these formats has more
-/// than 1100 significant digits; float's smallest subnormal has 105) and drops trailing zeros.
+/// The exact value, with the shortest text beside it when the exact one is long.
 template <class T>
 std::string text(T x) {
-  char buf[1200];
-  const auto r = mixprec::to_chars(buf, buf + sizeof buf, x, std::chars_format::general, 1100);
-  return std::string(buf, r.ptr);
+  return mixprec::exact_value_text(x);
 }
 
 template <class T>
@@ -49,15 +62,20 @@ struct layout {
   std::string note;
 };
 
+/// The row of T: its fields and "max M, N significant bits" (M exact, as text() prints it).
 template <class T>
-layout layout_of(const char* note) {
-  using F = typename T::format_type;
-  return {mixprec::finfo<T>::name, F::is_signed ? 1 : 0, F::exponent_bits, F::mantissa_bits, F::padding_bits, note};
+layout layout_of() {
+  using F = typename mixprec::float_traits<T>::format_type;
+  using fi = mixprec::finfo<T>;
+  return {fi::name, F::is_signed ? 1 : 0, F::exponent_bits, F::mantissa_bits, F::padding_bits,
+          "max " + text(fi::max) + ", " + std::to_string(std::numeric_limits<T>::digits) + " significant bits"};
 }
 
 std::string svg(const layout* rows, int n) {
   const int cell = 22, left = 150, top = 40, row_h = 46;
-  const int width = left + 32 * cell + 380;
+  std::size_t note = 0;
+  for (int r = 0; r < n; ++r) note = std::max(note, rows[r].note.size());
+  const int width = left + 32 * cell + 20 + 7 * static_cast<int>(note);
   const int height = top + n * row_h + 50;
   std::ostringstream s;
   s << "<svg xmlns='http://www.w3.org/2000/svg' width='" << width << "' height='" << height
@@ -96,9 +114,17 @@ std::string svg(const layout* rows, int n) {
   return s.str();
 }
 
+/// Calls f(T{}) for float32 and every built-in format, in the order of builtin_format_names.
+template <class Fn>
+void for_each_format(Fn f) {
+  f(float{});
+  for (std::string_view name : mixprec::builtin_format_names) mixprec::visit_format(name, f);
+}
+
 int usage(const char* argv0, const std::string& problem) {
   if (!problem.empty()) std::fprintf(stderr, "finfo: %s\n", problem.c_str());
-  std::fprintf(stderr, "usage: %s [--svg PATH] [--format NAME]\n", argv0);
+  std::fprintf(stderr, "usage: %s [--svg PATH] [--format NAME] [--list-formats]\n"
+                       "NAME: float32 or a built-in format or alias (finfo --list-formats)\n", argv0);
   return 2;
 }
 
@@ -111,6 +137,16 @@ int main(int argc, char** argv) {
     const std::string a = argv[i];
     if ((a == "--svg" || a == "--format") && i + 1 < argc) {
       (a == "--svg" ? svg_path : only) = argv[++i];
+    } else if (a == "--list-formats") {
+      std::printf("float32\n");
+      for (std::string_view name : mixprec::builtin_format_names) {
+        std::printf("%.*s", static_cast<int>(name.size()), name.data());
+        for (const auto& al : mixprec::builtin_format_aliases) {
+          if (al.canonical == name) std::printf(" %.*s", static_cast<int>(al.alias.size()), al.alias.data());
+        }
+        std::printf("\n");
+      }
+      return 0;
     } else if (a == "--help" || a == "-h") {
       usage(argv[0], "");
       return 0;
@@ -119,47 +155,22 @@ int main(int argc, char** argv) {
     }
   }
   using namespace mixprec;
-  bool printed = false;
-  auto show = [&](auto tag) {
+  const std::string wanted = only == "float32" ? only : std::string(canonical_format_name(only));
+  if (!only.empty() && wanted.empty()) return usage(argv[0], "unknown format " + only);
+  std::vector<layout> rows;
+  for_each_format([&](auto tag) {
     using T = decltype(tag);
-    if (only.empty() || only == finfo<T>::name) {
-      print_finfo<T>();
-      printed = true;
-    }
-  };
-  show(float{});
-  show(tf32{});
-  show(half{});
-  show(bfloat16{});
-  show(float8_e4m3fn{});
-  show(float8_e5m2{});
-  show(float8_e4m3fnuz{});
-  show(float8_e5m2fnuz{});
-  show(float8_e8m0fnu{});
-  show(float6_e2m3fn{});
-  show(float6_e3m2fn{});
-  show(float4_e2m1fn{});
-  if (!printed) return usage(argv[0], "unknown format " + only);
+    if (only.empty() || wanted == finfo<T>::name) print_finfo<T>();
+    rows.push_back(layout_of<T>());
+  });
   if (!only.empty() || svg_path.empty()) return 0;
 
-  const layout rows[] = {
-      {"float32", 1, 8, 23, 0, "range 3.4e38, 24 significant bits"},
-      layout_of<tf32>("float's range, half's precision (Tensor Cores)"),
-      layout_of<half>("max 65504, 11 significant bits"),
-      layout_of<bfloat16>("float's range, 8 significant bits"),
-      layout_of<float8_e4m3fn>("max 448, no infinity"),
-      layout_of<float8_e5m2>("max 57344, IEEE-style"),
-      layout_of<float8_e8m0fnu>("MX block scale: powers of two"),
-      layout_of<float6_e2m3fn>("MX element, max 7.5"),
-      layout_of<float6_e3m2fn>("MX element, max 28"),
-      layout_of<float4_e2m1fn>("MX element, max 6"),
-  };
   std::ofstream out(svg_path);
-  out << svg(rows, static_cast<int>(sizeof rows / sizeof rows[0]));
+  out << svg(rows.data(), static_cast<int>(rows.size()));
   if (!out) {
     std::fprintf(stderr, "finfo: cannot write %s\n", svg_path.c_str());
     return 1;
   }
-  std::printf("bit layouts drawn in %s\n", svg_path.c_str());
+  std::printf("bit layouts of %zu formats drawn in %s\n", rows.size(), svg_path.c_str());
   return 0;
 }

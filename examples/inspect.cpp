@@ -2,7 +2,8 @@
 // inspect: how a number is stored in every format, or what a bit pattern means.
 //
 //   inspect 0.1                          0.1 in every built-in format: bits, stored value, error, ulp
-//   inspect --format bfloat16 0.1        the full explanation for one format
+//   inspect --format bfloat16 0.1        the full explanation for one format (bf16, half, e4m3, ...:
+//                                        the aliases of mixprec/format_names.hpp work everywhere)
 //   inspect --format bfloat16 --bits 0x3f80
 //   inspect --rounding toward_zero 0.1   another rounding mode (nearest_even, nearest_away,
 //                                        toward_zero, upward, downward, to_odd)
@@ -10,8 +11,11 @@
 //   inspect --all-modes --format half 0.1   the number under every rounding mode, side by side
 //   inspect --list float4_e2m1fn         every value of a format of 8 bits or fewer (table);
 //   inspect --list float4_e2m1fn --svg line.svg   ... and a number line drawn as SVG
+//   inspect --list-formats               the formats covered, one a line: the name, then its aliases
 //
-// The table of all formats ends with a one-line "why" for NaN, infinity, clamping and underflow.
+// The table of all formats (all built-in ones, mixprec::builtin_format_names) ends with a one-line
+// "why" for NaN, infinity, clamping and underflow; a sentence that states a value states it
+// exactly (mixprec::exact_value_text: "0.125", "5.9604644775390625e-08 (about 6e-08)").
 //
 // NUMBER is read as strtod reads it — decimal (1e-5, any number of digits), hex after 0x
 // (0x1.8p1), inf/infinity/nan in any case, with a sign — and rounded ONCE from its exact value
@@ -47,7 +51,15 @@
 // example-test-args: --overflow saturate 1e400
 // example-test-regex: float8_e4m3fn +0x7e .*clamped to 448 \(overflow::saturate\)
 // example-test-args: 1e-9
-// example-test-regex: float16 +0x0000 .*underflow: .x. is below the smallest non-zero value 6e-08 and rounds to 0
+// example-test-regex: float16 +0x0000 .*underflow: .x. is below the smallest non-zero value 5.9604644775390625e-08 \(about 6e-08\) and rounds to 0
+// example-test-args: --format float6_e2m3fn 0.1
+// example-test-regex: why +underflow: .x. is below the smallest non-zero value 0.125 and rounds up to it\nfloat6_e2m3fn value 0.125\n
+// example-test-args: --format half 1e400
+// example-test-regex: error +infinite absolute, infinite relative, infinite ulp\n
+// example-test-args: --format e4m3 nan
+// example-test-regex: float8_e4m3fn value nan\n(.|\n)*undefined \(NaN\) relative
+// example-test-args: 1
+// example-test-regex: float8_ue5m3 +0x78 
 // example-test-args: --all-modes --format half 0.1
 // example-test-regex: upward +0x2e67 .*\n.*downward +0x2e66 
 // example-test-args: --list float4_e2m1fn
@@ -77,14 +89,22 @@ int usage(const char* argv0, const char* problem) {
                "usage: %s [--format NAME] [--rounding MODE] [--overflow ieee|saturate] [--all-modes] NUMBER\n"
                "       %s --format NAME --bits PATTERN\n"
                "       inspect --list NAME [--svg PATH]   (formats of 8 bits or fewer)\n"
-               "NAME: float16 (or half), bfloat16, tf32, float8_e4m3fn, float8_e5m2, float8_e4m3fnuz,\n"
-               "      float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,\n"
-               "      float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float4_e1m2, float8_ue4m3, float8_ue5m3\n"
-               "      (without --format: the first eleven)\n"
+               "       inspect --list-formats             (every NAME, with its aliases)\n"
+               "NAME (without --format: all of them):\n",
+               argv0, argv0);
+  for (std::string_view name : mixprec::builtin_format_names) {
+    std::string line = "      " + std::string(name);
+    const char* sep = " (or ";
+    for (const auto& a : mixprec::builtin_format_aliases) {
+      if (a.canonical == name) line += sep + std::string(a.alias), sep = ", ";
+    }
+    if (*sep == ',') line += ")";
+    std::fprintf(stderr, "%s\n", line.c_str());
+  }
+  std::fprintf(stderr,
                "MODE: nearest_even (default), nearest_away, toward_zero, upward, downward, to_odd\n"
                "NUMBER: as strtod reads it: decimal (1e-5), hex (0x1.8p1), inf, infinity, nan; signed\n"
-               "PATTERN: hexadecimal (0x3f80) or binary (0b0011111110000000)\n",
-               argv0, argv0);
+               "PATTERN: hexadecimal (0x3f80) or binary (0b0011111110000000)\n");
   return 2;
 }
 
@@ -164,9 +184,15 @@ int list_values(const std::string& name, const std::string& svg) {
     const double x = hi > lo ? left + w * (v - lo) / (hi - lo) : left + w / 2;
     std::fprintf(f, "<line x1='%.2f' y1='60' x2='%.2f' y2='80' stroke='%s'/>\n", x, x, std::fpclassify(v) == FP_ZERO ? "red" : "steelblue");
   }
-  for (double v : {lo, 0.0, hi}) {
+  const double labels[] = {lo, 0.0, hi};
+  const char* const anchors[] = {"start", "middle", "end"};  // long exact labels stay inside
+  for (int k = 0; k < 3; ++k) {
+    const double v = labels[k];
     const double x = hi > lo ? left + w * (v - lo) / (hi - lo) : left + w / 2;
-    std::fprintf(f, "<text x='%.2f' y='100' text-anchor='middle'>%g</text>\n", x, v);
+    // v is a value of T (or the axis' 0): its exact text, with T's shortest text beside it when long
+    const std::string label = std::fpclassify(v) == FP_ZERO ? "0" : mixprec::exact_value_text(mixprec::round_to<T>(v));
+    std::fprintf(f, "<text x='%.2f' y='%d' text-anchor='%s'>%s</text>\n", x, 100 + 14 * (k % 2), anchors[k],
+                 label.c_str());
   }
   std::fprintf(f, "</svg>\n");
   const bool ok = std::fclose(f) == 0;
@@ -174,15 +200,14 @@ int list_values(const std::string& name, const std::string& svg) {
   return ok ? 0 : 1;
 }
 
-/// Calls f(type_tag) for the format named name ("half" is float16); false when the name is unknown.
+/// Calls f(T{}) for the built-in format named name (or an alias); false when the name is unknown.
 template <class Fn>
 bool with_format(const std::string& name, Fn f) {
-  return mixprec::visit_format(name == "half" ? std::string("float16") : name, f);
+  return mixprec::visit_format(name, f);
 }
 
-const char* const all_formats[] = {"tf32",          "float16",         "bfloat16",        "float8_e4m3fn",
-                                   "float8_e5m2",   "float8_e4m3fnuz", "float8_e5m2fnuz", "float8_e8m0fnu",
-                                   "float6_e2m3fn", "float6_e3m2fn",   "float4_e2m1fn"};
+/// The canonical name of a format named by name or an alias (for headings).
+std::string canonical(const std::string& name) { return std::string(mixprec::canonical_format_name(name)); }
 
 }  // namespace
 
@@ -219,6 +244,15 @@ int main(int argc, char** argv) {
       } else {
         return usage(argv[0], "--overflow takes ieee or saturate");
       }
+    } else if (a == "--list-formats") {
+      for (std::string_view name : mixprec::builtin_format_names) {
+        std::printf("%.*s", static_cast<int>(name.size()), name.data());
+        for (const auto& al : mixprec::builtin_format_aliases) {
+          if (al.canonical == name) std::printf(" %.*s", static_cast<int>(al.alias.size()), al.alias.data());
+        }
+        std::printf("\n");
+      }
+      return 0;
     } else if (a == "--all-modes") {
       o.all_modes = true;
     } else if (a == "--list") {
@@ -241,7 +275,7 @@ int main(int argc, char** argv) {
   if (!o.list.empty()) {
     if (!o.number.empty() || !o.bits.empty()) return usage(argv[0], "--list takes no number or bits");
     int rc = 0;
-    if (!with_format(o.list, [&](auto tag) { rc = list_values<decltype(tag)>(o.list, o.svg); })) {
+    if (!with_format(o.list, [&](auto tag) { rc = list_values<decltype(tag)>(canonical(o.list), o.svg); })) {
       return usage(argv[0], ("unknown format " + o.list).c_str());
     }
     return rc;
@@ -275,7 +309,7 @@ int main(int argc, char** argv) {
     if (o.format.empty()) return usage(argv[0], "--all-modes needs --format");
     const bool known = with_format(o.format, [&](auto tag) {
       using T = decltype(tag);
-      std::printf("%s in %s under every rounding mode (overflow::%s):\n\n", o.number.c_str(), o.format.c_str(),
+      std::printf("%s in %s under every rounding mode (overflow::%s):\n\n", o.number.c_str(), canonical(o.format).c_str(),
                   mixprec::to_string(o.policy));
       std::printf("%-13s %-12s %-28s %-12s %-10s %s\n", "mode", "bits", "stored (exact)", "abs error", "ulps", "why");
       for (const mixprec::rounding m : deterministic_modes) {
@@ -296,9 +330,10 @@ int main(int argc, char** argv) {
     return 0;
   }
   std::printf("%s stored in every format (rounding %s):\n\n", o.number.c_str(), mixprec::to_string(o.mode));
-  std::printf("%-16s %-12s %-28s %-12s %-12s %-24s %s\n", "format", "bits", "stored (exact)", "abs error", "ulps",
+  std::printf("%-18s %-12s %-28s %-12s %-12s %-24s %s\n", "format", "bits", "stored (exact)", "abs error", "ulps",
               "ulp", "range: why");
-  for (const char* name : all_formats) {
+  for (std::string_view name_view : mixprec::builtin_format_names) {
+    const std::string name(name_view);
     with_format(name, [&](auto tag) {
       using T = decltype(tag);
       const auto c = mixprec::explain<T>(o.number, o.mode, o.policy);
@@ -308,7 +343,7 @@ int main(int argc, char** argv) {
       std::string exact = c.stored.exact;
       if (exact.size() > 28) exact = exact.substr(0, 25) + "...";
       const std::string range = c.why.empty() ? c.range.substr(0, c.range.find(':')) : c.why;
-      std::printf("%-16s %-12s %-28s %-12.4g %-12.4g %-24s %s\n", name, bits, exact.c_str(), c.abs_error, c.ulp_error,
+      std::printf("%-18s %-12s %-28s %-12.4g %-12.4g %-24s %s\n", name.c_str(), bits, exact.c_str(), c.abs_error, c.ulp_error,
                   c.stored.ulp.c_str(), range.c_str());
     });
   }

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
 #include <sstream>
 #include <string>
 
@@ -110,4 +111,49 @@ TEST_CASE("explain of a conversion gives the stored value and the rounding error
   CHECK(std::strtod(rel.c_str(), nullptr) == c.rel_error);
   CHECK(std::strtod(ulps.c_str(), nullptr) == c.ulp_error);
   CHECK(text.find("  exact     " + mpfr_exact(stored) + "\n") != std::string::npos);
+}
+
+TEST_CASE("explain of a conversion: overflow and NaN have infinite or undefined errors, never 0") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto c = mixprec::explain<mixprec::half>(1e300);  // overflow to inf
+  CHECK(c.abs_error == inf);
+  CHECK(c.rel_error == inf);
+  CHECK(c.ulp_error == inf);
+  std::ostringstream os;
+  os << c;
+  CHECK(os.str().find("  error     infinite absolute, infinite relative, infinite ulp\n") != std::string::npos);
+  c = mixprec::explain<mixprec::half>(-1e300);
+  CHECK(c.rel_error == -inf);
+  c = mixprec::explain<mixprec::half>(std::numeric_limits<double>::quiet_NaN());
+  CHECK(std::isnan(c.rel_error));
+  CHECK(std::isnan(c.ulp_error));
+  os.str("");
+  os << c;
+  CHECK(os.str().find("  error     undefined (NaN) absolute, undefined (NaN) relative, undefined (NaN) ulp\n") !=
+        std::string::npos);
+  c = mixprec::explain<mixprec::float8_e4m3fn>(1e6);  // overflow to NaN: no infinity in the format
+  CHECK(std::isnan(c.rel_error));
+  c = mixprec::explain<mixprec::half>(inf);  // inf stored as inf: no error
+  CHECK(c.abs_error == 0);
+  CHECK(c.rel_error == 0);
+  CHECK(c.ulp_error == 0);
+  c = mixprec::explain<mixprec::half>(inf, mixprec::rounding::toward_zero);  // inf is exact: stays inf
+  CHECK(c.rel_error == 0);
+  c = mixprec::explain<mixprec::float4_e2m1fn>(inf);  // no infinity: clamped to 6
+  CHECK(c.stored.exact == "6");
+  CHECK(c.abs_error == -inf);
+  CHECK(std::isnan(c.rel_error));
+  c = mixprec::explain<mixprec::half>(1e5, mixprec::rounding::toward_zero);  // clamped to 65504: finite error
+  CHECK(c.rel_error == doctest::Approx((65504.0 - 1e5) / 1e5));
+  c = mixprec::explain<mixprec::half>(0.0);
+  CHECK(c.rel_error == 0);
+}
+
+TEST_CASE("explain prints the value line exactly") {
+  std::ostringstream os;
+  os << mixprec::explain(mixprec::half::from_bits(0x0001));  // 2^-24
+  CHECK(os.str().rfind("float16 value 5.9604644775390625e-08 (about 6e-08)\n", 0) == 0);
+  os.str("");
+  os << mixprec::explain(mixprec::float6_e2m3fn(0.125f));
+  CHECK(os.str().rfind("float6_e2m3fn value 0.125\n", 0) == 0);
 }

@@ -8,7 +8,10 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <cmath>
+#include <limits>
 #include <random>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -183,8 +186,14 @@ TEST_CASE("explain(text).why: one line on NaN, infinity, clamping, underflow and
   CHECK(why(e4m3{}, "448") == "");
   CHECK(why(mixprec::float4_e2m1fn{}, "-100") ==
         "overflow: |x| > max 6: clamped to -6 (float4_e2m1fn has no infinity or NaN)");
-  CHECK(why(h, "1e-9") == "underflow: |x| is below the smallest non-zero value 6e-08 and rounds to 0");
-  CHECK(why(h, "4e-8") == "underflow: |x| is below the smallest non-zero value 6e-08 and rounds up to it");  // > 2^-25
+  // half's smallest subnormal 2^-24 = 5.9604644775390625e-08 exactly; its shortest text is 6e-08
+  CHECK(why(h, "1e-9") ==
+        "underflow: |x| is below the smallest non-zero value 5.9604644775390625e-08 (about 6e-08) and rounds to 0");
+  CHECK(why(h, "4e-8") == "underflow: |x| is below the smallest non-zero value 5.9604644775390625e-08 (about 6e-08) "
+                          "and rounds up to it");  // > 2^-25
+  // float6_e2m3fn's smallest subnormal is 2^0 * 2^-3 = 0.125 (bias 1); its shortest text is "0.1"
+  CHECK(why(mixprec::float6_e2m3fn{}, "0.1") ==
+        "underflow: |x| is below the smallest non-zero value 0.125 and rounds up to it");
   CHECK(why(h, "1e-7") == "subnormal: fewer significant bits, so a larger relative error");
   CHECK(why(h, "-nan") == "NaN in, NaN out");
   CHECK(why(h, "inf") == "inf in, inf out");
@@ -193,4 +202,88 @@ TEST_CASE("explain(text).why: one line on NaN, infinity, clamping, underflow and
   CHECK(why(mixprec::float8_e8m0fnu{}, "0") == "float8_e8m0fnu has no zero and no negative values: NaN");
   CHECK(why(mixprec::float8_ue4m3{}, "-1") == "negative, and float8_ue4m3 has no negative values: NaN");
   CHECK(why(mixprec::float8_ue4m3{}, "-0") == "");  // -0 is the one zero
+}
+
+namespace {
+std::string printed(const mixprec::text_explanation& e) {
+  std::ostringstream os;
+  os << e;
+  return os.str();
+}
+bool contains(const std::string& s, const std::string& part) { return s.find(part) != std::string::npos; }
+}  // namespace
+
+TEST_CASE("exact_value_text: the exact decimal, with the shortest text beside it when long") {
+  using mixprec::exact_value_text;
+  CHECK(exact_value_text(mixprec::float6_e2m3fn(0.125f)) == "0.125");
+  CHECK(exact_value_text(std::numeric_limits<half>::max()) == "65504");
+  CHECK(exact_value_text(std::numeric_limits<half>::min()) == "0.00006103515625");  // 2^-14: 16 characters
+  CHECK(exact_value_text(-half(0.0f)) == "-0");
+  CHECK(exact_value_text(std::numeric_limits<half>::infinity()) == "inf");
+  CHECK(exact_value_text(-std::numeric_limits<half>::infinity()) == "-inf");
+  // 2^-24, 2^-23, 2^-126 (digits by hand / Python's decimal module)
+  CHECK(exact_value_text(std::numeric_limits<half>::denorm_min()) == "5.9604644775390625e-08 (about 6e-08)");
+  CHECK(exact_value_text(-std::numeric_limits<half>::denorm_min()) == "-5.9604644775390625e-08 (about -6e-08)");
+  CHECK(exact_value_text(0x1p-23f) == "1.1920928955078125e-07 (about 1.1920929e-07)");
+  CHECK(exact_value_text(std::numeric_limits<float>::min()) ==
+        "1.1754943508222875079687365372222456778186655567720875215087517062784172594547271728515625e-38 "
+        "(about 1.1754944e-38)");
+  // bfloat16 max = 2^128 - 2^120 = 338953138925153547590470800371487866880
+  CHECK(exact_value_text(std::numeric_limits<bfloat16>::max()) ==
+        "3.3895313892515354759047080037148786688e+38 (about 3.39e+38)");
+  CHECK(exact_value_text(1e22) == "1e+22");  // 10^22 is a double: exact and short at once
+  CHECK(exact_value_text(123456789012345678.0) == "123456789012345680");  // 18 characters: exact as it stands
+}
+
+TEST_CASE("explain(text) states values exactly: the value line, range and why") {
+  const std::string e2m3 = printed(explain<mixprec::float6_e2m3fn>("0.1"));
+  CHECK(contains(e2m3, "float6_e2m3fn value 0.125\n"));  // not "0.1", the shortest text of 0.125 here
+  const auto tiny = explain<half>("1e-9");
+  CHECK(starts_with(tiny.range, "underflow: positive, not zero, but below the smallest float16, "
+                                "5.9604644775390625e-08 (about 6e-08), once rounded; "));
+  const auto big = explain<half>("1e400");
+  CHECK(starts_with(big.range, "overflow: positive, beyond the largest finite float16, 65504, once rounded; "));
+  CHECK(contains(printed(explain<half>("0.1")), "float16 value 0.0999755859375\n"));  // 1638 * 2^-14
+}
+
+TEST_CASE("explain(text): overflow and NaN have infinite or undefined errors, never 0") {
+  const double inf = std::numeric_limits<double>::infinity();
+  auto e = explain<half>("1e400");  // overflow to inf: infinitely far
+  CHECK(e.abs_error == inf);
+  CHECK(e.rel_error == inf);
+  CHECK(e.ulp_error == inf);
+  CHECK(contains(printed(e), "  error     infinite absolute, infinite relative, infinite ulp\n"));
+  e = explain<half>("-70000");  // beyond 65520: to -inf
+  CHECK(e.rel_error == -inf);
+  CHECK(contains(printed(e), "  error     -infinite absolute, -infinite relative, -infinite ulp\n"));
+  e = explain<half>("1e400", rounding::nearest_even, overflow::saturate);  // (65504 - 1e400) / 1e400 = -1 + tiny
+  CHECK(e.stored.bits == 0x7bffu);
+  CHECK(e.rel_error == -1.0);
+  CHECK(contains(printed(e), "  error     about -1e400 absolute (beyond double), -1 relative, "));
+  e = explain<half>("-1e400", rounding::toward_zero);  // -65504
+  CHECK(e.rel_error == 1.0);
+  e = explain<half>("nan");
+  CHECK(std::isnan(e.rel_error));
+  CHECK(std::isnan(e.ulp_error));
+  CHECK(contains(printed(e), "undefined (NaN) relative, undefined (NaN) ulp\n"));
+  e = explain<mixprec::float8_e4m3fn>("inf");  // stored NaN
+  CHECK(std::isnan(e.rel_error));
+  e = explain<mixprec::float8_e4m3fn>("500");  // overflow to NaN (no infinity)
+  CHECK(std::isnan(e.rel_error));
+  CHECK(contains(printed(e), "undefined (NaN) relative"));
+  e = explain<mixprec::float4_e2m1fn>("inf");  // no infinity: clamped to 6, an undefined relative error
+  CHECK(e.stored.exact == "6");
+  CHECK(e.abs_error == -inf);
+  CHECK(std::isnan(e.rel_error));
+  CHECK(contains(printed(e), "  error     -infinite absolute, undefined (NaN) relative, undefined (NaN) ulp\n"));
+  e = explain<half>("-inf");  // stored exactly: no error
+  CHECK(e.abs_error == 0);
+  CHECK(e.rel_error == 0);
+  CHECK(e.ulp_error == 0);
+  e = explain<half>("0");
+  CHECK(e.rel_error == 0);
+  e = explain<half>("1e-9");  // underflow to 0: all of it lost
+  CHECK(e.rel_error == -1.0);
+  e = explain<half>("0.5");
+  CHECK(contains(printed(e), "  error     0 absolute, 0 relative, 0 ulp\n"));
 }

@@ -3,17 +3,24 @@
 // WebAssembly by scripts/docs (Emscripten): the same headers, the same single rounding.
 //
 // Exported C functions (each returns JSON in a buffer valid until the next call):
-//   mp_formats()                          ["float16", "bfloat16", ...]
+//   mp_formats()                          ["float16", "bfloat16", ...]: every built-in format
+//   mp_aliases()                          {"half": "float16", ...}: mixprec/format_names.hpp
 //   mp_explain(format, text, mode, ovf)   text (a number, as strtod reads it) read ONCE into format
 //   mp_bits(format, bits)                 what a bit pattern (unsigned integer) means
 //   mp_list(format)                       every value of a format of 8 bits or fewer
-// mode: 0 nearest_even, 1 nearest_away, 2 toward_zero, 3 upward, 4 downward, 5 to_odd
-// ovf: 0 ieee, 1 saturate. Errors: {"error": "..."}.
-// Also builds natively (c++ -std=c++17 -Iinclude examples/wasm/explorer.cpp) for a quick check:
-// the program then prints mp_explain("float16", "0.1", 0, 0).
+// format: a name or an alias; the answers' "format" is the name. mode: 0 nearest_even,
+// 1 nearest_away, 2 toward_zero, 3 upward, 4 downward, 5 to_odd; ovf: 0 ieee, 1 saturate.
+// Errors: {"error": "..."}. Numbers: NaN is null, infinities "inf"/"-inf"; "value" (the stored
+// value as a sentence states it: exact, with a short form beside it when long) and
+// "*_error_text" (exact absolute error, "infinite", "undefined (NaN)") are what to show.
+// Also builds natively (c++ -std=c++17 -Iinclude examples/wasm/explorer.cpp; CTest's
+// explorer_native) for a check: no arguments print mp_explain("float16", "0.1", 0, 0); else
+//   explorer_native formats | aliases | explain FORMAT TEXT | bits FORMAT N | list FORMAT
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <stdexcept>
 #include <string>
 
@@ -46,9 +53,20 @@ std::string value_json(const mixprec::value_explanation& e) {
   return "{\"bits\":" + std::to_string(e.bits) + ",\"storage_bits\":" + std::to_string(e.storage_bits) +
          ",\"sign\":" + quoted(e.sign) + ",\"exponent\":" + quoted(e.exponent) + ",\"mantissa\":" + quoted(e.mantissa) +
          ",\"kind\":" + quoted(e.kind) + ",\"exact\":" + quoted(e.exact) + ",\"shortest\":" + quoted(e.shortest) +
+         ",\"value\":" + quoted(mixprec::detail::exact_text_of(e)) +
          ",\"ulp\":" + quoted(e.ulp) + ",\"below\":" + quoted(e.below) + ",\"above\":" + quoted(e.above) + "}";
 }
 
+
+/// The absolute error as the text explanation prints it (exact; "infinite"; "undefined (NaN)";
+/// "about -1e400 (beyond double)" for a finite text beyond double stored as a finite value).
+std::string error_text(const mixprec::text_explanation& c) {
+  if (std::isinf(c.abs_error) && c.stored.kind != "infinity" && std::isfinite(c.rel_error)) {
+    const std::string mag = c.source[0] == '+' || c.source[0] == '-' ? c.source.substr(1) : c.source;
+    return "about " + std::string(c.abs_error < 0 ? "-" : "") + mag + " (beyond double)";
+  }
+  return mixprec::detail::abs_error_text(c.abs_error);
+}
 
 const char* error(const std::string& what) {
   out = "{\"error\":" + quoted(what) + "}";
@@ -66,6 +84,15 @@ const char* mp_formats() {
   return out.c_str();
 }
 
+const char* mp_aliases() {
+  out = "{";
+  for (const auto& a : mixprec::builtin_format_aliases) {
+    out += (out.size() > 1 ? "," : "") + quoted(std::string(a.alias)) + ":" + quoted(std::string(a.canonical));
+  }
+  out += "}";
+  return out.c_str();
+}
+
 const char* mp_explain(const char* format, const char* text, int mode, int ovf) {
   if (mode < 0 || mode > 5) return error("rounding mode must be 0..5");
   if (ovf < 0 || ovf > 1) return error("overflow must be 0 (ieee) or 1 (saturate)");
@@ -73,9 +100,12 @@ const char* mp_explain(const char* format, const char* text, int mode, int ovf) 
     const bool known = mixprec::visit_format(format, [&](auto tag) {
       using T = decltype(tag);
       const auto c = mixprec::explain<T>(text, static_cast<mixprec::rounding>(mode), static_cast<mixprec::overflow>(ovf));
-      out = "{\"format\":" + quoted(format) + ",\"stored\":" + value_json(c.stored) + ",\"abs_error\":" +
-            number(c.abs_error) + ",\"rel_error\":" + number(c.rel_error) + ",\"ulp_error\":" + number(c.ulp_error) +
-            ",\"range\":" + quoted(c.range) + ",\"why\":" + quoted(c.why) + "}";
+      out = "{\"format\":" + quoted(mixprec::finfo<T>::name) + ",\"stored\":" + value_json(c.stored) +
+            ",\"abs_error\":" + number(c.abs_error) + ",\"rel_error\":" + number(c.rel_error) +
+            ",\"ulp_error\":" + number(c.ulp_error) + ",\"abs_error_text\":" + quoted(error_text(c)) +
+            ",\"rel_error_text\":" + quoted(mixprec::detail::quotient_text(c.rel_error)) +
+            ",\"ulp_error_text\":" + quoted(mixprec::detail::quotient_text(c.ulp_error)) + ",\"range\":" +
+            quoted(c.range) + ",\"why\":" + quoted(c.why) + "}";
     });
     if (!known) return error(std::string("unknown format ") + format);
   } catch (const std::exception& e) {
@@ -98,7 +128,7 @@ const char* mp_bits(const char* format, double bits) {
       error("the bit pattern does not fit the format");
       return;
     }
-    out = "{\"format\":" + quoted(format) + ",\"stored\":" +
+    out = "{\"format\":" + quoted(mixprec::finfo<T>::name) + ",\"stored\":" +
           value_json(mixprec::explain(T::from_bits(static_cast<typename T::storage_type>(b)))) + "}";
   });
   if (!known) return error(std::string("unknown format ") + format);
@@ -131,9 +161,31 @@ const char* mp_list(const char* format) {
 
 }  // extern "C"
 
-int main() {
+int main(int argc, char** argv) {
 #ifndef __EMSCRIPTEN__
-  std::puts(mp_explain("float16", "0.1", 0, 0));
-#endif
+  const std::string cmd = argc > 1 ? argv[1] : "";
+  const char* r = nullptr;
+  if (argc == 1) {
+    r = mp_explain("float16", "0.1", 0, 0);
+  } else if (cmd == "formats" && argc == 2) {
+    r = mp_formats();
+  } else if (cmd == "aliases" && argc == 2) {
+    r = mp_aliases();
+  } else if (cmd == "explain" && argc == 4) {
+    r = mp_explain(argv[2], argv[3], 0, 0);
+  } else if (cmd == "bits" && argc == 4) {
+    r = mp_bits(argv[2], std::strtod(argv[3], nullptr));
+  } else if (cmd == "list" && argc == 3) {
+    r = mp_list(argv[2]);
+  } else {
+    std::fputs("usage: explorer_native [formats | aliases | explain FORMAT TEXT | bits FORMAT N | list FORMAT]\n", stderr);
+    return 2;
+  }
+  std::puts(r);
+  return std::strncmp(r, "{\"error\"", 8) == 0 ? 1 : 0;
+#else
+  (void)argc;
+  (void)argv;
   return 0;
+#endif
 }

@@ -6,8 +6,12 @@
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1);              // with the error of 0.1
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1, rounding::toward_zero);
 //   std::cout << mixprec::explain<mixprec::half>("1.00048828125000000000000001");  // text: ONE rounding
-// Printing never rounds: values, ulps, neighbours and the absolute error are printed as exact
-// decimals (every digit), the relative and ulp errors as the shortest text that reads back.
+// Printing never rounds a value: values, ulps, neighbours and the absolute error are printed as
+// exact decimals (every digit); a sentence that states a value (the "value" line, range, why)
+// uses exact_value_text: the exact decimal, with the shortest text that reads back beside it
+// when the exact one is long ("0.125", "5.9604644775390625e-08 (about 6e-08)"). The relative and
+// ulp errors (quotients rounded to double) are printed as the shortest text that reads back;
+// an infinite error as "infinite", an undefined one (NaN read or stored) as "undefined (NaN)".
 #ifndef MIXPREC_EXPLAIN_HPP
 #define MIXPREC_EXPLAIN_HPP
 
@@ -52,10 +56,16 @@ struct conversion_explanation {
   value_explanation stored;  ///< the value that was stored
   std::string source;        ///< the exact decimal of the double that was converted
   std::string mode;          ///< the rounding mode's name
-  double abs_error = 0;      ///< stored - source (exact unless it overflows double)
-  double rel_error = 0;      ///< abs_error / |source| (0 when source is 0)
-  double ulp_error = 0;      ///< abs_error in ulps of the stored value
+  double abs_error = 0;      ///< stored - source (exact unless it overflows double); see below
+  double rel_error = 0;      ///< abs_error / |source|; see below
+  double ulp_error = 0;      ///< abs_error in ulps of the stored value; see below
 };
+// The errors of a conversion_explanation and of a text_explanation:
+//   stored == source (0 stored as 0, inf stored as the same inf): all three 0;
+//   a finite source stored as an infinity (overflow): abs, rel and ulp +-inf (never 0);
+//   NaN read or stored, or an infinite source stored as a finite value: abs +-inf or NaN, rel
+//   and ulp NaN (undefined);
+//   else abs = stored - source rounded to double, rel = abs / |source|, ulp = abs / ulp(stored).
 
 namespace detail {
 
@@ -83,6 +93,68 @@ std::string shortest_decimal(T x) {
   return std::string(buf, r.ptr);
 }
 
+/// The relative and ulp errors, from the stored value s and the source value x (as doubles;
+/// source_finite: the source is a finite number, even where x overflowed double).
+inline void relative_errors(double s, double x, bool source_finite, double abs_error, double ulp, double& rel,
+                            double& ulps) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if (std::isnan(s) || std::isnan(x) || std::isnan(abs_error)) {  // NaN read or stored: undefined
+    rel = ulps = nan;
+  } else if (!source_finite) {  // inf stored as that inf: no error; else undefined
+    rel = ulps = exact_eq(s, x) ? 0.0 : nan;
+  } else if (std::isinf(s)) {  // overflow to an infinity
+    rel = ulps = abs_error;
+  } else if (std::isinf(x)) {  // a finite source beyond double, stored finite: (s - x) / |x| = -+1 + tiny
+    rel = x > 0 ? -1.0 : 1.0;
+    ulps = abs_error;
+  } else {
+    rel = exact_eq(abs_error, 0.0) ? 0.0 : abs_error / std::fabs(x);
+    ulps = exact_eq(ulp, 0.0) ? abs_error : abs_error / ulp;
+  }
+}
+
+/// text_of_exact: the exact_value_text of a value given its exact fixed decimal and its shortest
+/// text (inf/nan: exact == shortest). Scientific notation as to_chars writes it ("e-08", "e+38").
+inline std::string exact_text_of(const std::string& exact, const std::string& shortest) {
+  if (exact.size() <= 20 || exact.find_first_not_of("-0123456789.") != std::string::npos) return exact;
+  const bool neg = exact[0] == '-';
+  const std::string body = exact.substr(neg ? 1 : 0);
+  const std::size_t point = body.find('.');
+  const std::string int_part = body.substr(0, point);
+  const std::string all = int_part + (point == std::string::npos ? "" : body.substr(point + 1));
+  const std::size_t first = all.find_first_not_of('0');
+  if (first == std::string::npos) return exact;  // zero (never this long)
+  const std::size_t last = all.find_last_not_of('0');
+  const long e10 = static_cast<long>(int_part.size()) - 1 - static_cast<long>(first);
+  std::string sci = neg ? "-" : "";
+  sci += all[first];
+  if (last > first) sci += "." + all.substr(first + 1, last - first);
+  const long mag = e10 < 0 ? -e10 : e10;
+  sci += e10 < 0 ? "e-" : "e+";
+  if (mag < 10) sci += '0';
+  sci += std::to_string(mag);
+  return sci == shortest ? sci : sci + " (about " + shortest + ")";
+}
+
+/// exact_value_text of an explained value.
+inline std::string exact_text_of(const value_explanation& e) { return exact_text_of(e.exact, e.shortest); }
+
+/// An absolute error as text: its exact decimal; "infinite" / "-infinite" for +-inf,
+/// "undefined (NaN)" for NaN.
+inline std::string abs_error_text(double v) {
+  if (std::isnan(v)) return "undefined (NaN)";
+  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+  return exact_decimal(v);
+}
+
+/// An error quotient as text: the shortest text that reads back; "infinite" / "-infinite" for
+/// +-inf, "undefined (NaN)" for NaN.
+inline std::string quotient_text(double v) {
+  if (std::isnan(v)) return "undefined (NaN)";
+  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+  return shortest_decimal(v);
+}
+
 inline std::string bit_string(std::uint64_t v, int width) {
   std::string s;
   for (int i = width - 1; i >= 0; --i) s += ((v >> i) & 1u) != 0 ? '1' : '0';
@@ -91,6 +163,19 @@ inline std::string bit_string(std::uint64_t v, int width) {
 
 
 }  // namespace detail
+
+/// x as a sentence states a value: its exact decimal when that is at most 20 characters ("0.125",
+/// "65504", "0.00006103515625"); else the exact decimal in scientific notation (every significant
+/// digit) with the shortest text that reads back beside it: half's smallest subnormal is
+/// "5.9604644775390625e-08 (about 6e-08)". inf, -inf and nan as to_chars prints them.
+/// T: a mixprec type, float or double.
+template <class T>
+std::string exact_value_text(T x) {
+  using F = typename float_traits<T>::format_type;
+  const std::string shortest = detail::shortest_decimal(x);
+  if (detail::unpack<F>(float_traits<T>::to_bits(x)).cls != detail::value_class::finite) return shortest;
+  return detail::exact_text_of(detail::exact_decimal(x), shortest);
+}
 
 /// Explains a value of a mixprec type.
 template <class F, std::enable_if_t<is_format<F>::value, int> = 0>
@@ -133,16 +218,15 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
   c.source = std::isfinite(source) ? detail::exact_decimal(source) : detail::shortest_decimal(source);
   c.mode = to_string(mode);
   const double s = static_cast<double>(stored);
-  c.abs_error = s - source;
-  c.rel_error = !detail::exact_eq(source, 0.0) && std::isfinite(source) ? c.abs_error / std::fabs(source) : 0.0;
+  c.abs_error = std::isinf(source) && detail::exact_eq(s, source) ? 0.0 : s - source;  // inf stored as inf: none
   const double u = isfinite(stored) ? static_cast<double>(ulp(stored)) : 0.0;
-  c.ulp_error = !detail::exact_eq(u, 0.0) ? c.abs_error / u : c.abs_error;  // NaN or infinity when nothing finite was stored
+  detail::relative_errors(s, source, std::isfinite(source), c.abs_error, u, c.rel_error, c.ulp_error);
   return c;
 }
 
 /// Prints the explanation as text (one field per line).
 inline std::ostream& operator<<(std::ostream& os, const value_explanation& e) {
-  os << e.format << " value " << e.shortest << '\n';
+  os << e.format << " value " << detail::exact_text_of(e) << '\n';
   os << "  bits      0x" << std::hex << e.bits << std::dec << " = ";
   if (!e.sign.empty()) os << e.sign << ' ';
   os << e.exponent;
@@ -164,9 +248,9 @@ inline std::ostream& operator<<(std::ostream& os, const conversion_explanation& 
   os << "rounding  " << c.mode << '\n';
   os << c.stored;
   // The absolute error exactly (it is a double's exact value); the quotients as the shortest
-  // text that reads back as the double (not the stream's 6 digits).
-  os << "  error     " << detail::exact_decimal(c.abs_error) << " absolute, " << detail::shortest_decimal(c.rel_error)
-     << " relative, " << detail::shortest_decimal(c.ulp_error) << " ulp\n";
+  // text that reads back as the double (not the stream's 6 digits); infinite and undefined in words.
+  os << "  error     " << detail::abs_error_text(c.abs_error) << " absolute, " << detail::quotient_text(c.rel_error)
+     << " relative, " << detail::quotient_text(c.ulp_error) << " ulp\n";
   return os;
 }
 
@@ -183,8 +267,8 @@ struct text_explanation {
   std::string why;           ///< one line on a NaN, infinity, clamped, underflowed or subnormal result ("" else)
   bool out_of_range = false; ///< whether from_chars reports errc::result_out_of_range
   double abs_error = 0;      ///< stored - source, with source rounded to double (see explain)
-  double rel_error = 0;      ///< abs_error / |source| (0 when source is 0 or not finite)
-  double ulp_error = 0;      ///< abs_error in ulps of the stored value
+  double rel_error = 0;      ///< abs_error / |source| (the rules above conversion_explanation's)
+  double ulp_error = 0;      ///< abs_error in ulps of the stored value (the same rules)
 };
 
 namespace detail {
@@ -220,10 +304,10 @@ std::string range_reason(const unpacked& u, rounding mode) {
   if (u.cls == value_class::infinite) return "not representable: " + name + " has no infinity";
   if (beyond_max<F>(u, mode)) {
     return std::string("overflow: ") + (u.sign ? "negative, " : "positive, ") + "beyond the largest finite " + name +
-           " (" + shortest_decimal(std::numeric_limits<T>::max()) + ") once rounded";
+           ", " + exact_value_text(std::numeric_limits<T>::max()) + ", once rounded";
   }
   return std::string("underflow: ") + (u.sign ? "negative, " : "positive, ") + "not zero, but below the smallest " +
-         name + " (" + shortest_decimal(std::numeric_limits<T>::denorm_min()) + ") once rounded";
+         name + ", " + exact_value_text(std::numeric_limits<T>::denorm_min()) + ", once rounded";
 }
 
 /// One line on why reading u into T stored `stored` when that is NaN, an infinity, a clamped
@@ -232,7 +316,7 @@ template <class T>
 std::string why_line(const unpacked& u, T stored, const std::string& kind, rounding mode, overflow policy) {
   using F = typename float_traits<T>::format_type;
   const std::string name = finfo<T>::name;
-  const std::string got = shortest_decimal(stored);
+  const std::string got = exact_value_text(stored);
   const bool nan = kind == "NaN", inf = kind == "infinity";
   if (u.cls == value_class::nan) return nan ? "NaN in, NaN out" : "NaN in, and " + name + " has no NaN: " + got;
   if (u.cls == value_class::infinite) {
@@ -246,7 +330,7 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
   if constexpr (!F::is_signed) {
     if (u.sign) return "negative, and " + name + " has no negative values: " + (nan ? std::string("NaN") : got);
   }
-  const std::string max = shortest_decimal(std::numeric_limits<T>::max());
+  const std::string max = exact_value_text(std::numeric_limits<T>::max());
   if (beyond_max<F>(u, mode)) {  // rounded in mode with an unbounded exponent, above max
     if (inf) return "overflow: |x| > max " + max + " and the mode rounds away from zero: inf";
     if (nan) return "overflow: |x| > max " + max + " and " + name + " has no infinity: NaN (overflow::saturate clamps)";
@@ -258,7 +342,7 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
   if (beyond_max<F>(u, u.sign ? rounding::downward : rounding::upward)) {  // |x| > max, exactly
     return "|x| > max " + max + ", but it rounds to " + got + " in this mode (no overflow)";
   }
-  const std::string tiny = shortest_decimal(std::numeric_limits<T>::denorm_min());
+  const std::string tiny = exact_value_text(std::numeric_limits<T>::denorm_min());
   if (kind == "zero") return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds to 0";
   const unpacked d = unpack<F>(float_traits<T>::to_bits(std::numeric_limits<T>::denorm_min()));
   if (u.exp < d.exp) return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds up to it";
@@ -278,8 +362,11 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
 /// stored value is then +-inf, +-max or NaN, by mode, policy and format), "underflow: ..." (a
 /// signed zero, or e8m0fnu's smallest value), or a value the format lacks ("inf" without
 /// infinities, ...). The errors use the text's value rounded to double (exact when the text is
-/// a double): a finite text stored as an infinity has an infinite error, "inf" stored as inf
-/// none; NaN stored or read gives NaN errors.
+/// a double): a finite text stored as an infinity has infinite errors (abs, rel, ulp), "inf"
+/// stored as inf none; NaN stored or read, or "inf" stored as a finite value, gives an undefined
+/// (NaN) relative error; a finite text beyond double (1e400) stored as a finite value has
+/// abs_error and ulp_error +-inf (the exact error overflows double) and rel_error -1 or +1 (the
+/// exact ratio -(1 - stored/x), rounded to double).
 /// Throws std::invalid_argument (quoting at most 64 bytes of text) for text that is not a
 /// number, rounding::stochastic, or invalid mode/policy values.
 template <class T, std::enable_if_t<is_mixprec_float<T>::value, int> = 0>
@@ -311,7 +398,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   if (!detail::round_parsed<F>(u, mode, policy).ok) {
     e.out_of_range = true;
     e.range = detail::range_reason<T>(u, mode) + "; from_chars reports result_out_of_range; round_to gives " +
-              e.stored.shortest;
+              detail::exact_text_of(e.stored);
   }
   e.why = detail::why_line<T>(u, stored, e.stored.kind, mode, policy);
   using D = typename float_traits<double>::format_type;
@@ -324,9 +411,9 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   } else {
     e.abs_error = s - source;
   }
-  e.rel_error = !detail::exact_eq(source, 0.0) && std::isfinite(source) ? e.abs_error / std::fabs(source) : 0.0;
   const double ulp_d = isfinite(stored) ? static_cast<double>(ulp(stored)) : 0.0;
-  e.ulp_error = !detail::exact_eq(ulp_d, 0.0) ? e.abs_error / ulp_d : e.abs_error;
+  detail::relative_errors(s, source, u.cls == detail::value_class::finite, e.abs_error, ulp_d, e.rel_error,
+                          e.ulp_error);
   return e;
 }
 
@@ -337,7 +424,17 @@ inline std::ostream& operator<<(std::ostream& os, const text_explanation& t) {
   if (!t.range.empty()) os << "range     " << t.range << '\n';
   if (!t.why.empty()) os << "why       " << t.why << '\n';
   os << t.stored;
-  os << "  error     " << t.abs_error << " absolute, " << t.rel_error << " relative, " << t.ulp_error << " ulp\n";
+  os << "  error     ";
+  if (std::isinf(t.abs_error) && t.stored.kind != "infinity" && std::isfinite(t.rel_error) && !t.source.empty()) {
+    // a finite text beyond double stored as a finite value: the error is about -x, beyond double
+    const std::string_view mag = t.source[0] == '+' || t.source[0] == '-' ? std::string_view(t.source).substr(1)
+                                                                          : std::string_view(t.source);
+    os << "about " << (t.abs_error < 0 ? "-" : "") << mag << " absolute (beyond double), "
+       << detail::quotient_text(t.rel_error) << " relative, beyond double's range in ulps\n";
+  } else {
+    os << detail::abs_error_text(t.abs_error) << " absolute, " << detail::quotient_text(t.rel_error) << " relative, "
+       << detail::quotient_text(t.ulp_error) << " ulp\n";
+  }
   return os;
 }
 
