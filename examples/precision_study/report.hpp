@@ -9,8 +9,9 @@
 //   losses.csv     one row per mode and step: the loss (empty when not finite)
 //   results.json   all of the above in one document (non-finite numbers are written as null,
 //                  so that strict JSON readers accept it; first_nonfinite_*_step tell where)
-//   loss.svg       the loss curves of all modes on one chart (mean over windows of steps; a
-//                  curve ends, marked x, at its first non-finite loss)
+//   loss.svg       every mode's loss on one log-scale chart, then one small panel per mode with
+//                  its loss minus float64's (means over windows of steps); each mode has its own
+//                  colour and dash pattern; a curve ends, marked x, at its first non-finite loss
 //   accuracy.svg   test accuracy per mode (bars)
 //   time.svg       wall time per mode (bars)
 //   memory.svg     exact bytes per mode, stacked: parameters, gradients, optimizer, activations
@@ -138,10 +139,11 @@ inline void write_files(const std::vector<std::pair<std::string, std::string>>& 
   }
 }
 
+/// Mode i's colour: twelve distinct colours (the study's modes), then again.
 inline const char* palette(std::size_t i) {
-  static const char* const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd",
-                                       "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf"};
-  return colors[i % 10];
+  static const char* const colors[] = {"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                                       "#e377c2", "#000000", "#bcbd22", "#17becf", "#5254a3", "#b8860b"};
+  return colors[i % 12];
 }
 
 inline std::string nan_text(const mode_result& r) {
@@ -398,81 +400,256 @@ inline std::string memory_svg(const study_report& rep) {
   return o.str();
 }
 
-/// The loss curves: each point the mean loss over a window of steps (about 120 points per
-/// curve); a window with a non-finite loss ends the curve, marked with an x.
-inline std::string loss_svg(const study_report& rep) {
-  using namespace detail;
-  const double left = 60, right = 230, top = 40, bottom = 50;
-  const double w = svg_w, h = svg_h, pw = w - left - right, ph = h - top - bottom;
-  std::size_t steps = 1;
-  for (const mode_result& r : rep.modes) steps = std::max(steps, r.losses.size());
-  const std::size_t window = std::max<std::size_t>(1, steps / 120);
-  struct curve {
-    std::vector<std::pair<double, double>> pts;
-    bool broke = false;
-    double break_x = 0;
-  };
-  std::vector<curve> curves;
-  double hi = 0;
-  for (const mode_result& r : rep.modes) {
-    curve c;
-    for (std::size_t b = 0; b < r.losses.size(); b += window) {
-      const std::size_t e = std::min(r.losses.size(), b + window);
-      double s = 0;
-      bool bad = false;
-      for (std::size_t i = b; i < e; ++i) {
-        if (!std::isfinite(r.losses[i])) bad = true;
-        s += r.losses[i];
-      }
-      if (bad) {
+namespace detail {
+
+/// The line style of mode i in the loss chart: a colour and an SVG dash pattern ("" solid).
+/// Twelve colours (no two modes of the study share one) and four patterns, so that a mode can
+/// be told apart by either.
+inline const char* loss_color(std::size_t i) { return palette(i); }
+inline const char* loss_dash(std::size_t i) {
+  static const char* const dashes[] = {"", "7 3", "2 2", "9 3 2 3"};
+  return dashes[i % 4];
+}
+
+/// Points (step, value) of a curve: the mean of each window of steps. A window with a
+/// non-finite value ends the curve (broke, at the window's first step).
+struct loss_curve {
+  std::vector<std::pair<double, double>> pts;
+  bool broke = false;
+  double break_x = 0;
+};
+
+/// The windowed means of v, or of v - ref where ref is given (over the steps both have; a
+/// non-finite ref ends the curve without marking it broken).
+inline loss_curve windowed(const std::vector<double>& v, std::size_t window, const std::vector<double>* ref = nullptr) {
+  loss_curve c;
+  const std::size_t n = ref != nullptr ? std::min(v.size(), ref->size()) : v.size();
+  for (std::size_t b = 0; b < n; b += window) {
+    const std::size_t e = std::min(n, b + window);
+    double sum = 0;
+    for (std::size_t i = b; i < e; ++i) {
+      if (!std::isfinite(v[i])) {
         c.broke = true;
         c.break_x = static_cast<double>(b + 1);
-        break;
+        return c;
       }
-      const double m = s / static_cast<double>(e - b);
-      c.pts.emplace_back(static_cast<double>(b + e + 1) / 2.0, m);
-      hi = std::max(hi, m);
+      if (ref != nullptr && !std::isfinite((*ref)[i])) return c;
+      sum += ref != nullptr ? v[i] - (*ref)[i] : v[i];
     }
-    curves.push_back(c);
+    c.pts.emplace_back(static_cast<double>(b + e + 1) / 2.0, sum / static_cast<double>(e - b));
   }
-  hi = std::min(std::max(hi, 0.5), 3.0);
-  const double ystep = nice_step(hi, 6);
-  hi = std::ceil(hi / ystep) * ystep;
-  const double xstep = nice_step(static_cast<double>(steps), 8);
-  auto X = [&](double s) { return left + pw * s / static_cast<double>(steps); };
-  auto Y = [&](double v) { return top + ph * (1.0 - std::min(v, hi) / hi); };
+  return c;
+}
+
+/// The mean of the finite values among the last tenth of v's steps (NaN if v breaks there).
+inline double tail_mean(const std::vector<double>& v) {
+  if (v.empty()) return std::nan("");
+  const std::size_t from = v.size() - std::max<std::size_t>(1, v.size() / 10);
+  double sum = 0;
+  for (std::size_t i = from; i < v.size(); ++i) {
+    if (!std::isfinite(v[i])) return std::nan("");
+    sum += v[i];
+  }
+  return sum / static_cast<double>(v.size() - from);
+}
+
+/// An SVG polyline through pts mapped by X and Y.
+template <class FX, class FY>
+void polyline(std::ostringstream& o, const std::vector<std::pair<double, double>>& pts, FX X, FY Y, const char* color,
+              const char* dash, double width) {
+  if (pts.empty()) return;
+  o << "<polyline fill=\"none\" stroke-width=\"" << width << "\" stroke=\"" << color << '"';
+  if (*dash != '\0') o << " stroke-dasharray=\"" << dash << '"';
+  o << " points=\"";
+  for (const auto& p : pts) o << fmt("%.1f", X(p.first)) << ',' << fmt("%.1f", Y(p.second)) << ' ';
+  o << "\"/>\n";
+}
+
+/// A sample of mode i's line style, 24 px long, from (x, y).
+inline void line_sample(std::ostringstream& o, double x, double y, std::size_t i) {
+  o << "<line x1=\"" << x << "\" y1=\"" << y << "\" x2=\"" << x + 24 << "\" y2=\"" << y << "\" stroke=\""
+    << loss_color(i) << "\" stroke-width=\"2.5\"";
+  if (*loss_dash(i) != '\0') o << " stroke-dasharray=\"" << loss_dash(i) << '"';
+  o << "/>";
+}
+
+/// An x marking where a curve ended at a non-finite loss.
+inline void break_mark(std::ostringstream& o, double x, double y, const char* color) {
+  o << "<path d=\"M" << x - 5 << ',' << y - 5 << " L" << x + 5 << ',' << y + 5 << " M" << x - 5 << ',' << y + 5 << " L"
+    << x + 5 << ',' << y - 5 << "\" stroke=\"" << color << "\" stroke-width=\"2\"/>\n";
+}
+
+}  // namespace detail
+
+/// The 1-2-5 sequence (..., 0.1, 0.2, 0.5, 1, 2, 5, ...): the largest value <= v (down) or the
+/// smallest >= v (up); v > 0.
+inline double one_two_five(double v, bool up) {
+  const double p = std::pow(10.0, std::floor(std::log10(v)));
+  const double steps[] = {1, 2, 5, 10};
+  double r = up ? 10 * p : p;
+  for (double s : steps) {
+    if (up && s * p >= v * (1 - 1e-12)) return s * p;
+    if (!up && s * p <= v * (1 + 1e-12)) r = s * p;
+  }
+  return r;
+}
+
+/// The loss chart, in two parts, so that every mode can be told apart:
+///   - all modes' loss (mean over windows of steps) on one panel with a log scale, each mode in
+///     its own colour and dash pattern, with a legend: the shape of training;
+///   - small multiples: one panel per mode other than float64 with the difference of its loss
+///     from float64's (step by step, then the mean over windows), on a shared scale around a
+///     zero line; each panel says the mean loss of the last tenth of the steps and its
+///     difference from float64's.
+/// A curve ends, marked x, at its first non-finite loss; its legend entry says "(non-finite)".
+/// The reference is the mode named float64 (else the first mode).
+inline std::string loss_svg(const study_report& rep) {
+  using namespace detail;
+  const std::size_t n = rep.modes.size();
+  std::size_t ref = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (rep.modes[i].name == "float64") ref = i;
+  }
+  const std::string ref_name = n > 0 ? rep.modes[ref].name : std::string("float64");
+  std::size_t steps = 1;
+  for (const mode_result& r : rep.modes) steps = std::max(steps, r.losses.size());
+  const std::size_t window = std::max<std::size_t>(1, steps / 150);
+  const std::size_t dwindow = std::max<std::size_t>(1, steps / 40);
+  const std::vector<double>* ref_losses = n > 0 ? &rep.modes[ref].losses : nullptr;
+
+  std::vector<loss_curve> curves, diffs;
+  double lo = 1e300, hi = 0, dhi = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    curves.push_back(windowed(rep.modes[i].losses, window));
+    for (const auto& p : curves.back().pts) {
+      if (p.second > 0) lo = std::min(lo, p.second);
+      hi = std::max(hi, p.second);
+    }
+    diffs.push_back(i == ref ? loss_curve{} : windowed(rep.modes[i].losses, dwindow, ref_losses));
+    for (const auto& p : diffs.back().pts) dhi = std::max(dhi, std::fabs(p.second));
+  }
+  if (!(hi > 0)) hi = 1;
+  if (!(lo < hi)) lo = hi / 10;
+  hi = one_two_five(std::min(hi, 10.0), true);
+  lo = one_two_five(std::max(lo, hi / 1000), false);
+  if (!(dhi > 0)) dhi = 0.01;
+  const double dstep = nice_step(dhi, 2);
+  dhi = std::ceil(dhi / dstep) * dstep;
+  const double xsteps = static_cast<double>(steps);
+  const double xstep = nice_step(xsteps, 4);
+
+  // Geometry: the loss panel with its legend at the right, then the grid of difference panels.
+  const double w = 960, left = 56, right = 16, top = 62, a_h = 250, legend_w = 220;
+  const double a_w = w - left - right - legend_w;
+  const std::size_t others = n > 0 ? n - 1 : 0;
+  const std::size_t cols = std::max<std::size_t>(1, std::min<std::size_t>(4, others));
+  const std::size_t rows = (others + cols - 1) / cols;
+  const double gap_x = 14, cell_title = 34, cell_h = 104, gap_y = 26;
+  const double cw = (w - left - right - gap_x * static_cast<double>(cols - 1)) / static_cast<double>(cols);
+  const double b_top = top + a_h + 92;
+  const double h = others > 0 ? b_top + static_cast<double>(rows) * (cell_title + cell_h + gap_y) + 24 : top + a_h + 44;
+  auto windows_of = [](std::size_t k) {
+    return k == 1 ? std::string("per step") : "mean over windows of " + std::to_string(k) + " steps";
+  };
+
   std::ostringstream o;
-  o << svg_open(w, h, "Training loss (mean over windows of " + std::to_string(window) + " steps)");
-  for (double t = 0; t <= hi + ystep / 2; t += ystep) {
-    o << "<line x1=\"" << left << "\" y1=\"" << Y(t) << "\" x2=\"" << left + pw << "\" y2=\"" << Y(t)
-      << "\" stroke=\"#ddd\"/>\n<text x=\"" << left - 6 << "\" y=\"" << Y(t) + 4 << "\" text-anchor=\"end\">"
-      << fmt("%g", t) << "</text>\n";
+  o << svg_open(w, h, others > 0 ? "Training loss of each mode, and its difference from " + ref_name
+                                  : std::string("Training loss"));
+
+  // Part 1: every mode's loss, log scale.
+  auto X = [&](double t) { return left + a_w * t / xsteps; };
+  auto Y = [&](double v) {
+    const double c = std::max(lo, std::min(v, hi));
+    return top + a_h * (1.0 - std::log(c / lo) / std::log(hi / lo));
+  };
+  o << "<text x=\"" << left << "\" y=\"" << top - 10 << "\" font-size=\"13\">Cross-entropy loss, log scale ("
+    << windows_of(window) << "; where the curves overlap, the differences below tell them apart)</text>\n";
+  o << "<rect x=\"" << left << "\" y=\"" << top << "\" width=\"" << a_w << "\" height=\"" << a_h
+    << "\" fill=\"none\" stroke=\"#ccc\"/>\n";
+  for (double t = lo; t <= hi * (1 + 1e-9); t = one_two_five(t * 1.5, true)) {
+    o << "<line x1=\"" << left << "\" y1=\"" << Y(t) << "\" x2=\"" << left + a_w << "\" y2=\"" << Y(t)
+      << "\" stroke=\"#eee\"/>\n<text x=\"" << left - 5 << "\" y=\"" << Y(t) + 4
+      << "\" text-anchor=\"end\" font-size=\"10\">" << fmt("%g", t) << "</text>\n";
   }
-  for (double t = 0; t <= static_cast<double>(steps) + xstep / 2; t += xstep) {
-    o << "<line x1=\"" << X(t) << "\" y1=\"" << top << "\" x2=\"" << X(t) << "\" y2=\"" << top + ph
-      << "\" stroke=\"#eee\"/>\n<text x=\"" << X(t) << "\" y=\"" << top + ph + 16 << "\" text-anchor=\"middle\">"
-      << fmt("%g", t) << "</text>\n";
+  for (double t = 0; t <= xsteps * (1 + 1e-9); t += xstep) {
+    o << "<line x1=\"" << X(t) << "\" y1=\"" << top << "\" x2=\"" << X(t) << "\" y2=\"" << top + a_h
+      << "\" stroke=\"#f2f2f2\"/>\n<text x=\"" << X(t) << "\" y=\"" << top + a_h + 14
+      << "\" text-anchor=\"middle\" font-size=\"10\">" << fmt("%g", t) << "</text>\n";
   }
-  o << "<text x=\"" << left + pw / 2 << "\" y=\"" << h - 10 << "\" text-anchor=\"middle\">step</text>\n";
-  o << "<text x=\"16\" y=\"" << top + ph / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 " << top + ph / 2
-    << ")\">cross-entropy loss</text>\n";
-  for (std::size_t i = 0; i < curves.size(); ++i) {
-    const curve& c = curves[i];
-    if (!c.pts.empty()) {
-      o << "<polyline fill=\"none\" stroke-width=\"1.5\" stroke=\"" << palette(i) << "\" points=\"";
-      for (const auto& p : c.pts) o << fmt("%.1f", X(p.first)) << ',' << fmt("%.1f", Y(p.second)) << ' ';
-      o << "\"/>\n";
-    }
-    if (c.broke) {
-      const double x = X(c.break_x), y = top + 8;
-      o << "<path d=\"M" << x - 5 << ',' << y - 5 << " L" << x + 5 << ',' << y + 5 << " M" << x - 5 << ',' << y + 5
-        << " L" << x + 5 << ',' << y - 5 << "\" stroke=\"" << palette(i) << "\" stroke-width=\"2\"/>\n";
-    }
-    const double ly = top + 14 + static_cast<double>(i) * 18;
-    o << "<line x1=\"" << left + pw + 12 << "\" y1=\"" << ly - 4 << "\" x2=\"" << left + pw + 32 << "\" y2=\""
-      << ly - 4 << "\" stroke=\"" << palette(i) << "\" stroke-width=\"3\"/><text x=\"" << left + pw + 36
-      << "\" y=\"" << ly << "\">" << xml_escape(rep.modes[i].name) << (c.broke ? " (non-finite)" : "")
+  o << "<text x=\"" << left + a_w / 2 << "\" y=\"" << top + a_h + 32 << "\" text-anchor=\"middle\">step</text>\n";
+  o << "<text x=\"16\" y=\"" << top + a_h / 2 << "\" text-anchor=\"middle\" transform=\"rotate(-90 16 " << top + a_h / 2
+    << ")\">loss</text>\n";
+  for (std::size_t k = 0; k < n; ++k) {
+    const std::size_t i = (k + ref + 1) % n;  // the reference last: on top
+    polyline(o, curves[i].pts, X, Y, loss_color(i), loss_dash(i), i == ref ? 2.2 : 1.4);
+    if (curves[i].broke) break_mark(o, X(curves[i].break_x), top + 10, loss_color(i));
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const double lx = left + a_w + 14, ly = top + 8 + static_cast<double>(i) * 19;
+    line_sample(o, lx, ly, i);
+    o << "<text x=\"" << lx + 30 << "\" y=\"" << ly + 4 << "\">" << xml_escape(rep.modes[i].name)
+      << (curves[i].broke ? " (non-finite)" : "") << "</text>\n";
+  }
+
+  // Part 2: one panel per other mode, its loss minus the reference's.
+  if (others > 0) {
+    o << "<text x=\"" << left << "\" y=\"" << b_top - 34 << "\" font-size=\"13\">Difference from "
+      << xml_escape(ref_name) << ": the mode's loss minus " << xml_escape(ref_name) << "'s at the same step ("
+      << windows_of(dwindow) << "; above 0: worse)</text>\n";
+    o << "<text x=\"" << left << "\" y=\"" << b_top - 18
+      << "\" font-size=\"11\" fill=\"#444\">\"end\": the mean loss over "
+         "the last tenth of the steps, and its difference from "
+      << xml_escape(ref_name) << "'s (" << fmt("%.3f", ref_losses != nullptr ? tail_mean(*ref_losses) : 0.0)
+      << ")</text>\n";
+  }
+  const double end_ref = ref_losses != nullptr ? tail_mean(*ref_losses) : std::nan("");
+  std::size_t slot = 0;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (i == ref) continue;
+    const mode_result& r = rep.modes[i];
+    const double cx = left + static_cast<double>(slot % cols) * (cw + gap_x);
+    const double cy = b_top + static_cast<double>(slot / cols) * (cell_title + cell_h + gap_y) + cell_title;
+    const bool left_col = slot % cols == 0, bottom_row = slot + cols >= others;
+    ++slot;
+    auto XD = [&](double t) { return cx + cw * t / xsteps; };
+    auto YD = [&](double v) { return cy + cell_h * (0.5 - std::max(-dhi, std::min(v, dhi)) / (2 * dhi)); };
+    line_sample(o, cx, cy - 22, i);
+    o << "<text x=\"" << cx + 30 << "\" y=\"" << cy - 18 << "\" font-weight=\"bold\">" << xml_escape(r.name)
       << "</text>\n";
+    const double end = tail_mean(r.losses);
+    std::string note;
+    if (diffs[i].broke || curves[i].broke) {
+      const long long at = r.first_nonfinite_loss_step >= 0 ? static_cast<long long>(r.first_nonfinite_loss_step)
+                                                            : static_cast<long long>(curves[i].break_x);
+      note = "non-finite loss at step " + std::to_string(at);
+    } else if (std::isfinite(end)) {
+      note = "end " + fmt("%.3f", end) + (std::isfinite(end_ref) ? fmt(" (%+.3f)", end - end_ref) : std::string());
+    }
+    o << "<text x=\"" << cx << "\" y=\"" << cy - 4 << "\" font-size=\"11\" fill=\"#444\">" << xml_escape(note)
+      << "</text>\n";
+    o << "<rect x=\"" << cx << "\" y=\"" << cy << "\" width=\"" << cw << "\" height=\"" << cell_h
+      << "\" fill=\"none\" stroke=\"#ccc\"/>\n";
+    for (double t = -dhi; t <= dhi * (1 + 1e-9); t += dstep) {
+      const bool zero = std::fabs(t) < dstep / 2;
+      o << "<line x1=\"" << cx << "\" y1=\"" << YD(t) << "\" x2=\"" << cx + cw << "\" y2=\"" << YD(t) << "\" stroke=\""
+        << (zero ? "#999" : "#eee") << "\"/>\n";
+      if (left_col) {
+        o << "<text x=\"" << cx - 5 << "\" y=\"" << YD(t) + 4 << "\" text-anchor=\"end\" font-size=\"10\">"
+          << (zero ? std::string("0") : fmt("%+g", t)) << "</text>\n";
+      }
+    }
+    if (bottom_row) {
+      for (double t = 0; t <= xsteps * (1 + 1e-9); t += xstep) {
+        o << "<text x=\"" << XD(t) << "\" y=\"" << cy + cell_h + 13 << "\" text-anchor=\"middle\" font-size=\"10\">"
+          << fmt("%g", t) << "</text>\n";
+      }
+    }
+    polyline(o, diffs[i].pts, XD, YD, loss_color(i), loss_dash(i), 1.6);
+    if (diffs[i].broke) break_mark(o, XD(diffs[i].break_x), cy + 10, loss_color(i));
+  }
+  if (others > 0) {
+    o << "<text x=\"" << left + (w - left - right) / 2 << "\" y=\"" << h - 6
+      << "\" text-anchor=\"middle\">step</text>\n";
   }
   o << "</svg>\n";
   return o.str();
