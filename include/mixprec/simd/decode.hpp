@@ -38,25 +38,40 @@ struct decode_format {
        F::enc == encoding::finite);
   static constexpr int M = F::mantissa_bits;
   static constexpr int scale_exp = 15 - F::bias;  ///< the product's power of two
+  static constexpr bool full_byte = F::exponent_bits + F::mantissa_bits == 7;  ///< the sign is bit 7
 };
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+/// 16-bit lanes of codes (sign-extended from 8 bits where F fills the byte) -> floats.
 template <class V, class F>
 inline typename V::vf decode(typename V::vh c) noexcept {
   using t = decode_format<F>;
   using vh = typename V::vh;
-  const vh mag = V::h_and(c, V::h_set1(static_cast<std::uint16_t>(F::magnitude_mask)));
-  const vh sgn = V::template h_slli<15 - F::exponent_bits - t::M>(V::h_and(c, V::h_set1(static_cast<std::uint16_t>(F::sign_mask))));
-  vh h = V::h_or(V::template h_slli<10 - t::M>(mag), sgn);
+  constexpr auto mag_mask = static_cast<std::uint16_t>(F::magnitude_mask);
+  vh mag, sgn, h;
+  if constexpr (t::full_byte) {
+    // c sign-extended: c << (10 - M) puts the sign in bit 15 (and copies above F's exponent,
+    // cleared by the mask; none left when the exponent field is half's)
+    h = V::template h_slli<10 - t::M>(c);
+    if constexpr (10 - t::M != 8) h = V::h_and(h, V::h_set1(static_cast<std::uint16_t>(0x8000u | (mag_mask << (10 - t::M)))));
+    mag = V::h_and(c, V::h_set1(mag_mask));
+    sgn = V::h_and(h, V::h_set1(0x8000));
+  } else {
+    mag = V::h_and(c, V::h_set1(mag_mask));
+    sgn = V::template h_slli<15 - F::exponent_bits - t::M>(V::h_and(c, V::h_set1(static_cast<std::uint16_t>(F::sign_mask))));
+    h = V::h_or(V::template h_slli<10 - t::M>(mag), sgn);
+  }
+  (void)mag;
   if constexpr (F::enc == encoding::ieee && F::exponent_bits < 5) {  // infinity and NaNs: half's field
     constexpr auto field = static_cast<std::uint16_t>(F::exponent_field_max << t::M);
     const vh special = V::h_eq(V::h_and(mag, V::h_set1(field)), V::h_set1(field));
     h = V::h_select(special, V::h_or(h, V::h_set1(0x7c00)), h);
   } else if constexpr (F::enc == encoding::fn) {
-    const vh nan = V::h_eq(mag, V::h_set1(static_cast<std::uint16_t>(F::magnitude_mask)));
+    const vh nan = t::full_byte ? V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(static_cast<std::uint16_t>(mag_mask << (10 - t::M))))
+                                : V::h_eq(mag, V::h_set1(mag_mask));
     h = V::h_select(nan, V::h_or(sgn, V::h_set1(0x7e00)), h);
   } else if constexpr (F::enc == encoding::fnuz) {
-    const vh nan = V::h_eq(c, V::h_set1(static_cast<std::uint16_t>(F::sign_mask)));
+    const vh nan = V::h_eq(c, V::h_set1(static_cast<std::uint16_t>(t::full_byte ? 0xff80u : F::sign_mask)));
     h = V::h_select(nan, V::h_set1(0xfe00), h);
   }
   const typename V::vf f = V::h2f(h);
@@ -79,16 +94,23 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
   } else {
     constexpr std::size_t N = V::N;
     std::size_t i = 0;
+    const auto load = [](const std::uint8_t* p) noexcept {
+      if constexpr (decode_format<F>::full_byte) {
+        return V::h_load8s(p);
+      } else {
+        return V::h_load8(p);
+      }
+    };
     for (; i + 2 * N <= n; i += 2 * N) {
-      V::f_store(d + i, decode<V, F>(V::h_load8(s + i)));
-      V::f_store(d + i + N, decode<V, F>(V::h_load8(s + i + N)));
+      V::f_store(d + i, decode<V, F>(load(s + i)));
+      V::f_store(d + i + N, decode<V, F>(load(s + i + N)));
     }
-    for (; i + N <= n; i += N) V::f_store(d + i, decode<V, F>(V::h_load8(s + i)));
+    for (; i + N <= n; i += N) V::f_store(d + i, decode<V, F>(load(s + i)));
     if (i < n) {
       std::uint8_t in[16] = {};
       float out[N] = {};
       std::memcpy(in, s + i, n - i);
-      V::f_store(out, decode<V, F>(V::h_load8(in)));
+      V::f_store(out, decode<V, F>(load(in)));
       std::memcpy(d + i, out, (n - i) * sizeof(float));
     }
     return true;

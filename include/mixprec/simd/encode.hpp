@@ -155,7 +155,9 @@ inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uin
     normal = V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
     if (V::any(V::m_andnot(normal, V::nonzero(a)))) return encode<V, F, Mode>(u, rnd, away_code);
   }
-  const vi b = V::sub(a, V::set1(t::rebias));
+  // bfloat16 (F's exponent is float's): round the bits with their sign, which no carry reaches
+  constexpr bool same_exponent = t::rebias == 0 && t::lo == 0 && t::sign_shift == t::min_shift;
+  const vi b = same_exponent ? u : V::sub(a, V::set1(t::rebias));
   vi r;
   if constexpr (Mode == rounding::nearest_even) {
     const vi lsb = V::and_(V::template srli<t::min_shift>(b), V::set1(1));
@@ -173,13 +175,20 @@ inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uin
   } else {
     r = V::template srli<t::min_shift>(V::add(b, V::template srli<32 - t::min_shift>(rnd)));
   }
-  vi sign = V::and_(V::template srli<t::sign_shift>(u), V::set1(t::sign_mask));
-  if constexpr (F::enc == encoding::fnuz) sign = V::zero_unless(normal, sign);  // no -0
-  return V::or_(V::zero_unless(normal, r), sign);
+  if constexpr (same_exponent) {
+    (void)normal;
+    return r;
+  } else {
+    vi sign = V::and_(V::template srli<t::sign_shift>(u), V::set1(t::sign_mask));
+    if constexpr (F::enc == encoding::fnuz) sign = V::zero_unless(normal, sign);  // no -0
+    return V::or_(t::lo == 0 ? r : V::zero_unless(normal, r), sign);
+  }
 }
 
 /// float -> half in nearest-even, toward zero, upward or downward by vcvtps2ph's own rounding
-/// (IEEE 754 conversions: round_to's bits, NaNs quieted with sign and leading payload kept),
+/// (IEEE 754 conversions: round_to's bits, NaNs quieted with sign and leading payload kept), to
+/// odd as toward zero with 1 ORed in where the half differs from the float (overflow gives
+/// 65504, odd already; an infinity converts exactly),
 /// overflow::saturate by replacing +-infinity with +-65504 after; false where MXCSR.DAZ is set
 /// (it would read float subnormal inputs as zero, which the directed modes can tell apart).
 template <class V, class F, rounding Mode, class Out>
@@ -187,19 +196,20 @@ inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow pol
   constexpr bool is_half = F::exponent_bits == 5 && F::mantissa_bits == 10 && F::enc == encoding::ieee &&
                            F::bias == 15 && F::padding_bits == 0 && F::is_signed && sizeof(Out) == 2;
   if constexpr (!is_half || !(Mode == rounding::nearest_even || Mode == rounding::toward_zero ||
-                              Mode == rounding::upward || Mode == rounding::downward)) {
+                              Mode == rounding::upward || Mode == rounding::downward || Mode == rounding::to_odd)) {
     (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
     if ((_mm_getcsr() & 0x0040u) != 0) return false;  // DAZ
     constexpr int imm = Mode == rounding::nearest_even ? _MM_FROUND_TO_NEAREST_INT
-                        : Mode == rounding::toward_zero ? _MM_FROUND_TO_ZERO
+                        : Mode == rounding::toward_zero || Mode == rounding::to_odd ? _MM_FROUND_TO_ZERO
                         : Mode == rounding::upward      ? _MM_FROUND_TO_POS_INF
                                                         : _MM_FROUND_TO_NEG_INF;
     using vh = typename V::vh;
     const bool sat = policy == overflow::saturate;
     const auto one = [sat](typename V::vi u) noexcept {
       vh h = V::template to_half<imm>(u);
+      if constexpr (Mode == rounding::to_odd) h = V::h_or_one_if_inexact(h, u);  // truncated, then sticky
       if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
       return h;
     };

@@ -77,6 +77,9 @@ struct vec256 {
   }
 
   static vh h_load8(const void* p) noexcept { return _mm_cvtepu8_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(p))); }
+  static vh h_load8s(const void* p) noexcept {  ///< sign-extended
+    return _mm_cvtepi8_epi16(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
+  }
   static vh h_set1(std::uint16_t x) noexcept { return _mm_set1_epi16(static_cast<short>(x)); }
   static vh h_and(vh a, vh b) noexcept { return _mm_and_si128(a, b); }
   static vh h_or(vh a, vh b) noexcept { return _mm_or_si128(a, b); }
@@ -90,6 +93,13 @@ struct vec256 {
   /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
   template <int Imm>
   static vh to_half(vi u) noexcept { return _mm256_cvtps_ph(_mm256_castsi256_ps(u), Imm | _MM_FROUND_NO_EXC); }
+  /// h | 1 in the lanes where h (as a half) differs from the float bits u (an ordered compare:
+  /// never in NaN lanes): round to odd after a truncating to_half.
+  static vh h_or_one_if_inexact(vh h, vi u) noexcept {
+    const __m256i ne = _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtph_ps(h), _mm256_castsi256_ps(u), _CMP_NEQ_OQ));
+    const __m128i ne16 = _mm_packs_epi32(_mm256_castsi256_si128(ne), _mm256_extracti128_si256(ne, 1));
+    return _mm_or_si128(h, _mm_srli_epi16(ne16, 15));
+  }
   static vf f_set1(float x) noexcept { return _mm256_set1_ps(x); }
   static vf f_mul(vf a, vf b) noexcept { return _mm256_mul_ps(a, b); }
   static void f_store(float* p, vf x) noexcept { _mm256_storeu_ps(p, x); }

@@ -74,6 +74,9 @@ struct vec512 {
   static vh h_load8(const void* p) noexcept {
     return _mm256_cvtepu8_epi16(_mm_loadu_si128(static_cast<const __m128i*>(p)));
   }
+  static vh h_load8s(const void* p) noexcept {  ///< sign-extended
+    return _mm256_cvtepi8_epi16(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  }
   static vh h_set1(std::uint16_t x) noexcept { return _mm256_set1_epi16(static_cast<short>(x)); }
   static vh h_and(vh a, vh b) noexcept { return _mm256_and_si256(a, b); }
   static vh h_or(vh a, vh b) noexcept { return _mm256_or_si256(a, b); }
@@ -92,6 +95,12 @@ struct vec512 {
   /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
   template <int Imm>
   static vh to_half(vi u) noexcept { return _mm512_cvtps_ph(_mm512_castsi512_ps(u), Imm | _MM_FROUND_NO_EXC); }
+  /// h | 1 in the lanes where h (as a half) differs from the float bits u (an ordered compare:
+  /// never in NaN lanes): round to odd after a truncating to_half.
+  static vh h_or_one_if_inexact(vh h, vi u) noexcept {
+    const __mmask16 ne = _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), _mm512_castsi512_ps(u), _CMP_NEQ_OQ);
+    return _mm256_mask_mov_epi16(h, ne, _mm256_or_si256(h, _mm256_set1_epi16(1)));
+  }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
