@@ -32,10 +32,9 @@ FLAT = {
     "math": "math math_integral",
     "text": "charconv io explain",
     "simd": "detail/x86",
-    "kernels": """exec matmul_precision cast_result detail/simd_convert detail/simd_narrow8 detail/simd_optim
-                  detail/simd_block_gemm""",
+    "kernels": "exec matmul_precision cast_result detail/simd_convert detail/simd_narrow8 detail/simd_optim",
     "recipes": """mx fp8_scaling block_scaling block_scaling_mx block_scaling_nvfp4 block_scaling_fp8
-                  block_scaled_gemm detail/simd_block_scaling""",
+                  block_scaled_gemm detail/simd_block_scaling detail/simd_block_gemm""",
     "amp": "loss_scale grad_scaler autocast autocast_ops precision_policy detail/json",
     "interop": "cuda eigen mpi fmt std_format",
 }
