@@ -4,12 +4,12 @@
 # The names and aliases are read from include/mixprec/format_names.hpp (builtin_format_names and
 # builtin_format_aliases); then, for each, inspect --format NAME 1, finfo --format NAME and
 # explorer_native explain NAME 1 must answer for the canonical name; inspect's table of all
-# formats, inspect --list-formats, finfo --list-formats, finfo's SVG and the explorer's
-# mp_formats / mp_aliases must list exactly those names. Run by CTest / meson test:
-#   cmake -DHEADER=include/mixprec/format_names.hpp -DINSPECT=... -DFINFO=... -DEXPLORER=...
-#         -DWORK=<scratch dir> -P examples/check_format_names.cmake
+# formats, inspect --list-formats, finfo --list-formats, finfo's SVG, format_table --csv and the
+# explorer's mp_formats / mp_aliases must list exactly those names. Run by CTest / meson test:
+#   cmake -DHEADER=include/mixprec/format_names.hpp -DINSPECT=... -DFINFO=... -DFORMAT_TABLE=...
+#         -DEXPLORER=... -DWORK=<scratch dir> -P examples/check_format_names.cmake
 cmake_minimum_required(VERSION 3.16)
-foreach(var HEADER INSPECT FINFO EXPLORER WORK)
+foreach(var HEADER INSPECT FINFO FORMAT_TABLE EXPLORER WORK)
   if(NOT DEFINED ${var})
     message(FATAL_ERROR "check_format_names: -D${var}=... is missing")
   endif()
@@ -105,6 +105,21 @@ foreach(name IN LISTS names ITEMS float32)
     fail("finfo --svg: no row for ${name}")
   endif()
 endforeach()
+run_tool(out rc "${FORMAT_TABLE}" --csv)
+if(NOT out MATCHES "\nfloat64,[^\n]*\nfloat32,[^\n]*\n")
+  fail("format_table --csv: no float64 and float32 rows")
+endif()
+foreach(name IN LISTS names)
+  if(NOT out MATCHES "\n${name},")
+    fail("format_table --csv: no row for ${name}")
+  endif()
+endforeach()
+string(REGEX MATCHALL "\n[a-z0-9_]+," csv_rows "${out}")
+list(LENGTH csv_rows n_csv_rows)
+math(EXPR n_want "${n_names} + 2")
+if(NOT n_csv_rows EQUAL n_want)
+  fail("format_table --csv: ${n_csv_rows} rows, not ${n_want}")
+endif()
 run_tool(out rc "${EXPLORER}" formats)
 set(json "")
 foreach(name IN LISTS names)

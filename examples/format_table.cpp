@@ -3,7 +3,8 @@
 // Compare with numpy.finfo / ml_dtypes.finfo / torch.finfo.
 //
 //   format_table            markdown table (the one in the README)
-//   format_table --csv      the same numbers as CSV
+//   format_table --csv      the same numbers as CSV (shortest round-trip text: for parsing back)
+// Every built-in format (mixprec::builtin_format_names; example_format_names checks the list).
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -11,18 +12,20 @@
 #include <limits>
 #include <string>
 
+#include <mixprec/explain.hpp>
 #include <mixprec/mixprec.hpp>
 
 namespace {
 
-/// "65504", "2^-24 (5.96e-08)", "0x1.fep+127 (3.39e+38)": exact, and readable.
+/// "65504", "2^-24 (5.96e-08)", "0x1.fep+127 (3.39e+38)": exact, and readable (the short form in
+/// parentheses). Values are printed plainly only where %.6g is their exact decimal, every digit.
 std::string show(double v) {
   char buf[96];
   int e = 0;
   const double m = std::frexp(std::fabs(v), &e);
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  if (std::strtod(buf, nullptr) == v && std::strchr(buf, 'e') == nullptr) {
-    // short and exact as it stands
+  if (mixprec::detail::exact_decimal(v) == buf) {
+    // short and exact as it stands (exact_decimal: every digit, no exponent, no trailing zeros)
   } else if (m == 0.5) {
     std::snprintf(buf, sizeof buf, "%s2^%d (%.3g)", v < 0 ? "-" : "", e - 1, v);
   } else {
