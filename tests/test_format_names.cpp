@@ -6,9 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <cstddef>
+#include <iterator>
+#include <limits>
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include <mixprec/format_names.hpp>
 #include <mixprec/mixprec.hpp>

@@ -6,6 +6,8 @@
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1);              // with the error of 0.1
 //   std::cout << mixprec::explain<mixprec::bfloat16>(0.1, rounding::toward_zero);
 //   std::cout << mixprec::explain<mixprec::half>("1.00048828125000000000000001");  // text: ONE rounding
+//   mixprec::exact_value_text(std::numeric_limits<mixprec::half>::denorm_min());
+//                                                   // "5.9604644775390625e-08 (about 6e-08)"
 // Printing never rounds a value: values, ulps, neighbours and the absolute error are printed as
 // exact decimals (every digit); a sentence that states a value (the "value" line, range, why)
 // uses exact_value_text: the exact decimal, with the shortest text that reads back beside it
@@ -65,6 +67,8 @@ struct conversion_explanation {
 //   a finite source stored as an infinity (overflow): abs, rel and ulp +-inf (never 0);
 //   NaN read or stored, or an infinite source stored as a finite value: abs +-inf or NaN, rel
 //   and ulp NaN (undefined);
+//   a finite text beyond double (explain<T>("1e400")) stored as a finite value: abs and ulp +-inf
+//   (the exact error overflows double), rel -1 or +1 (the exact ratio, rounded to double);
 //   else abs = stored - source rounded to double, rel = abs / |source|, ulp = abs / ulp(stored).
 
 namespace detail {
