@@ -4,7 +4,10 @@
 // the variants torchao does not have (TE NVFP4 orders and stochastic rounding, MXINT8, DeepSeek
 // FP8, TE Float8BlockScaling) against re-implementations here in plain float / double arithmetic
 // with tests/reference.hpp's rounding; every element code through quantize -> dequantize under
-// every scale code; special blocks; the layout of rowwise, columnwise and 2D blocks.
+// every scale code; special blocks; the layout of rowwise, columnwise and 2D blocks. Transformer
+// Engine MXFP8 (te_rceil, te_rceil_legacy), DeepGEMM and DeepSeek-V3 FP8 blocks and TE's NVFP4
+// dequantize order bit for bit from tests/golden/recipe_refs.golden (gen_recipe_refs.py: each
+// reference's formula in NumPy float32 / ml_dtypes), at every SIMD level compiled in; variant names.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -111,8 +114,8 @@ int compare_mx(const golden_case& c, const std::string& mode) {
   r.rule = mode == "floor"  ? mx_block_rule::ocp_floor
            : mode == "ceil" ? mx_block_rule::ceil_pow2
            : mode == "even" ? mx_block_rule::even
-                            : mx_block_rule::te_rceil;
-  r.torchao_min_normal_divisor = r.rule != mx_block_rule::te_rceil;
+                            : mx_block_rule::te_rceil_legacy;  // torchao RCEIL: TE's earlier code-0 handling
+  r.torchao_min_normal_divisor = r.rule != mx_block_rule::te_rceil_legacy;
   return compare(r, c);
 }
 
@@ -537,11 +540,12 @@ void special_blocks() {
   const float fmax = std::numeric_limits<float>::max();
   const float rcp = static_cast<float>(1.0 / f.max);
   const std::vector<float> amaxes{0.0f, inf, qnan, 0x1p-140f, 0x1.8p-127f, 0x1p-126f, fmax};
-  for (auto rule : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil}) {
+  for (auto rule : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil, mx_block_rule::te_rceil_legacy}) {
     mixprec::mx_block_recipe<T> r;
     r.rule = rule;
+    const bool legacy = rule == mx_block_rule::te_rceil_legacy;
     for (float special : amaxes) {
-      INFO("amax " << special << (rule == mx_block_rule::ocp_floor ? " ocp" : " te"));
+      INFO("amax " << special << " " << mixprec::mx_block_rule_name(rule));
       std::vector<float> x(32);
       for (std::size_t i = 0; i < 32; ++i) {
         x[i] = std::isfinite(special) ? special * static_cast<float>(i % 7) / 8.0f * (i % 2 ? -1.0f : 1.0f) : 0.0f;
@@ -575,9 +579,11 @@ void special_blocks() {
           p = ref::round(f, std::ldexp(static_cast<double>(x[i]), 127 - code), rne, sat);
           CHECK(same_f(back[i], to_float(std::ldexp(p, code - 127))));
         } else {
-          const int k = code == 0 ? 0 : code == 254 ? -127 : 127 - code;
+          // TE's exp2f_rcp: 2^(127 - code), 2^-127 for 0xFE; legacy (TE before #2647): 1 for code 0.
+          const int k = code == 0 && legacy ? 0 : code == 254 ? -127 : 127 - code;
           p = ref::round(f, std::ldexp(static_cast<double>(x[i]), k), rne, sat);
-          CHECK(same_f(back[i], code == 0 ? to_float(p * 0.0) : to_float(std::ldexp(p, code - 127))));
+          // TE's exp2f: 2^(code - 127) (code 0: 2^-127); legacy (TE before #3262): 0 for code 0.
+          CHECK(same_f(back[i], code == 0 && legacy ? to_float(p * 0.0) : to_float(std::ldexp(p, code - 127))));
         }
         CHECK(ref::same(static_cast<double>(t.elements[i]), p));
       }
@@ -662,7 +668,7 @@ TEST_CASE("block layout: columnwise is rowwise of the transpose; 1D MX equals mx
   const auto both = mixprec::te_mxfp8_quantize_both(x.data(), rows, cols);
   CHECK(both.rowwise.scales.size() == rows * 2);
   CHECK(both.columnwise.scales == tc.scales);
-  // rows = 1: the same bits as mx.hpp's mx_quantize (OCP; TE where no block has code 0).
+  // rows = 1: the same bits as mx.hpp's mx_quantize (OCP; TE: te_ceil there is te_rceil, code 0 included).
   const std::vector<float> v(x.begin(), x.begin() + 1000);
   const auto old_ocp = mixprec::mx_quantize<mixprec::float6_e3m2fn>(v);
   const mixprec::mx_block_recipe<mixprec::float6_e3m2fn> ocp;
@@ -852,4 +858,289 @@ TEST_CASE("NVFP4 random Hadamard transform") {
   r2d.block = block_shape{16, 16};
   CHECK_THROWS_AS(r2d.quantize(ones.data(), 1, 16), std::invalid_argument);
   CHECK_THROWS_AS(mixprec::hadamard16_transform(ones.data(), 2, 8, mixprec::block_rowwise(16), 0), std::invalid_argument);
+}
+
+// ---------------------------------------------------------------------------------------------
+// tests/golden/recipe_refs.golden (gen_recipe_refs.py): Transformer Engine MXFP8 (te_rceil and
+// te_rceil_legacy), DeepGEMM and DeepSeek-V3 FP8 blocks, TE's NVFP4 dequantize, each computed by
+// the generator the way the reference code computes it (NumPy float32 and ml_dtypes).
+
+namespace {
+
+struct ref_case {
+  std::string family, variant;
+  std::size_t rows = 0, cols = 0, brows = 0, bcols = 0;
+  std::vector<float> in;
+  std::vector<std::uint32_t> scale, elem, deq;
+};
+
+struct nvfp4_ref {
+  float amax = 0.0f;
+  std::uint32_t s_enc = 0;
+  std::vector<std::uint32_t> te, exact;  // index S * 16 + P
+};
+
+struct recipe_refs {
+  std::vector<ref_case> cases;
+  std::vector<nvfp4_ref> nv;
+  std::vector<float> ulp_set;
+  int max_ulp = -1;
+};
+
+recipe_refs read_recipe_refs() {
+  std::ifstream f(std::string(MIXPREC_TEST_DATA_DIR) + "/recipe_refs.golden");
+  REQUIRE(f.good());
+  recipe_refs r;
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream s(line);
+    std::string tag;
+    s >> tag;
+    if (tag == "case") {
+      r.cases.emplace_back();
+      ref_case& c = r.cases.back();
+      s >> c.family >> c.variant >> c.rows >> c.cols >> c.brows >> c.bcols;
+      continue;
+    }
+    if (tag == "nvfp4") {
+      std::string a, e;
+      s >> a >> e;
+      r.nv.emplace_back();
+      r.nv.back().amax = from_fbits(static_cast<std::uint32_t>(std::stoul(a, nullptr, 16)));
+      r.nv.back().s_enc = static_cast<std::uint32_t>(std::stoul(e, nullptr, 16));
+      continue;
+    }
+    if (tag == "nvfp4_max_ulp") {
+      s >> r.max_ulp;
+      continue;
+    }
+    std::vector<std::uint32_t> v;
+    std::string h;
+    while (s >> h) {
+      if (h == "=") break;
+      v.push_back(static_cast<std::uint32_t>(std::stoul(h, nullptr, 16)));
+    }
+    if (tag == "nvfp4_ulp_set") {
+      for (auto u : v) r.ulp_set.push_back(from_fbits(u));
+      continue;
+    }
+    if (tag == "nvfp4_te" || tag == "nvfp4_exact") {
+      REQUIRE(!r.nv.empty());
+      (tag == "nvfp4_te" ? r.nv.back().te : r.nv.back().exact) = v;
+      continue;
+    }
+    REQUIRE(!r.cases.empty());
+    ref_case& c = r.cases.back();
+    if (tag == "in") {
+      if (h == "=") {  // the previous case's inputs
+        REQUIRE(r.cases.size() >= 2);
+        c.in = r.cases[r.cases.size() - 2].in;
+      } else {
+        for (auto u : v) c.in.push_back(from_fbits(u));
+      }
+    }
+    if (tag == "scale") c.scale = v;
+    if (tag == "elem") c.elem = v;
+    if (tag == "deq") c.deq = v;
+  }
+  return r;
+}
+
+const recipe_refs& refs() {
+  static const recipe_refs r = read_recipe_refs();
+  return r;
+}
+
+std::vector<mixprec::detail::simd_level> all_levels() {
+  std::vector<mixprec::detail::simd_level> v{mixprec::detail::simd_level::portable};
+  for (auto l : {mixprec::detail::simd_level::avx2, mixprec::detail::simd_level::avx512})
+    if (mixprec::detail::simd_level_compiled(l)) v.push_back(l);
+  return v;
+}
+
+/// Element codes equal, or both NaN (the references' NaN codes differ in sign between platforms:
+/// x86's default NaN is negative, CUDA's positive).
+template <class T>
+bool same_code(unsigned a, unsigned b) {
+  using S = typename T::storage_type;
+  return a == b || (std::isnan(static_cast<float>(T::from_bits(static_cast<S>(a)))) &&
+                    std::isnan(static_cast<float>(T::from_bits(static_cast<S>(b)))));
+}
+
+template <class Elem>
+int compare_te_mx(const ref_case& c, mx_block_rule rule, mixprec::detail::simd_level level, int& code0_blocks) {
+  const mixprec::mx_block_recipe<Elem> r{rule, mixprec::block_rowwise(32)};
+  const auto t = r.quantize_at(level, c.in.data(), c.rows, c.cols);
+  std::vector<float> back(c.in.size());
+  r.dequantize_at(level, t, back.data());
+  int bad = 0;
+  REQUIRE(t.scales.size() == c.scale.size());
+  for (std::size_t i = 0; i < c.scale.size(); ++i) {
+    bad += t.scales[i].bits() != c.scale[i];
+    code0_blocks += c.scale[i] == 0;
+  }
+  for (std::size_t i = 0; i < c.elem.size(); ++i) bad += !same_code<Elem>(t.elements[i].bits(), c.elem[i]);
+  for (std::size_t i = 0; i < c.deq.size(); ++i) bad += !same_f(back[i], from_fbits(c.deq[i]));
+  // Columnwise 32x1 blocks of the transposed first 16 rows (the columnwise kernels: cols % 16 == 0).
+  const std::size_t R = 16, C = c.cols;
+  std::vector<float> tr(C * R);
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j) tr[j * R + i] = c.in[i * C + j];
+  const mixprec::mx_block_recipe<Elem> rc{rule, mixprec::block_columnwise(32)};
+  const auto tc = rc.quantize_at(level, tr.data(), C, R);
+  std::vector<float> backc(tr.size());
+  rc.dequantize_at(level, tc, backc.data());
+  for (std::size_t i = 0; i < R; ++i)
+    for (std::size_t j = 0; j < C; ++j) {
+      bad += tc.scale_of(j, i).bits() != c.scale[i * (C / 32) + j / 32];
+      bad += !same_code<Elem>(tc.elements[j * R + i].bits(), c.elem[i * C + j]);
+      bad += !same_f(backc[j * R + i], from_fbits(c.deq[i * C + j]));
+    }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("recipe references: TE MXFP8 te_rceil (current TE) and te_rceil_legacy, bit for bit") {
+  int cases = 0, code0 = 0;
+  for (const auto& c : refs().cases) {
+    if (c.family != "te_mxfp8") continue;
+    const auto slash = c.variant.find('/');
+    const std::string elem = c.variant.substr(0, slash);
+    const mx_block_rule rule = mixprec::mx_block_rule_from_name(c.variant.substr(slash + 1));
+    for (auto level : all_levels()) {
+      INFO(c.variant << " at " << mixprec::detail::simd_level_name(level));
+      const int bad = elem == "e4m3" ? compare_te_mx<mixprec::float8_e4m3fn>(c, rule, level, code0)
+                                     : compare_te_mx<mixprec::float8_e5m2>(c, rule, level, code0);
+      CHECK(bad == 0);
+    }
+    ++cases;
+  }
+  CHECK(cases == 4);
+  CHECK(code0 > 0);  // the adversarial code-0 blocks are there
+}
+
+TEST_CASE("recipe references: DeepGEMM and DeepSeek-V3 FP8 blocks, bit for bit") {
+  int cases = 0;
+  for (const auto& c : refs().cases) {
+    if (c.family != "deepseek_fp8") continue;
+    mixprec::deepseek_fp8_recipe d;
+    const auto slash = c.variant.find('/');
+    d.variant = mixprec::deepseek_fp8_variant_from_name(c.variant.substr(0, slash));
+    d.ue8m0 = slash != std::string::npos && c.variant.substr(slash + 1) == "ue8m0";
+    d.block = block_shape{c.brows, c.bcols};
+    for (auto level : all_levels()) {
+      INFO(c.variant << " " << c.brows << "x" << c.bcols << " at " << mixprec::detail::simd_level_name(level));
+      const auto t = d.quantize_at(level, c.in.data(), c.rows, c.cols);
+      const auto back = mixprec::block_dequantize(d, t);
+      int bad = 0;
+      REQUIRE(t.scales.size() == c.scale.size());
+      for (std::size_t i = 0; i < c.scale.size(); ++i) bad += !same_f(t.scales[i], from_fbits(c.scale[i]));
+      for (std::size_t i = 0; i < c.elem.size(); ++i)
+        bad += !same_code<mixprec::float8_e4m3fn>(t.elements[i].bits(), c.elem[i]);
+      for (std::size_t i = 0; i < c.deq.size(); ++i) bad += !same_f(back[i], from_fbits(c.deq[i]));
+      CHECK(bad == 0);
+    }
+    ++cases;
+  }
+  CHECK(cases == 10);
+  // The two UE8M0 rules part where s is just above a power of two: s = 2^k (1 + 2^-23), k = 5.
+  const float s = std::nextafter(32.0f, 64.0f), amax = s * 448.0f;
+  mixprec::deepseek_fp8_recipe v3, dg;
+  v3.ue8m0 = dg.ue8m0 = true;
+  dg.variant = mixprec::deepseek_fp8_variant::deepgemm;
+  REQUIRE(amax / 448.0f == s);
+  CHECK(v3.scale_for(amax) == 32.0f);  // float32 log2(s) rounds to 5
+  CHECK(dg.scale_for(amax) == 64.0f);  // the exponent bits round up
+  CHECK(dg.info().name == "deepseek_fp8/deepgemm/ue8m0");
+  CHECK(v3.info().name == "deepseek_fp8/ue8m0");
+}
+
+TEST_CASE("recipe references: NVFP4 dequantize, TE's nvte_dequantize order and the exact default") {
+  const auto& r = refs();
+  REQUIRE(r.nv.size() == 6);
+  // Every element code (columns) under every finite UE4M3 scale code (rows).
+  auto tensor = [](float amax) {
+    mixprec::nvfp4_recipe::tensor_type t;
+    t.rows = 127;
+    t.cols = 16;
+    t.block = mixprec::block_rowwise(16);
+    t.tensor_scale = mixprec::nvfp4_recipe::te_global_encode_scale(amax);
+    t.tensor_amax = amax;
+    for (unsigned s = 0; s < 127; ++s) {
+      t.scales.push_back(mixprec::float8_ue4m3::from_bits(static_cast<std::uint8_t>(s)));
+      for (unsigned p = 0; p < 16; ++p) t.elements.push_back(mixprec::float4_e2m1fn::from_bits(static_cast<std::uint8_t>(p)));
+    }
+    return t;
+  };
+  mixprec::nvfp4_recipe exact, te;
+  te.dequantize_order = mixprec::nvfp4_dequantize_order::te_nvte;
+  CHECK(te.info().name == "nvfp4/te/te_nvte_dequantize");
+  for (const auto& n : r.nv) {
+    INFO("amax " << n.amax);
+    const auto t = tensor(n.amax);
+    CHECK(fbits(t.tensor_scale) == n.s_enc);
+    for (auto level : all_levels()) {
+      std::vector<float> a(t.elements.size()), b(t.elements.size());
+      te.dequantize_at(level, t, a.data());
+      exact.dequantize_at(level, t, b.data());
+      int bad = 0;
+      for (std::size_t i = 0; i < a.size(); ++i) {
+        bad += !same_f(a[i], from_fbits(n.te[i]));
+        bad += !same_f(b[i], from_fbits(n.exact[i]));
+      }
+      CHECK(bad == 0);
+    }
+  }
+  // The largest distance in ulps between the two orders over the golden's amax set (every 7th
+  // amax here, and the whole set's worst case): as measured by the generator.
+  auto ordered = [](float f) {
+    const long long u = static_cast<long long>(fbits(f));
+    return u >= 0x80000000LL ? 0x80000000LL - u : u;
+  };
+  REQUIRE(r.max_ulp >= 0);
+  long long worst = 0;
+  std::vector<float> a(127 * 16), b(127 * 16);
+  for (std::size_t k = 0; k < r.ulp_set.size(); ++k) {
+    if (k % 7 != 0 && fbits(r.ulp_set[k]) != 0x299f4d8au) continue;
+    const auto t = tensor(r.ulp_set[k]);
+    te.dequantize(t, a.data());
+    exact.dequantize(t, b.data());
+    for (std::size_t i = 0; i < a.size(); ++i) worst = std::max(worst, std::llabs(ordered(a[i]) - ordered(b[i])));
+  }
+  MESSAGE("NVFP4 dequantize: max ulp distance between te_nvte and exact: " << worst);
+  CHECK(worst == r.max_ulp);
+}
+
+TEST_CASE("recipe variants by name: unknown names throw, naming the allowed ones, and write nothing") {
+  CHECK(mixprec::mx_block_rule_from_name("te_rceil_legacy") == mx_block_rule::te_rceil_legacy);
+  CHECK(std::string(mixprec::mx_block_rule_name(mx_block_rule::te_rceil)) == "te_rceil");
+  CHECK_THROWS_WITH_AS(mixprec::mx_block_rule_from_name("te_rceil_old"),
+                       "mixprec::mx_block_rule_from_name: unknown MX rule 'te_rceil_old' (allowed: ocp_floor, "
+                       "te_rceil, ceil_pow2, even, te_rceil_legacy)",
+                       std::invalid_argument);
+  CHECK(mixprec::deepseek_fp8_variant_from_name("deepgemm") == mixprec::deepseek_fp8_variant::deepgemm);
+  CHECK_THROWS_WITH_AS(mixprec::deepseek_fp8_variant_from_name("deepseek"),
+                       "mixprec::deepseek_fp8_variant_from_name: unknown DeepSeek FP8 variant 'deepseek' (allowed: v3, "
+                       "deepgemm)",
+                       std::invalid_argument);
+  CHECK(mixprec::nvfp4_dequantize_order_from_name("te_nvte") == mixprec::nvfp4_dequantize_order::te_nvte);
+  CHECK_THROWS_WITH_AS(mixprec::nvfp4_dequantize_order_from_name("te"),
+                       "mixprec::nvfp4_dequantize_order_from_name: unknown NVFP4 dequantize order 'te' (allowed: exact, "
+                       "te_nvte)",
+                       std::invalid_argument);
+  const std::vector<float> x(64, 1.0f);
+  CHECK_THROWS_WITH_AS(mixprec::te_mxfp8_quantize_both(x.data(), 2, 32, mx_block_rule::ocp_floor),
+                       "mixprec::te_mxfp8_quantize_both: rule 'ocp_floor' is not a Transformer Engine rule (allowed: "
+                       "te_rceil, te_rceil_legacy)",
+                       std::invalid_argument);
+  // te_nvte with an order that has no TE per-tensor scale: an error, out untouched.
+  mixprec::nvfp4_recipe n;
+  n.order = mixprec::nvfp4_order::torchao;
+  const auto t = n.quantize(x.data(), 2, 32);
+  n.dequantize_order = mixprec::nvfp4_dequantize_order::te_nvte;
+  std::vector<float> out(64, -7.0f);
+  CHECK_THROWS_AS(n.dequantize(t, out.data()), std::invalid_argument);
+  CHECK(out == std::vector<float>(64, -7.0f));
 }

@@ -785,3 +785,71 @@ TEST_CASE("block_scaling fast paths: NVFP4 dequantize of scale codes quantize ne
       }
   }
 }
+
+TEST_CASE("block_scaling fast paths: TE MXFP8 te_rceil and te_rceil_legacy on code-0 blocks equal the scalar recipe") {
+  // Blocks whose E8M0 code is 0 (amax at most 448 * 2^-127: zero, float subnormals, the boundary
+  // and its neighbours, a NaN beside them) among ordinary and 0xFE blocks, so that groups of 16
+  // blocks mix them (the AVX-512 kernels take such groups block by block): te_rceil quantizes
+  // them with 2^127 and dequantizes 2^-127 * P, te_rceil_legacy with 1 and 0.
+  std::mt19937 g(17);
+  std::uniform_real_distribution<float> u(-1.0f, 1.0f);
+  const float t = 448.0f * 0x1p-127f;
+  const std::vector<float> amaxes{0.0f, 0x1p-149f, 0x1p-140f, 0x1.8p-127f, 0x1p-126f, t, std::nextafter(t, 0.0f),
+                                  std::nextafter(t, 1.0f), 0x1p-119f, 1.0f, 3.0e38f,
+                                  std::numeric_limits<float>::infinity(), 1e-3f, 0x1p-130f};
+  std::vector<float> x;
+  for (int rep = 0; rep < 12; ++rep)
+    for (std::size_t k = 0; k < amaxes.size(); ++k) {
+      const float a = amaxes[(k * 5 + static_cast<std::size_t>(rep)) % amaxes.size()];
+      for (int j = 0; j < 32; ++j) x.push_back(std::isfinite(a) ? a * u(g) : u(g));
+      x[x.size() - 1 - static_cast<std::size_t>(rep % 32)] = a;
+      if (rep % 5 == 2) x[x.size() - 7] = std::numeric_limits<float>::quiet_NaN();
+    }
+  x.resize(x.size() / 64 * 64);  // rows of 64
+  const std::size_t rows = x.size() / 64;
+  for (auto rule : {mixprec::mx_block_rule::te_rceil, mixprec::mx_block_rule::te_rceil_legacy}) {
+    CAPTURE(mixprec::mx_block_rule_name(rule));
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r{rule, mixprec::block_rowwise(32)};
+    const mixprec::mx_block_recipe<mixprec::float8_e4m3fn> c{rule, mixprec::block_columnwise(32)};
+    for (simd_level l : fast_levels()) {
+      CAPTURE(md::simd_level_name(l));
+      const auto ref = r.quantize_at(simd_level::portable, x.data(), rows, 64);
+      std::size_t code0 = 0;
+      for (const auto& s : ref.scales) code0 += s.bits() == 0;
+      CHECK(code0 > 10);
+      check_same(r.quantize_at(l, x.data(), rows, 64), ref);
+      std::vector<float> a(x.size()), b(x.size());
+      r.dequantize_at(simd_level::portable, ref, a.data());
+      r.dequantize_at(l, ref, b.data());
+      check_same_floats(b, a);
+      // A row's partial last block: full blocks fast, the rest scalar.
+      check_same(r.quantize_at(l, x.data(), x.size() / 48, 48), r.quantize_at(simd_level::portable, x.data(), x.size() / 48, 48));
+      // Columnwise 32x1 (cols % 16 == 0): the same data as 64 columns.
+      const auto cref = c.quantize_at(simd_level::portable, x.data(), rows, 64);
+      check_same(c.quantize_at(l, x.data(), rows, 64), cref);
+      c.dequantize_at(simd_level::portable, cref, a.data());
+      c.dequantize_at(l, cref, b.data());
+      check_same_floats(b, a);
+      // Every element code under every scale code, rowwise and columnwise.
+      mixprec::block_scaled_tensor<mixprec::float8_e4m3fn, mixprec::float8_e8m0fnu> tr, tc;
+      tr.rows = 256;
+      tr.cols = 256;
+      tr.block = mixprec::block_rowwise(32);
+      tc.rows = 64;
+      tc.cols = 256;
+      tc.block = mixprec::block_columnwise(32);
+      for (std::size_t i = 0; i < 256 * 256; ++i) tr.elements.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>(i)));
+      for (std::size_t i = 0; i < 256 * 8; ++i) tr.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(i / 8)));
+      for (std::size_t i = 0; i < 64 * 256; ++i)
+        tc.elements.push_back(mixprec::float8_e4m3fn::from_bits(static_cast<std::uint8_t>((i + 37 * (i / 256)) % 256)));
+      for (std::size_t i = 0; i < 2 * 256; ++i) tc.scales.push_back(mixprec::float8_e8m0fnu::from_bits(static_cast<std::uint8_t>(i % 256)));
+      std::vector<float> ra(tr.elements.size()), rb(tr.elements.size()), ca(tc.elements.size()), cb(tc.elements.size());
+      r.dequantize_at(simd_level::portable, tr, ra.data());
+      r.dequantize_at(l, tr, rb.data());
+      check_same_floats(rb, ra);
+      c.dequantize_at(simd_level::portable, tc, ca.data());
+      c.dequantize_at(l, tc, cb.data());
+      check_same_floats(cb, ca);
+    }
+  }
+}

@@ -11,6 +11,8 @@
 //                             ceil(cols / block.cols); edge blocks are shorter (no padding).
 //   t.tensor_scale            a per-tensor FP32 factor (NVFP4's global encode scale S_enc), 1
 //                             for recipes without one.
+//   t.tensor_amax             the tensor amax the per-tensor scale came from (NVFP4; 0 for
+//                             recipes without one): TE's nvte_dequantize multiplies by it.
 // Rowwise blocks of n values are block_shape{1, n} (block_rowwise(n)); columnwise blocks are
 // {n, 1} (block_columnwise(n), the blocks of the transposed GEMM operand, scales in the same
 // row-major grid); 2D tiles are {n, n}.
@@ -78,6 +80,7 @@ struct block_scaled_tensor {
   std::vector<Elem> elements;  ///< rows * cols elements, row-major
   std::vector<Scale> scales;   ///< scale_rows() * scale_cols() block scales, row-major
   float tensor_scale = 1.0f;   ///< the per-tensor FP32 scale (1 where the recipe has none)
+  float tensor_amax = 0.0f;    ///< the amax tensor_scale came from (NVFP4; 0 where the recipe has none)
 
   /// Block rows: ceil(rows / block.rows) (0 for an empty block shape).
   std::size_t scale_rows() const noexcept { return block.rows == 0 ? 0 : (rows + block.rows - 1) / block.rows; }
@@ -109,6 +112,7 @@ void shape_block_tensor(const char* who, const float* in, std::size_t rows, std:
   t.cols = cols;
   t.block = block;
   t.tensor_scale = 1.0f;
+  t.tensor_amax = 0.0f;
   t.elements.resize(rows * cols);
   t.scales.resize(t.scale_rows() * t.scale_cols());
 }

@@ -2,19 +2,26 @@
 // mixprec/block_scaling_fp8.hpp — fine-grained FP8 block scaling on the block-scaling interface
 // (block_scaling.hpp): float8_e4m3fn elements with one FP32 scale (a decode factor) per block.
 //
-// deepseek_fp8_recipe (DeepSeek-V3 §3.3; its act_quant/weight kernels and DeepGEMM's casts):
-//   a = max(fmax-fold max |x| of the block, amax_floor); s = float(a / 448);
-//   ue8m0: s = 2^ceil(log2 s) by exponent bits (exponent + 1 when the mantissa is not 0);
-//   s = 1 when a is 0 (amax_floor 0 and an all-zero block); P = E4M3satfinite(float(x / s));
-//   dequantize: P * s rounded once. Blocks: block_rowwise(128) activations (default), {128, 128}
-//   weights. amax_floor defaults to 1e-4f (DeepGEMM, DeepSeek's later kernels; the V3 release
-//   used none: set 0).
+// deepseek_fp8_recipe (DeepSeek-V3 §3.3), two named variants (deepseek_fp8_variant):
+//   v3 (the default; DeepSeek-V3 inference/kernel.py act_quant_kernel):
+//     a = max(fmax-fold max |x| of the block, amax_floor); s = float(a / 448);
+//     ue8m0: s = 2^ceil(float32 log2 s) (log2 rounded to float first, so an s just above a power
+//     of two can keep that power); P = E4M3satfinite(float(x / s)).
+//   deepgemm (DeepGEMM deep_gemm/utils/math.py per_token_cast_to_fp8 / per_block_cast_to_fp8):
+//     a = max(NaN-propagating max |x|, amax_floor); s = float(a / 448); ue8m0: s = ceil_to_ue8m0(s)
+//     (exponent field + 1 when the mantissa is not 0, clamped to [1, 254]: 2^-126..2^127);
+//     P = E4M3(float(x * float(1 / s))) rounded to nearest even, overflow, Inf and NaN giving NaN
+//     (torch's float -> float8_e4m3fn).
+//   Both: s = 1 when a is 0 (amax_floor 0 and an all-zero block); dequantize: P * s rounded once.
+//   Blocks: block_rowwise(128) activations (default), {128, 128} weights. amax_floor defaults to
+//   1e-4f (DeepGEMM, DeepSeek's later kernels; the V3 release used none: set 0).
+//   deepseek_fp8_variant_from_name("v3" / "deepgemm"): std::invalid_argument naming both otherwise.
 // te_fp8_block_recipe (Transformer Engine Float8BlockScaling, compute_scale_from_amax with
 //   force_pow_2_scales): scale = current_scale(amax, 448, {epsilon, power_of_two = true}), i.e.
 //   448 / amax rounded DOWN to a power of two (1 for amax 0/Inf/NaN, FLT_MAX when infinite);
 //   stored decode factor s = 1 / scale; P = E4M3satfinite(x * scale). Blocks 1x128
 //   (activations, gradients) or {128, 128} (weights).
-// Fast path: deepseek_fp8_recipe rowwise 1x128 with cols % 128 == 0 quantizes with the AVX-512 /
+// Fast path: deepseek_fp8_recipe (variant v3) rowwise 1x128 with cols % 128 == 0 quantizes with the AVX-512 /
 //   AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at takes the level.
 //   mixprec::deepseek_fp8_recipe w{mixprec::block_shape{128, 128}};
 //   auto t = w.quantize(x.data(), rows, cols);   // t.scales: ceil(rows/128) x ceil(cols/128) floats
@@ -30,6 +37,8 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <limits>
+#include <stdexcept>
 #include <string>
 
 #include "block_scaling.hpp"
@@ -53,6 +62,42 @@ void fp8_block_dequantize(const char* who, const T& t, float* out) {
 }
 }  // namespace detail
 
+/// The two DeepSeek FP8 block references (docs/pages/fp8-scaling.md, "DeepSeek FP8 blocks").
+enum class deepseek_fp8_variant : unsigned char {
+  v3,       ///< DeepSeek-V3 act_quant_kernel: x / s, UE8M0 from float32 ceil(log2 s)
+  deepgemm  ///< DeepGEMM per_token_cast_to_fp8: x * (1 / s), UE8M0 from the exponent bits
+};
+
+/// "v3" or "deepgemm".
+inline const char* deepseek_fp8_variant_name(deepseek_fp8_variant v) noexcept {
+  return v == deepseek_fp8_variant::deepgemm ? "deepgemm" : "v3";
+}
+
+/// The variant named name ("v3", "deepgemm"); std::invalid_argument naming both otherwise.
+inline deepseek_fp8_variant deepseek_fp8_variant_from_name(const std::string& name) {
+  if (name == "v3") return deepseek_fp8_variant::v3;
+  if (name == "deepgemm") return deepseek_fp8_variant::deepgemm;
+  throw std::invalid_argument("mixprec::deepseek_fp8_variant_from_name: unknown DeepSeek FP8 variant '" + name +
+                              "' (allowed: v3, deepgemm)");
+}
+
+namespace detail {
+/// ceil(float32 log2 s) for a finite s > 0: log2 rounded to float (the double log2 is within an
+/// ulp of a double, far inside half an ulp of a float but at a float midpoint, which a
+/// transcendental log2 of a float other than a power of two never is), then ceil.
+inline int ceil_log2_f32(float s) noexcept {
+  return static_cast<int>(std::ceil(static_cast<float>(std::log2(static_cast<double>(s)))));
+}
+/// DeepGEMM's ceil_to_ue8m0 of a non-negative float (NaN and Inf included): 2^(clamp(E + (M != 0),
+/// 1, 254) - 127) from the exponent field E and mantissa M of |s|.
+inline float ceil_to_ue8m0(float s) noexcept {
+  const std::uint32_t b = bit_cast<std::uint32_t>(s) & 0x7FFFFFFFu;
+  std::uint32_t e = ((b >> 23) & 0xFFu) + ((b & 0x7FFFFFu) != 0 ? 1u : 0u);
+  e = e < 1u ? 1u : e > 254u ? 254u : e;
+  return bit_cast<float>(e << 23);
+}
+}  // namespace detail
+
 /// DeepSeek-V3 fine-grained FP8 (see the header comment).
 struct deepseek_fp8_recipe {
   using element_type = float8_e4m3fn;                              ///< element format
@@ -62,30 +107,34 @@ struct deepseek_fp8_recipe {
   block_shape block = block_rowwise(128);  ///< 1x128 activations (default), {128, 128} weights
   bool ue8m0 = false;                      ///< round s up to a power of two (UE8M0 scales)
   float amax_floor = 1e-4f;                ///< amax is raised to this (0: the V3 release, no floor)
+  deepseek_fp8_variant variant = deepseek_fp8_variant::v3;  ///< whose reference (see the header)
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
-    return recipe_info{ue8m0 ? "deepseek_fp8/ue8m0" : "deepseek_fp8",
-                       "float8_e4m3fn",
-                       ue8m0 ? "float32 (power of two)" : "float32",
-                       block,
-                       false,
-                       false,
-                       ue8m0 ? "s = 2^ceil(log2(max(amax, floor) / 448))" : "s = max(amax, floor) / 448"};
+    const bool dg = variant == deepseek_fp8_variant::deepgemm;
+    std::string name = dg ? "deepseek_fp8/deepgemm" : "deepseek_fp8";
+    if (ue8m0) name += "/ue8m0";
+    const char* rule = !dg ? (ue8m0 ? "s = 2^ceil(float32 log2(max(amax, floor) / 448)); P = E4M3sat(x / s)"
+                                    : "s = max(amax, floor) / 448; P = E4M3sat(x / s)")
+                           : (ue8m0 ? "s = ceil_to_ue8m0(max(amax, floor) / 448); P = E4M3(x * (1 / s))"
+                                    : "s = max(amax, floor) / 448; P = E4M3(x * (1 / s))");
+    return recipe_info{name, "float8_e4m3fn", ue8m0 ? "float32 (power of two)" : "float32", block, false, false, rule};
   }
 
-  /// The decode scale of a block whose fmax-fold amax is amax.
+  /// The decode scale of a block whose amax is amax (v3: the fmax fold; deepgemm: NaN if the
+  /// block holds a NaN).
   float scale_for(float amax) const noexcept {
+    if (variant == deepseek_fp8_variant::deepgemm) {
+      // torch.clamp(amax, min=floor): NaN stays NaN.
+      const float a = std::isnan(amax) ? amax : amax < amax_floor ? amax_floor : amax;
+      if (detail::exact_eq(a, 0.0f)) return 1.0f;
+      const float s = a / 448.0f;
+      return ue8m0 ? detail::ceil_to_ue8m0(s) : s;
+    }
     const float a = std::fmax(amax, amax_floor);
     if (detail::exact_eq(a, 0.0f)) return 1.0f;
     float s = a / 448.0f;
-    if (ue8m0 && std::isfinite(s) && s > 0.0f) {
-      std::uint32_t u = detail::bit_cast<std::uint32_t>(s);
-      if ((u & 0x7FFFFFu) != 0) {
-        u = (u & 0x7F800000u) + 0x00800000u;  // next power of two (a subnormal s gives 2^-126)
-        s = detail::bit_cast<float>(u);
-      }
-    }
+    if (ue8m0 && std::isfinite(s) && s > 0.0f) s = std::ldexp(1.0f, detail::ceil_log2_f32(s));  // exact power of two
     return s;
   }
 
@@ -112,6 +161,25 @@ struct deepseek_fp8_recipe {
   void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
                         tensor_type& t) const {
     detail::shape_block_tensor("mixprec::deepseek_fp8_recipe::quantize", in, rows, cols, block, t);
+    if (variant == deepseek_fp8_variant::deepgemm) {
+      detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
+                                                    std::size_t c1) {
+        float amax = 0.0f;  // torch amax: a NaN wins
+        for (std::size_t i = r0; i < r1; ++i)
+          for (std::size_t j = c0; j < c1; ++j) {
+            const float a = std::fabs(in[i * cols + j]);
+            amax = std::isnan(a) || std::isnan(amax) ? std::numeric_limits<float>::quiet_NaN() : a > amax ? a : amax;
+          }
+        const float s = scale_for(amax);
+        t.scales[bi] = s;
+        const float r = 1.0f / s;  // torch: 1.0 / sf in float32
+        for (std::size_t i = r0; i < r1; ++i)
+          for (std::size_t j = c0; j < c1; ++j)
+            t.elements[i * cols + j] =
+                round_to<float8_e4m3fn>(in[i * cols + j] * r, rounding::nearest_even, overflow::ieee);
+      });
+      return;
+    }
     if (block == block_rowwise(128) && cols % 128 == 0 &&
         detail::fp8_block128_quantize_at(
             level, in, rows * cols, [this](float amax) { return scale_for(amax); },

@@ -8,14 +8,17 @@
 // Contract: Elem is float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
 // float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); blocks block_rowwise(32) (default),
 // block_columnwise(32) or any shape. Rules: ocp_floor (OCP MX v1.0 6.3: Inf/NaN blocks get the
-// NaN scale 0xFF), te_rceil (Transformer Engine MXFP8BlockScaling, scale rounded up), ceil_pow2
-// and even (torchao CEIL and EVEN). Elements round once to nearest-even, clamped to +-max;
-// dequantize is X * P rounded once to float (te_rceil: code 0 gives 0). mx.hpp's mx_quantize is
-// this recipe with rows = 1.
+// NaN scale 0xFF), te_rceil (Transformer Engine MXFP8BlockScaling as of TE #2647/#3262, scale
+// rounded up; code 0 quantizes with 2^127 and dequantizes as 2^-127 * P), te_rceil_legacy (the
+// same scale, TE's earlier code-0 handling: factor 1, dequantized value 0), ceil_pow2 and even
+// (torchao CEIL and EVEN). Elements round once to nearest-even, clamped to +-max; dequantize is
+// X * P rounded once to float. mx.hpp's mx_quantize is this recipe with rows = 1.
+// mx_block_rule_from_name("te_rceil") etc.: the rule of a name (std::invalid_argument naming the
+// allowed names otherwise); mx_block_rule_name(rule) the reverse.
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
 // Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
-// runs the scalar loop): te_rceil with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize;
+// runs the scalar loop): te_rceil and te_rceil_legacy with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize;
 // also columnwise 32x1 when cols % 16 == 0); ocp_floor with float8_e4m3fn or float8_e5m2 at
 // AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
 //
@@ -34,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 
@@ -52,8 +56,32 @@ struct mxint8 {
   constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
 };
 
-/// The MX block scale rules (docs/pages/recipe-mx.md, "Scale rules").
-enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even };
+/// The MX block scale rules (docs/pages/recipe-mx.md, "Scale rules"). te_rceil_legacy comes last
+/// so that the others keep their values.
+enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even, te_rceil_legacy };
+
+/// The name of a rule: "ocp_floor", "te_rceil", "ceil_pow2", "even" or "te_rceil_legacy".
+inline const char* mx_block_rule_name(mx_block_rule r) noexcept {
+  switch (r) {
+    case mx_block_rule::ocp_floor: return "ocp_floor";
+    case mx_block_rule::te_rceil: return "te_rceil";
+    case mx_block_rule::ceil_pow2: return "ceil_pow2";
+    case mx_block_rule::even: return "even";
+    case mx_block_rule::te_rceil_legacy: return "te_rceil_legacy";
+  }
+  return "?";
+}
+
+/// The rule named name (as mx_block_rule_name); std::invalid_argument naming the allowed names
+/// for any other string.
+inline mx_block_rule mx_block_rule_from_name(const std::string& name) {
+  for (auto r : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil, mx_block_rule::ceil_pow2, mx_block_rule::even,
+                 mx_block_rule::te_rceil_legacy}) {
+    if (name == mx_block_rule_name(r)) return r;
+  }
+  throw std::invalid_argument("mixprec::mx_block_rule_from_name: unknown MX rule '" + name +
+                              "' (allowed: ocp_floor, te_rceil, ceil_pow2, even, te_rceil_legacy)");
+}
 
 namespace detail {
 
@@ -114,6 +142,11 @@ struct mx_elem<mxint8> {
 /// The biased exponent field of a float (0 for zero and subnormals, 255 for Inf/NaN).
 inline int float_exp_field(float a) noexcept { return static_cast<int>((bit_cast<std::uint32_t>(a) >> 23) & 0xFFu); }
 
+/// Whether a rule is one of Transformer Engine's (te_rceil, te_rceil_legacy).
+constexpr bool mx_te_rule(mx_block_rule r) noexcept {
+  return r == mx_block_rule::te_rceil || r == mx_block_rule::te_rceil_legacy;
+}
+
 }  // namespace detail
 
 /// An MX recipe: element type Elem, rule, block shape (docs/pages/recipe-mx.md).
@@ -132,12 +165,16 @@ struct mx_block_recipe {
   /// The recipe's name, formats, block and rule as data.
   recipe_info info() const {
     using E = detail::mx_elem<Elem>;
-    const char* family = rule == mx_block_rule::ocp_floor  ? "ocp_mx"
-                         : rule == mx_block_rule::te_rceil ? "te_mx"
-                         : rule == mx_block_rule::ceil_pow2 ? "mx_ceil"
-                                                           : "mx_even";
-    const char* r = rule == mx_block_rule::ocp_floor  ? "X = 2^(floor(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
-                    : rule == mx_block_rule::te_rceil ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax"
+    const char* family = rule == mx_block_rule::ocp_floor         ? "ocp_mx"
+                         : rule == mx_block_rule::te_rceil        ? "te_mx"
+                         : rule == mx_block_rule::te_rceil_legacy ? "te_mx_legacy"
+                         : rule == mx_block_rule::ceil_pow2       ? "mx_ceil"
+                                                                  : "mx_even";
+    const char* r = rule == mx_block_rule::ocp_floor ? "X = 2^(floor(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
+                    : rule == mx_block_rule::te_rceil
+                        ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax; P = x * 2^(127 - code)"
+                    : rule == mx_block_rule::te_rceil_legacy
+                        ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax; code 0: P = x, value 0"
                     : rule == mx_block_rule::ceil_pow2
                         ? "X = 2^(ceil(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
                         : "X = 2^(floor(log2 RNE_m(amax)) - emax_elem); Inf/NaN block: NaN scale";
@@ -147,14 +184,14 @@ struct mx_block_recipe {
   /// Whether detail/simd_block_scaling.hpp's kernels implement this recipe for cols columns.
   /// (cols not a multiple of 32: the kernels take each row's full blocks, the scalar loop the rest.)
   bool fast_path_applies(std::size_t cols) const noexcept {
-    return std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil &&
-           block == block_rowwise(32) && cols >= 32;
+    return std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_rowwise(32) &&
+           cols >= 32;
   }
 
   /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
   std::uint8_t scale_code(float amax) const noexcept {
     using E = detail::mx_elem<Elem>;
-    if (rule == mx_block_rule::te_rceil) {
+    if (detail::mx_te_rule(rule)) {
       const float rcp = round_to<float>(1.0 / E::max());
       return detail::te_float_to_e8m0(round_to<float>(static_cast<double>(amax) * static_cast<double>(rcp)));
     }
@@ -202,7 +239,7 @@ struct mx_block_recipe {
     detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
     auto scalar_block = [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
       float amax = 0.0f;
-      if (rule == mx_block_rule::te_rceil) {
+      if (detail::mx_te_rule(rule)) {
         amax = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
       } else {
         for (std::size_t i = r0; i < r1 && std::isfinite(amax); ++i)
@@ -217,11 +254,12 @@ struct mx_block_recipe {
       }
       const std::uint8_t code = scale_code(amax);
       t.scales[bi] = float8_e8m0fnu::from_bits(code);
-      // x * 2^k, exact in double (|k| <= 127): x / X, or TE's x * R (see header).
-      const int k = rule != mx_block_rule::te_rceil ? (code == 0 && torchao_min_normal_divisor ? 126 : 127 - code)
-                                                     : (code == 0 ? 0 : code == 0xFE ? -127 : 127 - code);
+      // x * 2^k, exact in double (|k| <= 127): x / X, or TE's x * R (see header; TE's R is
+      // 2^(127 - code) for every code a TE block gets, code 0 included; legacy: 1 for code 0).
+      const int k = !detail::mx_te_rule(rule) ? (code == 0 && torchao_min_normal_divisor ? 126 : 127 - code)
+                                               : (code == 0 && rule == mx_block_rule::te_rceil_legacy ? 0 : 127 - code);
       const double f = detail::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);  // 2^k
-      const bool nan_block = rule != mx_block_rule::te_rceil && code == 0xFF;
+      const bool nan_block = !detail::mx_te_rule(rule) && code == 0xFF;
       for (std::size_t i = r0; i < r1; ++i)
         for (std::size_t j = c0; j < c1; ++j) {
           t.elements[i * cols + j] = nan_block ? E::nan() : E::encode(static_cast<double>(in[i * cols + j]) * f);
@@ -239,13 +277,14 @@ struct mx_block_recipe {
       }
       return true;
     };
+    const bool legacy = rule == mx_block_rule::te_rceil_legacy;
     if (fast_path_applies(cols) && by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
-          return detail::mx_te_e4m3_quantize_at(level, x, n, e, sb);
+          return detail::mx_te_e4m3_quantize_at(level, x, n, e, sb, legacy);
         })) {
       return;
     }
-    if (std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil && block == block_columnwise(32) &&
-        detail::mx_te_e4m3_quantize_cols_at(level, in, rows, cols, elems, scales)) {
+    if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_columnwise(32) &&
+        detail::mx_te_e4m3_quantize_cols_at(level, in, rows, cols, elems, scales, legacy)) {
       return;
     }
     if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
@@ -277,8 +316,8 @@ struct mx_block_recipe {
       for (std::size_t i = r0; i < r1; ++i)
         for (std::size_t j0 = c0; j0 < t.cols; j0 += bc) {
           const std::uint8_t code = t.scale_of(i, j0).bits();
-          // p * 2^(code - 127): exact in double, rounded once (TE's code 0: p * 0)
-          const double f = code == 0 && rule == mx_block_rule::te_rceil
+          // p * 2^(code - 127): exact in double, rounded once (te_rceil_legacy's code 0: p * 0)
+          const double f = code == 0 && rule == mx_block_rule::te_rceil_legacy
                                ? 0.0
                                : detail::bit_cast<double>(static_cast<std::uint64_t>(code + 896) << 52);  // 2^(code-127)
           for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
@@ -289,26 +328,28 @@ struct mx_block_recipe {
           }
         }
     };
+    const bool legacy = rule == mx_block_rule::te_rceil_legacy;
     if (t.block == block && fast_path_applies(t.cols)) {  // whole rows, or each row's full blocks
       const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
       const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
       const std::size_t full = t.cols / 32 * 32, sc = t.scale_cols();
       if (full == t.cols) {
-        if (detail::mx_te_e4m3_dequantize_at(level, elems, scales, t.rows * t.cols, out)) return;
+        if (detail::mx_te_e4m3_dequantize_at(level, elems, scales, t.rows * t.cols, out, legacy)) return;
       } else {
         bool ok = true;
         for (std::size_t r = 0; r < t.rows && ok; ++r) {
-          ok = detail::mx_te_e4m3_dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols);
+          ok = detail::mx_te_e4m3_dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols,
+                                                legacy);
           if (ok) scalar_part(r, r + 1, full);
         }
         if (ok) return;
       }
     }
-    if (std::is_same<Elem, float8_e4m3fn>::value && rule == mx_block_rule::te_rceil && t.block == block &&
+    if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && t.block == block &&
         block == block_columnwise(32) &&
         detail::mx_te_e4m3_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                               reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
-                                              out)) {
+                                              out, legacy)) {
       return;
     }
     scalar_part(0, t.rows, 0);
@@ -322,13 +363,19 @@ struct te_mxfp8_pair {
   block_scaled_tensor<Elem, float8_e8m0fnu> columnwise;  ///< 32 x 1 blocks
 };
 
-/// Quantizes in (row-major rows x cols) both ways with the te_rceil rule, each from the input.
+/// Quantizes in (row-major rows x cols) both ways with the te_rceil rule (or te_rceil_legacy),
+/// each from the input.
 template <class Elem = float8_e4m3fn>
-te_mxfp8_pair<Elem> te_mxfp8_quantize_both(const float* in, std::size_t rows, std::size_t cols) {
+te_mxfp8_pair<Elem> te_mxfp8_quantize_both(const float* in, std::size_t rows, std::size_t cols,
+                                           mx_block_rule rule = mx_block_rule::te_rceil) {
   static_assert(std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value,
                 "Transformer Engine's MXFP8 elements are float8_e4m3fn or float8_e5m2");
-  const mx_block_recipe<Elem> r{mx_block_rule::te_rceil, block_rowwise(32)};
-  const mx_block_recipe<Elem> c{mx_block_rule::te_rceil, block_columnwise(32)};
+  if (!detail::mx_te_rule(rule)) {
+    throw std::invalid_argument(std::string("mixprec::te_mxfp8_quantize_both: rule '") + mx_block_rule_name(rule) +
+                                "' is not a Transformer Engine rule (allowed: te_rceil, te_rceil_legacy)");
+  }
+  const mx_block_recipe<Elem> r{rule, block_rowwise(32)};
+  const mx_block_recipe<Elem> c{rule, block_columnwise(32)};
   return te_mxfp8_pair<Elem>{r.quantize(in, rows, cols), c.quantize(in, rows, cols)};
 }
 

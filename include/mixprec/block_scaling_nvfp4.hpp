@@ -17,6 +17,11 @@
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
+// Dequantize (te orders; nvfp4_dequantize_order): exact (the default) P * S * float(1 / S_enc)
+// rounded once; te_nvte TE's nvte_dequantize (dequantize_nvfp4.cuh), float products in the order
+// P * ((S * amax) * float(1 / 2688)) with amax = t.tensor_amax (which quantize records); at most a
+// few ulp apart (docs/pages/recipe-nvfp4.md, "Dequantize").
+// nvfp4_dequantize_order_from_name("exact" / "te_nvte"): std::invalid_argument naming both otherwise.
 // Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in 1x16, 16x1 or 16x16 blocks,
 // or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
 // AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
@@ -54,6 +59,23 @@ enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single,
 enum class nvfp4_46_metric : unsigned char { mse, mae, abs_max };
 /// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
+/// How the te orders dequantize (docs/pages/recipe-nvfp4.md, "Dequantize"): exact is
+/// P * S * float(1 / S_enc) rounded once; te_nvte is TE's nvte_dequantize,
+/// P * ((S * amax) * float(1 / 2688)), each product a float.
+enum class nvfp4_dequantize_order : unsigned char { exact, te_nvte };
+
+/// "exact" or "te_nvte".
+inline const char* nvfp4_dequantize_order_name(nvfp4_dequantize_order o) noexcept {
+  return o == nvfp4_dequantize_order::te_nvte ? "te_nvte" : "exact";
+}
+
+/// The dequantize order named name ("exact", "te_nvte"); std::invalid_argument naming both otherwise.
+inline nvfp4_dequantize_order nvfp4_dequantize_order_from_name(const std::string& name) {
+  if (name == "exact") return nvfp4_dequantize_order::exact;
+  if (name == "te_nvte") return nvfp4_dequantize_order::te_nvte;
+  throw std::invalid_argument("mixprec::nvfp4_dequantize_order_from_name: unknown NVFP4 dequantize order '" + name +
+                              "' (allowed: exact, te_nvte)");
+}
 
 namespace detail {
 /// Entry (i, j) of Sylvester's 16 x 16 Hadamard matrix: (-1)^popcount(i & j).
@@ -139,6 +161,7 @@ struct nvfp4_recipe {
   bool hadamard = false;    ///< apply the 16-point random Hadamard transform first (1D blocks only)
   std::uint16_t hadamard_signs = 0;  ///< hadamard: bit j set negates input j of each block (D)
   nvfp4_46_metric metric = nvfp4_46_metric::mse;  ///< four_over_six's error metric
+  nvfp4_dequantize_order dequantize_order = nvfp4_dequantize_order::exact;  ///< te orders: how dequantize multiplies
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
@@ -159,6 +182,7 @@ struct nvfp4_recipe {
       name += metric == nvfp4_46_metric::mse ? "/mse" : metric == nvfp4_46_metric::mae ? "/mae" : "/abs_max";
     }
     if (hadamard) name += "/rht";
+    if (dequantize_order == nvfp4_dequantize_order::te_nvte) name += "/te_nvte_dequantize";
     return recipe_info{name,  "float4_e2m1fn", "ue4m3", block, order != nvfp4_order::torchao_single,
                        stochastic && (order == nvfp4_order::te || order == nvfp4_order::te_legacy), rules[o]};
   }
@@ -217,6 +241,7 @@ struct nvfp4_recipe {
       if (rowwise16 ? detail::nvfp4_quantize_at(level, in, rows * cols, p, elems, scales)
                     : detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, elems, scales)) {
         t.tensor_scale = p.s_enc;
+        t.tensor_amax = tensor_amax;
         return;
       }
     }
@@ -233,6 +258,7 @@ struct nvfp4_recipe {
       if (stochastic ? detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed, elems, scales)
                      : detail::nvfp4_quantize_cols_at(level, in, rows, cols, p, elems, scales)) {
         t.tensor_scale = p.s_enc;
+        t.tensor_amax = tensor_amax;
         return;
       }
     }
@@ -242,6 +268,7 @@ struct nvfp4_recipe {
       in = transformed.data();
     }
     const float amax = given_amax != nullptr ? *given_amax : detail::block_amax_fmax(in, cols, 0, rows, 0, cols);
+    t.tensor_amax = amax;
     if (order == nvfp4_order::four_over_six) {
       quantize_four_over_six(in, rows, cols, amax, t);
       return;
@@ -294,6 +321,23 @@ struct nvfp4_recipe {
   void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
     detail::check_block_tensor("mixprec::nvfp4_recipe::dequantize", t, out);
     const bool te = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    if (dequantize_order == nvfp4_dequantize_order::te_nvte) {
+      if (!te) {
+        throw std::invalid_argument(
+            "mixprec::nvfp4_recipe::dequantize: dequantize_order te_nvte needs order te or te_legacy (allowed with "
+            "other orders: exact)");
+      }
+      // TE dequantize_fp4_kernel: final_scale = float(S) * amax * factor_inv (left to right),
+      // factor_inv = 1.0f / (6.0f * 448); out = P * final_scale.
+      const float factor_inv = detail::f32_div(1.0f, 6.0f * 448.0f);
+      for (std::size_t i = 0; i < t.rows; ++i)
+        for (std::size_t j = 0; j < t.cols; ++j) {
+          const float s = static_cast<float>(t.scale_of(i, j));
+          const float final_scale = detail::f32_mul(detail::f32_mul(s, t.tensor_amax), factor_inv);
+          out[i * t.cols + j] = detail::f32_mul(static_cast<float>(t.elements[i * t.cols + j]), final_scale);
+        }
+      return;
+    }
     // The vector paths decode finite non-negative scale codes (< 0x7F, all quantize writes); a
     // tensor with another code (NaN 0x7F, or a sign bit) takes the scalar loop.
     unsigned top = 0;  // the largest code (a max reduction: vectorized)

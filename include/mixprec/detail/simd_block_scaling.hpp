@@ -81,14 +81,17 @@ inline std::uint8_t mx_te_code(float amax) noexcept {
   const float rcp = static_cast<float>(1.0 / 448.0);  // as the scalar recipe: round_to<float>(1.0 / 448)
   return te_float_to_e8m0(amax * rcp);
 }
-inline float mx_te_factor(std::uint8_t code) noexcept {
-  return code == 0      ? 1.0f
-         : code == 0xFE ? bits_float(0x00400000u)
-                        : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
+/// TE's exp2f_rcp: 2^(127 - code) (2^127 for code 0, 2^-127 for 0xFE); legacy (TE before #2647):
+/// 1 for code 0.
+inline float mx_te_factor(std::uint8_t code, bool legacy) noexcept {
+  return code == 0 && legacy ? 1.0f
+         : code == 0xFE      ? bits_float(0x00400000u)
+                             : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
 }
-/// The float a dequantized element is multiplied by: 2^(code - 127), 0 for code 0 (TE; 0xFF apart).
-inline float mx_te_scale(std::uint8_t code) noexcept {
-  return code == 0 ? 0.0f : bits_float(static_cast<std::uint32_t>(code) << 23);
+/// The float a dequantized element is multiplied by (TE's exp2f): 2^(code - 127), 2^-127 for code
+/// 0; legacy (TE before #3262): 0 for code 0. 0xFF apart.
+inline float mx_te_scale(std::uint8_t code, bool legacy) noexcept {
+  return code == 0 ? (legacy ? 0.0f : bits_float(0x00400000u)) : bits_float(static_cast<std::uint32_t>(code) << 23);
 }
 
 /// E4M3 satfinite RNE code of a non-negative float (no NaN): the UE4M3 block scale of NVFP4.
@@ -219,8 +222,8 @@ inline float amax(const float* in, std::size_t n) noexcept {
   return hmax8(_mm256_max_ps(m0, m1));
 }
 
-inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
-                                std::uint8_t* scale) noexcept {
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale,
+                                bool legacy) noexcept {
   const __m256i am = _mm256_set1_epi32(0x7FFFFFFF);
   for (std::size_t b = 0; b < nblocks; ++b, in += 32, elem += 32) {
     __m256i x[4], c[4];
@@ -237,9 +240,10 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
     }
     const std::uint8_t code = simd_blk::mx_te_code(bmax);
     scale[b] = code;
-    const float f = simd_blk::mx_te_factor(code);
+    const float f = simd_blk::mx_te_factor(code, legacy);
     const __m256 r = _mm256_set1_ps(f);
-    if (mb <= 0x7F800000u && bmax * f <= 464.0f) {  // the common case: no NaN, no overflow
+    // The common case: no NaN, no overflow, and not te_rceil's code 0 (x * 2^127: the general path).
+    if (mb <= 0x7F800000u && bmax * f <= 464.0f && (code != 0 || legacy)) {
       const int k = code == 0 ? 0 : 127 - code;
       const __m256i cb = _mm256_set1_epi32(static_cast<int>(static_cast<std::uint32_t>(k - 120) << 23) + 0x7FFFF);
       const __m256i lo = _mm256_set1_epi32((121 - k > 1 ? 121 - k : 1) << 23);
@@ -256,14 +260,14 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
 }
 
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
-                                  float* out) noexcept {
+                                  float* out, bool legacy) noexcept {
   for (std::size_t b = 0; b < nblocks; ++b, elem += 32, out += 32) {
     const std::uint8_t code = scale[b];
     if (code == 0xFF) {
       for (int i = 0; i < 32; i += 8) _mm256_storeu_ps(out + i, _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000)));
       continue;
     }
-    const __m256 s = _mm256_set1_ps(simd_blk::mx_te_scale(code));
+    const __m256 s = _mm256_set1_ps(simd_blk::mx_te_scale(code, legacy));
     for (int i = 0; i < 32; i += 8) _mm256_storeu_ps(out + i, _mm256_mul_ps(e4m3_values(elem + i), s));
   }
 }
@@ -540,7 +544,7 @@ inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* 
 /// be shorter): per 8 columns the fmax-fold amax over the block rows, the scalar code rule per
 /// lane, elements e4m3_codes(x * 2^k); scale of block (i / 32, j) at scale[(i / 32) * cols + j].
 inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
-                                     std::uint8_t* scale) noexcept {
+                                     std::uint8_t* scale, bool legacy) noexcept {
   const __m256 z = _mm256_setzero_ps();
   for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
     const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
@@ -553,7 +557,7 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
       for (std::size_t j = 0; j < 8; ++j) {
         const std::uint8_t code = simd_blk::mx_te_code(mf[j]);
         scale[(r0 / 32) * cols + c0 + j] = code;
-        rf[j] = simd_blk::mx_te_factor(code);
+        rf[j] = simd_blk::mx_te_factor(code, legacy);
       }
       const __m256 r = _mm256_load_ps(rf);
       for (std::size_t i = r0; i < r1; ++i)
@@ -564,15 +568,19 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
 
 /// TE MXFP8 E4M3 32x1 blocks dequantize (cols a multiple of 8): as mx_te_e4m3_dequantize.
 inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
-                                       std::size_t cols, float* out) noexcept {
+                                       std::size_t cols, float* out, bool legacy) noexcept {
   const __m256 qn = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FC00000));
+  // Code 0's factor: 2^-127 (TE's exp2f), or 0 (legacy: the shifted code).
+  const __m256i f0 = _mm256_set1_epi32(legacy ? 0 : 0x00400000);
   for (std::size_t i = 0; i < rows; ++i) {
     const std::uint8_t* srow = scale + (i / 32) * cols;
     for (std::size_t j = 0; j < cols; j += 8) {
       std::uint64_t w;
       std::memcpy(&w, srow + j, 8);
       const __m256i c = _mm256_cvtepu8_epi32(_mm_cvtsi64_si128(static_cast<long long>(w)));
-      const __m256 v = _mm256_mul_ps(e4m3_values(elem + i * cols + j), _mm256_castsi256_ps(_mm256_slli_epi32(c, 23)));
+      const __m256i sh = _mm256_slli_epi32(c, 23);
+      const __m256i sf = _mm256_blendv_epi8(sh, f0, _mm256_cmpeq_epi32(c, _mm256_setzero_si256()));
+      const __m256 v = _mm256_mul_ps(e4m3_values(elem + i * cols + j), _mm256_castsi256_ps(sf));
       _mm256_storeu_ps(out + i * cols + j,
                        _mm256_blendv_ps(v, qn, _mm256_castsi256_ps(_mm256_cmpeq_epi32(c, _mm256_set1_epi32(0xFF)))));
     }
@@ -691,22 +699,22 @@ inline __m512i mx_te_codes(__m512 amax) noexcept {
   const __m512i c = _mm512_mask_add_epi32(e, up, e, _mm512_set1_epi32(1));
   return _mm512_mask_mov_epi32(c, _mm512_cmpeq_epi32_mask(e, _mm512_set1_epi32(0xFF)), _mm512_set1_epi32(0xFE));
 }
-/// The element factors 2^(127 - code) (1 for code 0, 2^-127 for 0xFE) of 16 codes.
-inline __m512 mx_te_factors(__m512i c) noexcept {
+/// The element factors 2^(127 - code) (2^127 for code 0, legacy: 1; 2^-127 for 0xFE) of 16 codes.
+inline __m512 mx_te_factors(__m512i c, bool legacy) noexcept {
   __m512i f = _mm512_slli_epi32(_mm512_sub_epi32(_mm512_set1_epi32(254), c), 23);
-  f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x3F800000));
+  if (legacy) f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x3F800000));
   f = _mm512_mask_mov_epi32(f, _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFE)), _mm512_set1_epi32(0x00400000));
   return _mm512_castsi512_ps(f);
 }
 
 /// One block of 32: amax (NaN ignored), code, every element through e4m3_codes.
-inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* scale) noexcept {
+inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* scale, bool legacy) noexcept {
   const __m512 z = _mm512_setzero_ps();
   const __m512 x0 = _mm512_loadu_ps(in), x1 = _mm512_loadu_ps(in + 16);
   const __m512 m = _mm512_max_ps(_mm512_max_ps(abs16(x0), z), _mm512_max_ps(abs16(x1), z));  // a NaN lane loses
   const std::uint8_t code = simd_blk::mx_te_code(_mm512_reduce_max_ps(m));
   *scale = code;
-  const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code));
+  const __m512 r = _mm512_set1_ps(simd_blk::mx_te_factor(code, legacy));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(elem), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x0, r))));
   _mm_storeu_si128(reinterpret_cast<__m128i*>(elem + 16), _mm512_cvtepi32_epi8(e4m3_codes(_mm512_mul_ps(x1, r))));
 }
@@ -717,8 +725,8 @@ inline void mx_te_e4m3_block(const float* in, std::uint8_t* elem, std::uint8_t* 
 /// 13% slower from DRAM.
 constexpr std::size_t kMxChunk = 1, kNvChunk = 4;
 
-inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem,
-                                std::uint8_t* scale) noexcept {
+inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8_t* elem, std::uint8_t* scale,
+                                bool legacy) noexcept {
   const __m512i abs_mask = _mm512_set1_epi32(0x7FFFFFFF);
   std::size_t b = 0;
   while (b + 16 <= nblocks) {
@@ -734,12 +742,14 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
                                 _mm512_and_si512(_mm512_loadu_si512(gin + 32 * k + 16), abs_mask));
       const __m512 bmax = _mm512_castsi512_ps(umax16x16(a));
       const __m512i codes = mx_te_codes(bmax);
-      const __m512 r = mx_te_factors(codes);
-      // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too).
-      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
-      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
-      // k = 127 - code (code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
+      const __m512 r = mx_te_factors(codes, legacy);
       const __mmask16 c0 = _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512());
+      // The common case for all 16 blocks: no NaN, scaled max <= 464 (no overflow; Inf fails too),
+      // and no te_rceil code 0 (x * 2^127: the general path, mx_te_e4m3_block).
+      fast[g] = _mm512_cmp_ps_mask(_mm512_mul_ps(bmax, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF &&
+                (legacy || c0 == 0);
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + b + 16 * g), _mm512_cvtepi32_epi8(codes));
+      // k = 127 - code (legacy code 0: k = 0, factor 1); cb and lo of e4m3_codes_pow2.
       const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes), c0, _mm512_setzero_si512());
       _mm512_store_si512(reinterpret_cast<void*>(cb + 16 * g),
                          _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23),
@@ -750,7 +760,7 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
     }
     for (std::size_t g = 0; g < ng; ++g, b += 16, in += 512, elem += 512) {
       if (!fast[g]) {
-        for (std::size_t k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + k);
+        for (std::size_t k = 0; k < 16; ++k) mx_te_e4m3_block(in + 32 * k, elem + 32 * k, scale + b + k, legacy);
         continue;
       }
       for (std::size_t k = 16 * g; k < 16 * g + 16; k += 2) {
@@ -769,7 +779,7 @@ inline void mx_te_e4m3_quantize(const float* in, std::size_t nblocks, std::uint8
       }
     }
   }
-  for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b);
+  for (; b < nblocks; ++b, in += 32, elem += 32) mx_te_e4m3_block(in, elem, scale + b, legacy);
 }
 
 /// OCP MX v1.0 MXFP8 (rule ocp_floor, 1x32; element format E: float8_e4m3fn or float8_e5m2):
@@ -854,15 +864,17 @@ inline void mx_ocp_quantize(const float* in, std::size_t nblocks, std::uint8_t* 
 }
 
 inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t nblocks,
-                                  float* out) noexcept {
+                                  float* out, bool legacy) noexcept {
   const __m512 qn = _mm512_castsi512_ps(_mm512_set1_epi32(0x7FC00000));
   std::size_t b = 0;
   for (; b + 16 <= nblocks; b += 16) {
     const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(scale + b)));
     const __mmask16 nan = _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF));
-    // 2^(code - 127) (code 0: 0, TE), the NaN scale 0xFF handled below: a NaN factor would keep
-    // the element's sign; the scalar recipe writes the positive quiet NaN.
-    const __m512 s = _mm512_castsi512_ps(_mm512_slli_epi32(c, 23));
+    // 2^(code - 127) (code 0: 2^-127, legacy 0), the NaN scale 0xFF handled below: a NaN factor
+    // would keep the element's sign; the scalar recipe writes the positive quiet NaN.
+    __m512i si = _mm512_slli_epi32(c, 23);
+    if (!legacy) si = _mm512_mask_mov_epi32(si, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x00400000));
+    const __m512 s = _mm512_castsi512_ps(si);
     for (int k = 0; k < 16; ++k, elem += 32, out += 32) {
       if (((nan >> k) & 1u) != 0) {
         _mm512_storeu_ps(out, qn);
@@ -881,7 +893,7 @@ inline void mx_te_e4m3_dequantize(const std::uint8_t* elem, const std::uint8_t* 
       _mm512_storeu_ps(out + 16, qn);
       continue;
     }
-    const __m512 s = _mm512_set1_ps(simd_blk::mx_te_scale(code));
+    const __m512 s = _mm512_set1_ps(simd_blk::mx_te_scale(code, legacy));
     _mm512_storeu_ps(out, _mm512_mul_ps(e4m3_values(elem), s));
     _mm512_storeu_ps(out + 16, _mm512_mul_ps(e4m3_values(elem + 16), s));
   }
@@ -1195,7 +1207,7 @@ inline void nvfp4_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* 
 
 /// TE MXFP8 E4M3 32x1 blocks, as simd256::mx_te_e4m3_quantize_cols, 16 columns at a time.
 inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
-                                     std::uint8_t* scale) noexcept {
+                                     std::uint8_t* scale, bool legacy) noexcept {
   for (std::size_t r0 = 0; r0 < rows; r0 += 32) {
     const std::size_t r1 = rows - r0 < 32 ? rows : r0 + 32;
     for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
@@ -1203,12 +1215,14 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
       __m512i u;  // max of |x| bits: a NaN wins
       col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
       const __m512i codes = mx_te_codes(m);
-      const __m512 r = mx_te_factors(codes);
+      const __m512 r = mx_te_factors(codes, legacy);
       _mm_storeu_si128(reinterpret_cast<__m128i*>(scale + (r0 / 32) * cols + c0), _mm512_cvtepi32_epi8(codes));
-      // The common case (as mx_te_e4m3_quantize): no NaN, scaled max <= 464; e4m3_codes_pow2 with
-      // each lane's k = 127 - code (code 0: k = 0), other lanes through e4m3_codes.
+      // The common case (as mx_te_e4m3_quantize): no NaN, scaled max <= 464, no te_rceil code 0;
+      // e4m3_codes_pow2 with each lane's k = 127 - code (legacy code 0: k = 0), other lanes
+      // through e4m3_codes.
       const bool fast = _mm512_cmpgt_epu32_mask(u, _mm512_set1_epi32(0x7F800000)) == 0 &&
-                        _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF;
+                        _mm512_cmp_ps_mask(_mm512_mul_ps(m, r), _mm512_set1_ps(464.0f), _CMP_LE_OQ) == 0xFFFF &&
+                        (legacy || _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512()) == 0);
       const __m512i kk = _mm512_mask_mov_epi32(_mm512_sub_epi32(_mm512_set1_epi32(127), codes),
                                                _mm512_cmpeq_epi32_mask(codes, _mm512_setzero_si512()), _mm512_setzero_si512());
       const __m512i cb = _mm512_add_epi32(_mm512_slli_epi32(_mm512_sub_epi32(kk, _mm512_set1_epi32(120)), 23), _mm512_set1_epi32(0x7FFFF));
@@ -1226,13 +1240,15 @@ inline void mx_te_e4m3_quantize_cols(const float* in, std::size_t rows, std::siz
 
 /// TE MXFP8 E4M3 32x1 blocks dequantize, as simd256::mx_te_e4m3_dequantize_cols.
 inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
-                                       std::size_t cols, float* out) noexcept {
+                                       std::size_t cols, float* out, bool legacy) noexcept {
   const __m512i qn = _mm512_set1_epi32(0x7FC00000);
   for (std::size_t i = 0; i < rows; ++i) {
     const std::uint8_t* srow = scale + (i / 32) * cols;
     for (std::size_t j = 0; j < cols; j += 16) {
       const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(srow + j)));
-      const __m512 v = _mm512_mul_ps(e4m3_values(elem + i * cols + j), _mm512_castsi512_ps(_mm512_slli_epi32(c, 23)));
+      __m512i si = _mm512_slli_epi32(c, 23);  // 2^(code - 127); code 0: 2^-127 (legacy: 0)
+      if (!legacy) si = _mm512_mask_mov_epi32(si, _mm512_cmpeq_epi32_mask(c, _mm512_setzero_si512()), _mm512_set1_epi32(0x00400000));
+      const __m512 v = _mm512_mul_ps(e4m3_values(elem + i * cols + j), _mm512_castsi512_ps(si));
       _mm512_storeu_ps(out + i * cols + j, _mm512_castsi512_ps(_mm512_mask_mov_epi32(
                                                _mm512_castps_si512(v), _mm512_cmpeq_epi32_mask(c, _mm512_set1_epi32(0xFF)), qn)));
     }
@@ -1245,21 +1261,21 @@ inline void mx_te_e4m3_dequantize_cols(const std::uint8_t* elem, const std::uint
 /// TE MXFP8 E4M3 quantize of n floats (n a multiple of 32) at a level: n element codes, n / 32
 /// E8M0 codes. False (nothing written) where the level or the FP environment does not allow it.
 inline bool mx_te_e4m3_quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
-                                   std::uint8_t* scale) noexcept {
+                                   std::uint8_t* scale, bool legacy) noexcept {
   if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
-    simd512::mx_te_e4m3_quantize(in, n / 32, elem, scale);
+    simd512::mx_te_e4m3_quantize(in, n / 32, elem, scale, legacy);
     return true;
   }
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
-    simd256::mx_te_e4m3_quantize(in, n / 32, elem, scale);
+    simd256::mx_te_e4m3_quantize(in, n / 32, elem, scale, legacy);
     return true;
   }
 #endif
-  (void)l, (void)in, (void)elem, (void)scale;
+  (void)l, (void)in, (void)elem, (void)scale, (void)legacy;
   return false;
 }
 
@@ -1311,21 +1327,21 @@ inline bool fp8_block128_quantize_at(simd_level l, const float* in, std::size_t 
 
 /// TE MXFP8 E4M3 dequantize of n elements (n a multiple of 32), as mx_te_e4m3_quantize_at.
 inline bool mx_te_e4m3_dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n,
-                                     float* out) noexcept {
+                                     float* out, bool legacy) noexcept {
   if (n % 32 != 0 || !simd_blk::fp_env_ok()) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
-    simd512::mx_te_e4m3_dequantize(elem, scale, n / 32, out);
+    simd512::mx_te_e4m3_dequantize(elem, scale, n / 32, out, legacy);
     return true;
   }
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
-    simd256::mx_te_e4m3_dequantize(elem, scale, n / 32, out);
+    simd256::mx_te_e4m3_dequantize(elem, scale, n / 32, out, legacy);
     return true;
   }
 #endif
-  (void)l, (void)elem, (void)scale, (void)out;
+  (void)l, (void)elem, (void)scale, (void)out, (void)legacy;
   return false;
 }
 
@@ -1487,41 +1503,41 @@ inline bool nvfp4_dequantize_cols_at(simd_level l, const std::uint8_t* elem, con
 /// block row may be shorter), as mx_te_e4m3_quantize_at: scale of block (i / 32, j) at
 /// scale[(i / 32) * cols + j].
 inline bool mx_te_e4m3_quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
-                                        std::uint8_t* elem, std::uint8_t* scale) noexcept {
+                                        std::uint8_t* elem, std::uint8_t* scale, bool legacy) noexcept {
   if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
-    simd512::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    simd512::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale, legacy);
     return true;
   }
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
-    simd256::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale);
+    simd256::mx_te_e4m3_quantize_cols(in, rows, cols, elem, scale, legacy);
     return true;
   }
 #endif
-  (void)l, (void)in, (void)rows, (void)elem, (void)scale;
+  (void)l, (void)in, (void)rows, (void)elem, (void)scale, (void)legacy;
   return false;
 }
 
 /// TE MXFP8 E4M3 dequantize of rows x cols elements in 32x1 blocks (cols a multiple of 16).
 inline bool mx_te_e4m3_dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale,
-                                          std::size_t rows, std::size_t cols, float* out) noexcept {
+                                          std::size_t rows, std::size_t cols, float* out, bool legacy) noexcept {
   if (cols % 16 != 0 || !simd_blk::fp_env_ok()) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
-    simd512::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    simd512::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out, legacy);
     return true;
   }
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
   if (l == simd_level::avx2) {
-    simd256::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out);
+    simd256::mx_te_e4m3_dequantize_cols(elem, scale, rows, cols, out, legacy);
     return true;
   }
 #endif
-  (void)l, (void)elem, (void)scale, (void)rows, (void)out;
+  (void)l, (void)elem, (void)scale, (void)rows, (void)out, (void)legacy;
   return false;
 }
 
