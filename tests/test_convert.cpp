@@ -637,7 +637,7 @@ void check_modes_at_every_level(const std::vector<float>& src) {
 }
 
 template <class T>
-void check_decode_at_every_level() {
+void check_decode_at_every_level(bool avx2_declines = false) {
   std::vector<T> codes(256 * 3 + 5);
   for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = T::from_bits(static_cast<std::uint8_t>(i * 37 + i / 256));
   for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512}) {
@@ -646,8 +646,13 @@ void check_decode_at_every_level() {
       const std::size_t n = codes.size() - first;
       std::vector<float> got(n);
       INFO("level " << std::string(detail::simd_level_name(l)) << ", first " << first);
-      REQUIRE(detail::simd_convert_modes_at(l, codes.data() + first, got.data(), n, rounding::nearest_even, overflow::ieee,
-                                            sr_rng(rng_kind::splitmix64, 0), 0));
+      const bool ok = detail::simd_convert_modes_at(l, codes.data() + first, got.data(), n, rounding::nearest_even,
+                                                    overflow::ieee, sr_rng(rng_kind::splitmix64, 0), 0);
+      if (avx2_declines && l == detail::simd_level::avx2) {
+        CHECK_FALSE(ok);  // no word permutes: only the table lookup of the avx512 width takes it
+        continue;
+      }
+      REQUIRE(ok);
       std::size_t bad = 0;
       for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(round_to<float>(codes[first + i]));
       CHECK(bad == 0);
@@ -685,6 +690,7 @@ TEST_CASE("convert: the generic SIMD decoder equals round_to<float> on every cod
   check_decode_at_every_level<float8_e4m3fn>();
   check_decode_at_every_level<float8_e5m2>();
   check_decode_at_every_level<float8_e4m3fnuz>();
+  check_decode_at_every_level<float8_e5m2fnuz>(true);
   check_decode_at_every_level<float8_e4m3>();
   check_decode_at_every_level<float8_e3m4>();
   check_decode_at_every_level<float8_e4m3b11fnuz>();

@@ -107,7 +107,7 @@ inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_
       }
     } else if constexpr (is_mixprec_float<S>::value && std::is_same<D, float>::value) {
       using F = typename S::format_type;
-      if constexpr (sizeof(S) == 1 && simd::decode_format<F>::supported) {
+      if constexpr (sizeof(S) == 1 && (simd::decode_format<F>::supported || simd::lookup_format<F>::supported)) {
         return simd::decode_bytes<V, F>(reinterpret_cast<const std::uint8_t*>(s), d, n);
       } else {
         return false;

@@ -185,7 +185,9 @@ inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uin
   }
 }
 
-/// float -> half in nearest-even, toward zero, upward or downward by vcvtps2ph's own rounding
+/// float -> half in every mode but stochastic by vcvtps2ph's own rounding (nearest away: the
+/// truncation of the bits plus half an ulp, where every lane is zero or a normal half), in
+/// nearest-even, toward zero, upward or downward
 /// (IEEE 754 conversions: round_to's bits, NaNs quieted with sign and leading payload kept), to
 /// odd as toward zero with 1 ORed in where the half differs from the float (overflow gives
 /// 65504, odd already; an infinity converts exactly),
@@ -195,20 +197,33 @@ template <class V, class F, rounding Mode, class Out>
 inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow policy) noexcept {
   constexpr bool is_half = F::exponent_bits == 5 && F::mantissa_bits == 10 && F::enc == encoding::ieee &&
                            F::bias == 15 && F::padding_bits == 0 && F::is_signed && sizeof(Out) == 2;
-  if constexpr (!is_half || !(Mode == rounding::nearest_even || Mode == rounding::toward_zero ||
-                              Mode == rounding::upward || Mode == rounding::downward || Mode == rounding::to_odd)) {
+  if constexpr (!is_half || Mode == rounding::stochastic) {
     (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
     if ((_mm_getcsr() & 0x0040u) != 0) return false;  // DAZ
     constexpr int imm = Mode == rounding::nearest_even ? _MM_FROUND_TO_NEAREST_INT
-                        : Mode == rounding::toward_zero || Mode == rounding::to_odd ? _MM_FROUND_TO_ZERO
+                        : Mode == rounding::toward_zero || Mode == rounding::to_odd ||
+                                  Mode == rounding::nearest_away
+                            ? _MM_FROUND_TO_ZERO
                         : Mode == rounding::upward      ? _MM_FROUND_TO_POS_INF
                                                         : _MM_FROUND_TO_NEG_INF;
     using vh = typename V::vh;
     const bool sat = policy == overflow::saturate;
-    const auto one = [sat](typename V::vi u) noexcept {
-      vh h = V::template to_half<imm>(u);
+    const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
+    const auto one = [sat, away_code](typename V::vi u) noexcept {
+      vh h;
+      if constexpr (Mode == rounding::nearest_away) {
+        // truncation of |x| + half an ulp, the half ulp added to the bits: exact where every lane
+        // is zero or a normal half up to 65504 (the ulp is the exponent's); the encoder elsewhere
+        using t = encode_format<F>;
+        const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
+        const auto normal = V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
+        if (V::any(V::m_andnot(normal, V::nonzero(a)))) return V::narrow16(encode<V, F, Mode>(u, V::zero(), away_code));
+        h = V::template to_half<imm>(V::add(u, V::set1(1u << 12)));
+      } else {
+        h = V::template to_half<imm>(u);
+      }
       if constexpr (Mode == rounding::to_odd) h = V::h_or_one_if_inexact(h, u);  // truncated, then sticky
       if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
       return h;

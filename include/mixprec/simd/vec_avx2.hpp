@@ -66,6 +66,10 @@ struct vec256 {
   static vi zero_unless(mask m, vi a) noexcept { return _mm256_and_si256(m, a); }
   static vi add_one_if(mask m, vi a) noexcept { return _mm256_sub_epi32(a, m); }
   static vi or_one_if(mask m, vi a) noexcept { return _mm256_or_si256(a, _mm256_srli_epi32(m, 31)); }
+  static constexpr bool has_lookup128 = false;  ///< no word permutes: the decoder computes
+  static vh narrow16(vi a) noexcept {  ///< lanes < 2^16
+    return _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(a, a), 0x08));
+  }
   static void store16(void* p, vi a) noexcept {  // lanes < 2^16
     _mm_storeu_si128(static_cast<__m128i*>(p),
                      _mm256_castsi256_si128(_mm256_permute4x64_epi64(_mm256_packus_epi32(a, a), 0x08)));

@@ -65,6 +65,7 @@ struct vec512 {
   static vi zero_unless(mask m, vi a) noexcept { return _mm512_maskz_mov_epi32(m, a); }
   static vi add_one_if(mask m, vi a) noexcept { return _mm512_mask_add_epi32(a, m, a, _mm512_set1_epi32(1)); }
   static vi or_one_if(mask m, vi a) noexcept { return _mm512_mask_or_epi32(a, m, a, _mm512_set1_epi32(1)); }
+  static vh narrow16(vi a) noexcept { return _mm512_cvtepi32_epi16(a); }  ///< lanes < 2^16
   static void store16(void* p, vi a) noexcept {
     _mm256_storeu_si256(static_cast<__m256i*>(p), _mm512_cvtepi32_epi16(a));
   }
@@ -107,6 +108,34 @@ struct vec512 {
   static vf f_set1(float x) noexcept { return _mm512_set1_ps(x); }
   static vf f_mul(vf a, vf b) noexcept { return _mm512_mul_ps(a, b); }
   static void f_store(float* p, vf x) noexcept { _mm512_storeu_ps(p, x); }
+
+  // 32 lanes of 16 bits and a 128-entry table lookup (vpermt2w): the byte formats' decoder
+  static constexpr bool has_lookup128 = true;
+  using vw = __m512i;
+  static constexpr std::size_t NW = 32;
+  static vw w_load8s(const void* p) noexcept {  ///< 32 bytes, sign-extended
+    return _mm512_cvtepi8_epi16(_mm256_loadu_si256(static_cast<const __m256i*>(p)));
+  }
+  static vw w_load8(const void* p) noexcept {  ///< 32 bytes, zero-extended
+    return _mm512_cvtepu8_epi16(_mm256_loadu_si256(static_cast<const __m256i*>(p)));
+  }
+  /// t[idx & 127] for the 128 words t[0..127] (t: four vectors of 32).
+  static vw w_lookup128(const vw* t, vw idx) noexcept {
+    const __m512i r0 = _mm512_permutex2var_epi16(t[0], idx, t[1]);
+    const __m512i r1 = _mm512_permutex2var_epi16(t[2], idx, t[3]);
+    return _mm512_mask_blend_epi16(_mm512_test_epi16_mask(idx, _mm512_set1_epi16(0x40)), r0, r1);
+  }
+  static vw w_and(vw a, vw b) noexcept { return _mm512_and_si512(a, b); }
+  static vw w_or(vw a, vw b) noexcept { return _mm512_or_si512(a, b); }
+  static vw w_set1(std::uint16_t x) noexcept { return _mm512_set1_epi16(static_cast<short>(x)); }
+  static vw w_replace_eq(vw a, vw c, vw key, vw value) noexcept {  ///< value where c == key, else a
+    return _mm512_mask_mov_epi16(a, _mm512_cmpeq_epi16_mask(c, key), value);
+  }
+  /// The 32 halves of w as floats, stored at p (32 floats).
+  static void w_store_halves(float* p, vw w) noexcept {
+    _mm512_storeu_ps(p, _mm512_cvtph_ps(_mm512_castsi512_si256(w)));
+    _mm512_storeu_ps(p + 16, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w, 1)));
+  }
 
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {
