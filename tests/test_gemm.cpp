@@ -1378,3 +1378,249 @@ TEST_CASE("gemm: vector widening of FP8/FP6/FP4 codes equals the table for every
   check_byte_widening<mixprec::float8_e5m2fnuz>();
 }
 #endif
+
+// ---------------------------------------------------------------------------------------------
+// Tensor-core presets (include/mixprec/kernels/tensor_core.hpp) against MMA-Sim's outputs in
+// tests/golden/mma_vectors.txt (tests/golden/gen_mma_vectors.py): mma_dot / mma_dot_scaled per
+// output, and gemm with opts.mma over each tile, every output bit for bit.
+// ---------------------------------------------------------------------------------------------
+
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include <mixprec/kernels/tensor_core.hpp>
+
+namespace {
+
+struct mma_tile {
+  std::string preset, a_fmt, b_fmt, s_fmt;
+  std::size_t rows = 0, n = 0, k = 0, block = 0;
+  std::vector<std::uint32_t> a, b, c, sa, sb, d;  // codes / bits
+};
+
+std::vector<std::uint32_t> mma_hex(const std::string& s, std::size_t width) {
+  std::vector<std::uint32_t> v;
+  for (std::size_t i = 0; i + width <= s.size(); i += width) {
+    v.push_back(static_cast<std::uint32_t>(std::stoul(s.substr(i, width), nullptr, 16)));
+  }
+  return v;
+}
+
+std::size_t mma_width(const std::string& f) {
+  return f == "e2m1" ? 1 : (f == "e4m3" || f == "e5m2" || f == "ue8m0" || f == "ue4m3") ? 2 : (f == "f16" || f == "bf16") ? 4 : 8;
+}
+
+std::vector<mma_tile> mma_load_tiles() {
+  std::ifstream in(std::string(MIXPREC_TEST_DATA_DIR) + "/mma_vectors.txt");
+  REQUIRE(in.good());
+  std::vector<mma_tile> tiles;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream ss(line);
+    std::string tag, hex;
+    ss >> tag;
+    if (tag == "tile") {
+      mma_tile t;
+      ss >> t.preset >> t.a_fmt >> t.b_fmt >> t.rows >> t.n >> t.k >> t.s_fmt >> t.block;
+      tiles.push_back(t);
+      continue;
+    }
+    REQUIRE(!tiles.empty());
+    ss >> hex;
+    mma_tile& t = tiles.back();
+    const std::size_t wc = mixprec::mma_model_of(mixprec::mma_preset_from_name(t.preset)).out == mixprec::mma_output::f16 ? 4 : 8;
+    if (tag == "A") t.a = mma_hex(hex, mma_width(t.a_fmt));
+    else if (tag == "B") t.b = mma_hex(hex, mma_width(t.b_fmt));
+    else if (tag == "C") t.c = mma_hex(hex, wc);
+    else if (tag == "SA") t.sa = mma_hex(hex, 2);
+    else if (tag == "SB") t.sb = mma_hex(hex, 2);
+    else if (tag == "D") t.d = mma_hex(hex, wc);
+  }
+  return tiles;
+}
+
+template <class T>
+std::vector<T> mma_decode_codes(const std::vector<std::uint32_t>& codes) {
+  std::vector<T> v(codes.size());
+  for (std::size_t i = 0; i < codes.size(); ++i) {
+    if constexpr (std::is_same<T, float>::value) {
+      v[i] = mixprec::detail::bit_cast<float>(codes[i]);
+    } else {
+      v[i] = T::from_bits(static_cast<typename T::storage_type>(codes[i]));
+    }
+  }
+  return v;
+}
+
+/// The bits an output value has in the preset's output format.
+std::uint32_t mma_out_bits(float x, mixprec::mma_output out) {
+  if (out == mixprec::mma_output::f16) return half(x).bits();
+  return mixprec::detail::bit_cast<std::uint32_t>(x);
+}
+
+float mma_c_value(std::uint32_t bits, mixprec::mma_output out) {
+  return out == mixprec::mma_output::f16 ? static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits)))
+                                         : mixprec::detail::bit_cast<float>(bits);
+}
+
+/// Checks one tile with A of TA and B of TB: mma_dot (or mma_dot_scaled) per output, then gemm.
+template <class TA, class TB>
+std::size_t mma_check_tile(const mma_tile& t, std::map<std::string, std::size_t>& per_preset) {
+  const mixprec::mma_preset p = mixprec::mma_preset_from_name(t.preset);
+  const mixprec::mma_model& md = mixprec::mma_model_of(p);
+  const std::vector<TA> a = mma_decode_codes<TA>(t.a);
+  const std::vector<TB> b = mma_decode_codes<TB>(t.b);
+  REQUIRE(a.size() == t.rows * t.k);
+  REQUIRE(b.size() == t.k * t.n);
+  REQUIRE(t.c.size() == t.rows * t.n);
+  REQUIRE(t.d.size() == t.rows * t.n);
+  std::size_t bad = 0;
+  std::vector<TB> col(t.k);
+  for (std::size_t i = 0; i < t.rows; ++i) {
+    for (std::size_t j = 0; j < t.n; ++j) {
+      for (std::size_t q = 0; q < t.k; ++q) col[q] = b[q * t.n + j];
+      const float c = mma_c_value(t.c[i * t.n + j], md.out);
+      float d = 0.0f;
+      if (md.scales == 0) {
+        d = mixprec::mma_dot(p, a.data() + i * t.k, col.data(), t.k, c);
+      } else {
+        const std::size_t nb = t.k / t.block;
+        std::vector<std::uint32_t> sac(t.sa.begin() + static_cast<std::ptrdiff_t>(i * nb),
+                                       t.sa.begin() + static_cast<std::ptrdiff_t>((i + 1) * nb)),
+            sbc(nb);
+        for (std::size_t q = 0; q < nb; ++q) sbc[q] = t.sb[q * t.n + j];
+        if (t.s_fmt == "ue8m0") {
+          const auto sa = mma_decode_codes<mixprec::float8_e8m0fnu>(sac), sb = mma_decode_codes<mixprec::float8_e8m0fnu>(sbc);
+          d = mixprec::mma_dot_scaled(p, a.data() + i * t.k, col.data(), t.k, c, sa.data(), sb.data(), t.block);
+        } else {
+          const auto sa = mma_decode_codes<mixprec::float8_ue4m3>(sac), sb = mma_decode_codes<mixprec::float8_ue4m3>(sbc);
+          d = mixprec::mma_dot_scaled(p, a.data() + i * t.k, col.data(), t.k, c, sa.data(), sb.data(), t.block);
+        }
+      }
+      const std::uint32_t got = mma_out_bits(d, md.out), want = t.d[i * t.n + j];
+      if (got != want) {
+        if (bad < 8) {
+          INFO(t.preset << " " << t.a_fmt << "x" << t.b_fmt << " k " << t.k << " (" << i << ", " << j << "): got 0x"
+                        << std::hex << got << " want 0x" << want);
+          CHECK(got == want);
+        }
+        ++bad;
+      }
+    }
+  }
+  if (md.scales == 0) {  // gemm over the tile, C the accumulator's start (beta 1), seq and par(2)
+    for (int pol = 0; pol < 2; ++pol) {
+      gemm_options o;
+      o.mma = p;
+      std::size_t bad_gemm = 0;
+      if (md.out == mixprec::mma_output::f16) {
+        std::vector<half> c(t.c.size());
+        for (std::size_t q = 0; q < c.size(); ++q) c[q] = half::from_bits(static_cast<std::uint16_t>(t.c[q]));
+        if (pol == 0) mixprec::gemm(exec::seq, transpose::none, transpose::none, t.rows, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 1.0f, c.data(), t.n, o);
+        else mixprec::gemm(exec::par(2), transpose::none, transpose::none, t.rows, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 1.0f, c.data(), t.n, o);
+        for (std::size_t q = 0; q < c.size(); ++q) bad_gemm += c[q].bits() != t.d[q];
+      } else {
+        std::vector<float> c(t.c.size());
+        for (std::size_t q = 0; q < c.size(); ++q) c[q] = mixprec::detail::bit_cast<float>(t.c[q]);
+        if (pol == 0) mixprec::gemm(exec::seq, transpose::none, transpose::none, t.rows, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 1.0f, c.data(), t.n, o);
+        else mixprec::gemm(exec::par(2), transpose::none, transpose::none, t.rows, t.n, t.k, 1.0f, a.data(), t.k, b.data(), t.n, 1.0f, c.data(), t.n, o);
+        for (std::size_t q = 0; q < c.size(); ++q) bad_gemm += mixprec::detail::bit_cast<std::uint32_t>(c[q]) != t.d[q];
+      }
+      INFO("gemm " << t.preset << " " << t.a_fmt << "x" << t.b_fmt << " k " << t.k << " policy " << pol);
+      CHECK(bad_gemm == 0);
+      bad += bad_gemm;
+    }
+  }
+  per_preset[t.preset] += t.rows * t.n;
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("tensor-core presets: mma_dot bit-identical to MMA-Sim on tests/golden/mma_vectors.txt") {
+  const std::vector<mma_tile> tiles = mma_load_tiles();
+  REQUIRE(tiles.size() > 100);
+  std::map<std::string, std::size_t> per_preset;
+  std::size_t bad = 0, total = 0;
+  for (const mma_tile& t : tiles) {
+    const std::string f = t.a_fmt + "." + t.b_fmt;
+    if (f == "f16.f16") bad += mma_check_tile<half, half>(t, per_preset);
+    else if (f == "bf16.bf16") bad += mma_check_tile<bfloat16, bfloat16>(t, per_preset);
+    else if (f == "tf32.tf32") bad += mma_check_tile<float, float>(t, per_preset);
+    else if (f == "e4m3.e4m3") bad += mma_check_tile<mixprec::float8_e4m3fn, mixprec::float8_e4m3fn>(t, per_preset);
+    else if (f == "e4m3.e5m2") bad += mma_check_tile<mixprec::float8_e4m3fn, mixprec::float8_e5m2>(t, per_preset);
+    else if (f == "e5m2.e4m3") bad += mma_check_tile<mixprec::float8_e5m2, mixprec::float8_e4m3fn>(t, per_preset);
+    else if (f == "e5m2.e5m2") bad += mma_check_tile<mixprec::float8_e5m2, mixprec::float8_e5m2>(t, per_preset);
+    else if (f == "e2m1.e2m1") bad += mma_check_tile<mixprec::float4_e2m1fn, mixprec::float4_e2m1fn>(t, per_preset);
+    else FAIL("unknown operand formats " << f);
+    total += t.rows * t.n;
+  }
+  CHECK(bad == 0);
+  // Every preset has vectors.
+  for (std::size_t i = 1; i < static_cast<std::size_t>(mixprec::mma_preset::count_); ++i) {
+    const char* name = mixprec::mma_model_of(static_cast<mixprec::mma_preset>(i)).name;
+    INFO(name);
+    CHECK(per_preset[name] >= 200);
+  }
+  MESSAGE("tensor-core vectors: " << total << " outputs in " << tiles.size() << " tiles, " << bad << " differ");
+}
+
+TEST_CASE("tensor-core presets: bad input throws naming what is allowed, C unchanged") {
+  std::vector<half> a(4 * 20, half(1.0f)), b(20 * 3, half(0.5f));
+  std::vector<float> c(4 * 3, 7.0f);
+  auto expect = [&](gemm_options o, float alpha, float beta, const char* needle, auto pa, auto pb) {
+    try {
+      mixprec::gemm(exec::seq, transpose::none, transpose::none, 4, 3, 20, alpha, pa, 20, pb, 3, beta, c.data(), 3, o);
+      FAIL("no exception");
+    } catch (const std::invalid_argument& e) {
+      INFO(e.what());
+      CHECK(std::string(e.what()).find(needle) != std::string::npos);
+    }
+    for (float x : c) CHECK(x == 7.0f);
+  };
+  gemm_options o;
+  o.mma = mixprec::mma_preset::hopper_wgmma_fp8_f32;
+  expect(o, 1.0f, 1.0f, "float8_e4m3fn, float8_e5m2", a.data(), b.data());  // f16 operands
+  o.mma = mixprec::mma_preset::blackwell_tcgen05_mxf8f6f4;
+  expect(o, 1.0f, 1.0f, "block_scaled_gemm", a.data(), b.data());
+  o.mma = mixprec::mma_preset::ampere_mma_f16_f32;
+  expect(o, 2.0f, 1.0f, "alpha == 1", a.data(), b.data());
+  expect(o, 1.0f, 0.5f, "beta == 0", a.data(), b.data());
+  o.mma = static_cast<mixprec::mma_preset>(200);
+  expect(o, 1.0f, 1.0f, "hopper_wgmma_fp8_f32", a.data(), b.data());
+  std::vector<double> ad(4 * 20, 1.0);
+  o.mma = mixprec::mma_preset::volta_mma_f16_f32;
+  expect(o, 1.0f, 1.0f, "half (f16)", ad.data(), b.data());
+  CHECK_THROWS_WITH_AS(mixprec::mma_preset_from_name("hopper_wgmma_e4m3"),
+                       doctest::Contains("ampere_mma_bf16_f32"), std::invalid_argument);
+  // A good call: beta 0 ignores C; 20 products of 0.5 chained over k 16 (split 8 + 8) and 4.
+  o.mma = mixprec::mma_preset::ampere_mma_f16_f32;
+  mixprec::gemm(exec::seq, transpose::none, transpose::none, 4, 3, 20, 1.0f, a.data(), 20, b.data(), 3, 0.0f, c.data(), 3, o);
+  for (float x : c) CHECK(x == 10.0f);
+  // Transposed and column-major operands give the same bits as row-major.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(-4.0f, 4.0f);
+  std::vector<mixprec::float8_e4m3fn> x(7 * 45), y(45 * 5), xt(45 * 7);
+  for (auto& v : x) v = mixprec::float8_e4m3fn(u(rng));
+  for (auto& v : y) v = mixprec::float8_e4m3fn(u(rng) / 8.0f);
+  for (std::size_t i = 0; i < 7; ++i)
+    for (std::size_t p = 0; p < 45; ++p) xt[p * 7 + i] = x[i * 45 + p];
+  o.mma = mixprec::mma_preset::hopper_wgmma_fp8_f32;
+  std::vector<float> r1(35, 0.25f), r2(35, 0.25f), r3(35);
+  mixprec::gemm(exec::seq, transpose::none, transpose::none, 7, 5, 45, 1.0f, x.data(), 45, y.data(), 5, 1.0f, r1.data(), 5, o);
+  mixprec::gemm(exec::par(3), transpose::trans, transpose::none, 7, 5, 45, 1.0f, xt.data(), 7, y.data(), 5, 1.0f, r2.data(), 5, o);
+  for (std::size_t i = 0; i < 7; ++i) {
+    std::vector<mixprec::float8_e4m3fn> col(45);
+    for (std::size_t j = 0; j < 5; ++j) {
+      for (std::size_t p = 0; p < 45; ++p) col[p] = y[p * 5 + j];
+      r3[i * 5 + j] = mixprec::mma_dot(o.mma, x.data() + i * 45, col.data(), 45, 0.25f);
+    }
+  }
+  for (std::size_t q = 0; q < 35; ++q) {
+    CHECK(mixprec::detail::bit_cast<std::uint32_t>(r1[q]) == mixprec::detail::bit_cast<std::uint32_t>(r3[q]));
+    CHECK(mixprec::detail::bit_cast<std::uint32_t>(r2[q]) == mixprec::detail::bit_cast<std::uint32_t>(r3[q]));
+    CHECK((mixprec::detail::bit_cast<std::uint32_t>(r1[q]) & 0x3FFu) == 0u);  // 13 fraction bits
+  }
+}

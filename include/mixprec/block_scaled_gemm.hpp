@@ -22,6 +22,12 @@
 //              13-14 bits (DeepSeek-V3 §3.5.2; SageAttention2 calls it FP22, 1/8/13), B200
 //              f8f6f4 about 25 (DeepGEMM#176); the grouping and alignment of acc are the model.
 //              A group with an Inf or NaN term gives the sum of those (finite terms drop out).
+//   tensor_core  a tensor-core preset (kernels/tensor_core.hpp, docs/pages/tensor-cores.md),
+//              bit-identical to MMA-Sim's model of the instruction: the chunk's products through
+//              the chained instructions from +0, promoted as above; the mx kinds
+//              (blackwell_tcgen05_mxf8f6f4, _mxf4nvf4) apply the block scales inside the
+//              instruction and chain the whole K (no promotion), then the global decode factors.
+//              Prefer it to truncated: truncated(13, 4) differs from MMA-Sim's Hopper FP8 wgmma.
 // Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
 // scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
 // (detail/simd_block_gemm.hpp; 1.1-1.4x the time of mixprec::gemm float, bench/README.md) and
@@ -57,6 +63,7 @@
 #include "detail/bits.hpp"
 #include "detail/simd_block_gemm.hpp"
 #include "detail/widen_table.hpp"
+#include "kernels/tensor_core.hpp"
 #include "round_to.hpp"
 #include "types.hpp"
 
@@ -67,18 +74,29 @@ struct block_accumulator {
   /// The accumulator model.
   enum class kind : unsigned char {
     fp32,      ///< acc = float(acc + p), nearest-even, in K order
-    truncated  ///< groups aligned to the largest exponent and truncated (see the header comment)
+    truncated,   ///< groups aligned to the largest exponent and truncated (see the header comment)
+    tensor_core  ///< a tensor-core preset (kernels/tensor_core.hpp), bit-accurate to MMA-Sim
   };
   kind model = kind::fp32;  ///< which model
   int mantissa_bits = 23;   ///< truncated: bits kept below the leading bit
   std::size_t group = 1;    ///< truncated: products added per alignment group
+  mma_preset preset = mma_preset::none;  ///< tensor_core: the instruction
 
   /// The FP32 model (the default).
   static constexpr block_accumulator fp32() noexcept { return block_accumulator{}; }
   /// The truncated model keeping `bits` mantissa bits, in groups of group_size products, e.g.
   /// truncated(13, 4) for Hopper FP8 MMA as published.
   static constexpr block_accumulator truncated(int bits, std::size_t group_size) noexcept {
-    return block_accumulator{kind::truncated, bits, group_size};
+    return block_accumulator{kind::truncated, bits, group_size, mma_preset::none};
+  }
+  /// A tensor-core preset: the chunk's products through the instruction's datapath (chained from
+  /// +0 along the chunk, then promoted to FP32 as above), e.g. hopper_wgmma_fp8_f32 for DeepGEMM's
+  /// FP8 blocks. The block-scaled kinds (blackwell_tcgen05_mxf8f6f4, _mxf4nvf4) take the block
+  /// scales inside the instruction instead: the whole K chained from +0, then times the global
+  /// decode factors; A's scales per row (block rows 1), B's per column (block columns 1), no
+  /// promotion interval.
+  static constexpr block_accumulator tensor_core(mma_preset p) noexcept {
+    return block_accumulator{kind::tensor_core, 23, 1, p};
   }
 };
 
@@ -330,6 +348,93 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
   }
 }
 
+template <class EA, class SA, class EB, class SB>
+std::vector<float> bgemm_mma_run(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b,
+                                 const mma_model& md, const block_gemm_options& opt, std::size_t chunk, float g);
+
+/// The tensor_core model (block_accumulator::tensor_core): checks the preset against the element,
+/// scale and block types (std::invalid_argument naming what is allowed), then per C element.
+template <class EA, class SA, class EB, class SB>
+std::vector<float> bgemm_mma(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b,
+                             const block_gemm_options& opt, std::size_t chunk, float g) {
+  const char* who = "mixprec::block_scaled_gemm";
+  if (static_cast<std::size_t>(opt.acc.preset) >= static_cast<std::size_t>(mma_preset::count_) ||
+      opt.acc.preset == mma_preset::none) {
+    throw std::invalid_argument(std::string(who) + ": block_accumulator::tensor_core needs a preset: " + mma_preset_names());
+  }
+  const mma_model& md = mma_model_of(opt.acc.preset);
+  mma_check_operands<EA, EB>(who, md);  // throws for element types that no preset takes
+  if constexpr (mma_operand_of<EA>() != 0 && mma_operand_of<EB>() != 0) {
+    return bgemm_mma_run(a, b, md, opt, chunk, g);
+  } else {
+    return {};
+  }
+}
+
+template <class EA, class SA, class EB, class SB>
+std::vector<float> bgemm_mma_run(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b,
+                                 const mma_model& md, const block_gemm_options& opt, std::size_t chunk, float g) {
+  const char* who = "mixprec::block_scaled_gemm";
+  const std::size_t m = a.rows, n = b.cols, k = a.cols, kb = a.block.cols;
+  std::vector<float> c(m * n, 0.0f);
+  if (md.scales != 0) {
+    constexpr bool e8m0 = std::is_same<SA, float8_e8m0fnu>::value && std::is_same<SB, float8_e8m0fnu>::value;
+    constexpr bool ue4m3 = std::is_same<SA, float8_ue4m3>::value && std::is_same<SB, float8_ue4m3>::value;
+    const unsigned lay = e8m0 ? (kb == 32 ? mma_ue8m0_block32 : kb == 16 ? mma_ue8m0_block16 : 0u)
+                              : ue4m3 ? (kb == 16 ? mma_ue4m3_block16 : 0u) : 0u;
+    if ((lay & md.scales) == 0) {
+      throw std::invalid_argument(std::string(who) + ": preset " + md.name + " takes scales " +
+                                  (md.scales == mma_ue8m0_block32 ? "float8_e8m0fnu per 32 K elements"
+                                                                  : "float8_e8m0fnu per 32 or 16 K elements, or float8_ue4m3 per 16") +
+                                  "; got a K block of " + std::to_string(kb));
+    }
+    if (a.block.rows != 1 || b.block.cols != 1) {
+      throw std::invalid_argument(std::string(who) + ": preset " + md.name +
+                                  " takes one scale per row of A and per column of B (blocks {1, K block} and {K block, 1})");
+    }
+    if (opt.promotion != 0) {
+      throw std::invalid_argument(std::string(who) + ": preset " + md.name +
+                                  " accumulates the whole K in the instruction chain: promotion must be 0");
+    }
+    if constexpr (e8m0 || ue4m3) {
+      const std::size_t nb = (k + kb - 1) / kb;
+      std::vector<EB> col(k);
+      std::vector<SA> sa(nb);
+      std::vector<SB> sb(nb);
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t p = 0; p < k; ++p) col[p] = b.elements[p * n + j];
+        for (std::size_t q = 0; q < nb; ++q) sb[q] = b.scale_of(q * kb, j);
+        for (std::size_t i = 0; i < m; ++i) {
+          for (std::size_t q = 0; q < nb; ++q) sa[q] = a.scale_of(i, q * kb);
+          const float d = mma_dot_scaled(md.preset, a.elements.data() + i * k, col.data(), k, 0.0f, sa.data(), sb.data(), kb);
+          c[i * n + j] = round_to<float>(static_cast<double>(d) * static_cast<double>(g));
+        }
+      }
+    }
+    return c;
+  }
+  constexpr unsigned oa = mma_operand_of<EA>(), ob = mma_operand_of<EB>();
+  std::vector<mma_term> ta(m * k), tb(n * k);
+  for (std::size_t i = 0; i < m; ++i)
+    for (std::size_t p = 0; p < k; ++p) ta[i * k + p] = mma_decode(mma_value(a.elements[i * k + p], oa), oa);
+  for (std::size_t j = 0; j < n; ++j)
+    for (std::size_t p = 0; p < k; ++p) tb[j * k + p] = mma_decode(mma_value(b.elements[p * n + j], ob), ob);
+  for (std::size_t i = 0; i < m; ++i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc32 = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
+        const double partial = mma_chain(md, 0.0, ta.data() + i * k + k0, tb.data() + j * k + k0, k1 - k0);
+        const float sab = round_to<float>(static_cast<double>(a.scale_of(i, k0)) * static_cast<double>(b.scale_of(k0, j)));
+        const float v = round_to<float>(static_cast<double>(round_to<float>(partial)) * static_cast<double>(sab));
+        acc32 = round_to<float>(static_cast<double>(acc32) + static_cast<double>(v));
+      }
+      c[i * n + j] = round_to<float>(static_cast<double>(acc32) * static_cast<double>(g));
+    }
+  }
+  return c;
+}
+
 }  // namespace detail
 
 /// C (M x N, row-major floats) = A B for block-scaled A (M x K) and B (K x N); see the header
@@ -358,6 +463,10 @@ std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const
   const float ga = a_global > 0.0f ? a_global : detail::global_decode(a);
   const float gb = b_global > 0.0f ? b_global : detail::global_decode(b);
   const float g = round_to<float>(static_cast<double>(ga) * static_cast<double>(gb));
+  if (opt.acc.model == block_accumulator::kind::tensor_core) return detail::bgemm_mma(a, b, opt, chunk, g);
+  if (opt.acc.model != block_accumulator::kind::fp32 && opt.acc.model != block_accumulator::kind::truncated) {
+    throw std::invalid_argument("mixprec::block_scaled_gemm: invalid accumulator model (fp32, truncated or tensor_core)");
+  }
   const std::size_t m = a.rows, n = b.cols, k = a.cols;
   std::vector<float> c(m * n, 0.0f);
   if constexpr (detail::bgemm_fast<EA, SA, EB, SB>) {

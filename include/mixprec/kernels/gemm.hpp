@@ -49,6 +49,7 @@
 #include "../round_to.hpp"
 #include "../types.hpp"
 #include "../detail/widen_table.hpp"
+#include "tensor_core.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
     (defined(__x86_64__) || defined(_M_X64))
@@ -100,6 +101,9 @@ struct gemm_options {
   std::uint64_t offset = 0;                           ///< rounding::stochastic: counter of C's element 0
   gemm_algorithm algorithm = gemm_algorithm::exact;   ///< how the products are accumulated
   rng_kind generator = rng_kind::splitmix64;          ///< rounding::stochastic: counter_rng or philox_rng
+  /// A tensor-core preset (kernels/tensor_core.hpp): each C(i,j) is the preset's instructions
+  /// chained along k from C (beta == 1) or +0 (beta == 0), alpha == 1, then rounded into C's type.
+  mma_preset mma = mma_preset::none;
 };
 
 namespace detail {
@@ -2360,6 +2364,51 @@ gemm_problem<Acc, TA, TB, TC> gemm_setup(transpose op_a, transpose op_b, std::si
                                        opts.output_rounding, kind, input, true};
 }
 
+/// gemm with opts.mma set (after gemm_setup): checks the preset against the operand types, alpha
+/// and beta (std::invalid_argument naming what is allowed, C unchanged), decodes op(A) and op(B)
+/// once, then each C(i,j) is detail::mma_chain over the k products, rows split over the threads.
+template <class Acc, class TA, class TB, class TC>
+void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsigned threads) {
+  const std::size_t np = static_cast<std::size_t>(mma_preset::count_);
+  if (static_cast<std::size_t>(preset) >= np) {
+    throw std::invalid_argument("mixprec::gemm: invalid tensor-core preset value; the presets: none, " + mma_preset_names());
+  }
+  const mma_model& md = mma_model_of(preset);
+  if (md.scales != 0) {
+    throw std::invalid_argument(std::string("mixprec::gemm: tensor-core preset ") + md.name +
+                                " takes block scales: use mixprec::block_scaled_gemm with block_accumulator::tensor_core");
+  }
+  mma_check_operands<TA, TB>("mixprec::gemm", md);
+  if (!(pr.alpha == Acc(1))) throw std::invalid_argument("mixprec::gemm: a tensor-core preset needs alpha == 1");
+  if (!(pr.beta == Acc(0)) && !(pr.beta == Acc(1))) {
+    throw std::invalid_argument("mixprec::gemm: a tensor-core preset needs beta == 0 (C not read) or beta == 1 (C is the accumulator's start)");
+  }
+  const std::size_t m = pr.m, n = pr.n, k = pr.k;
+  constexpr unsigned oa = mma_operand_of<TA>(), ob = mma_operand_of<TB>();
+  std::vector<mma_term> ta(m * k), tb(n * k);
+  gemm_parallel(threads, m, [&](std::size_t i) {
+    for (std::size_t p = 0; p < k; ++p) ta[i * k + p] = mma_decode(mma_value(pr.a[i * pr.a_is + p * pr.a_ps], oa), oa);
+  });
+  gemm_parallel(threads, n, [&](std::size_t j) {
+    for (std::size_t p = 0; p < k; ++p) tb[j * k + p] = mma_decode(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob), ob);
+  });
+  const bool read_c = pr.beta == Acc(1);
+  gemm_parallel(threads, m, [&](std::size_t i) {
+    for (std::size_t j = 0; j < n; ++j) {
+      TC* c = pr.c + i * pr.c_is + j * pr.c_js;
+      const double c0 = read_c ? mma_acc_in(static_cast<double>(*c), md.out) : 0.0;
+      const double d = mma_chain(md, c0, ta.data() + i * k, tb.data() + j * k, k);
+      if constexpr (std::is_same<TC, double>::value) {
+        *c = d;
+      } else {
+        const std::uint32_t bits =
+            pr.out_mode == rounding::stochastic ? pr.rng(pr.offset + i * pr.counter_is + j * pr.counter_js) : 0u;
+        *c = round_to<TC>(d, pr.out_mode, overflow::ieee, bits);
+      }
+    }
+  });
+}
+
 template <class P>
 unsigned gemm_threads(const P& policy) noexcept {
   if constexpr (std::is_same<P, exec::parallel_policy>::value) {
@@ -2385,6 +2434,17 @@ void gemm(Policy policy, transpose op_a, transpose op_b, std::size_t m, std::siz
                 "mixprec::gemm: A, B and C must be float, double or mixprec types");
   static_assert(!std::is_const<TC>::value, "mixprec::gemm: C must be writable");
   const auto pr = detail::gemm_setup<Acc>(op_a, op_b, m, n, k, alpha, A, lda, B, ldb, beta, C, ldc, opts);
+  if (opts.mma != mma_preset::none) {
+#if defined(__CUDACC__)
+    if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
+      throw std::invalid_argument("mixprec::gemm: tensor-core presets run under exec::seq or exec::par");
+    } else
+#endif
+    {
+      detail::gemm_mma(pr, opts.mma, detail::gemm_threads(policy));
+    }
+    return;
+  }
   if (m == 0 || n == 0) return;
 #if defined(__CUDACC__)
   if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {

@@ -1,0 +1,491 @@
+// SPDX-License-Identifier: MIT
+// mixprec/kernels/tensor_core.hpp — tensor-core accumulation presets: the datapath of one
+// NVIDIA mma / wgmma / tcgen05.mma instruction as bit-accurate models (MMA-Sim, arXiv 2511.10909,
+// github microsoft/MMA-Sim), a scalar dot-product-accumulate and a GEMM that chains instructions.
+//
+// One instruction computes d = c + sum_{p < k} a_p b_p (times the block scales for the mx kinds)
+// as a FUSED sum (docs/pages/tensor-cores.md):
+//   every term t (c, and each product a_p b_p before normalisation) has an exponent E_t: for c its
+//   exponent clamped below at the accumulator's emin (f32 -126, f16 -14), for a product e_a + e_b
+//   with each operand's exponent clamped below at its format's emin (subnormals) and a zero
+//   counting as -126; E_max = max E_t;
+//   each term is truncated toward zero to a multiple of 2^(E_max - F) (F fraction bits: 13 for
+//   Ada/Hopper FP8, 23 Volta, 24 Turing/Ampere/Ada, 25 Hopper/Blackwell, 35 mxf4nvf4), summed
+//   exactly, and the sum normalised into the output: f32 truncated toward zero to 23 fraction bits
+//   (13 for Ada/Hopper FP8 into f32), f16 rounded to nearest even; beyond the range: infinity.
+//   Split-k instructions (Ampere/Ada mma m16n8k16 f16/bf16, m16n8k8 tf32, m16n8k32 fp8) do this for
+//   the first k/2 products, then again with that result as c. An Inf or NaN among the inputs (or
+//   an infinite product): the double sum of the terms, NaN as 0x7FFFFFFF (f16: 0x7FFF).
+//   tf32 operands given as float are truncated to tf32 first (low 13 bits cleared).
+//   mxf8f6f4 (k 32): one UE8M0 scale per 32 for A's row and B's column, added to the product
+//   exponents. mxf4nvf4 (k 64): the exact sum of each 16 products is one term, its exponent the sum
+//   of the two scales' exponents and its significand the sum times the scales' significands.
+// K longer than the instruction: d of one instruction is c of the next (zero padding at the end,
+// which adds nothing: a zero product's exponent is at most that of c).
+//
+//   const auto& m = mixprec::mma_model_of(mixprec::mma_preset::hopper_wgmma_fp8_f32);
+//   float d = mixprec::mma_dot(mixprec::mma_preset::hopper_wgmma_fp8_f32, a, b, 32, 0.0f);
+//   mixprec::gemm_options o;  o.mma = mixprec::mma_preset::hopper_wgmma_fp8_f32;  // gemm.hpp
+// Verified bit for bit against MMA-Sim on tests/golden/mma_vectors.txt (nothing here ran on a GPU).
+#ifndef MIXPREC_KERNELS_TENSOR_CORE_HPP
+#define MIXPREC_KERNELS_TENSOR_CORE_HPP
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "../config.hpp"
+#include "../detail/bits.hpp"
+#include "../types.hpp"
+
+namespace mixprec {
+
+/// Tensor-core instruction presets (docs/pages/tensor-cores.md); none: no preset.
+enum class mma_preset : unsigned char {
+  none = 0,
+  volta_mma_f16_f32,             ///< sm_70 mma.m8n8k4.f32.f16.f16.f32
+  volta_mma_f16_f16,             ///< sm_70 mma.m8n8k4.f16.f16.f16.f16
+  turing_mma_f16_f32,            ///< sm_75 mma.m16n8k8.f32.f16.f16.f32
+  turing_mma_f16_f16,            ///< sm_75 mma.m16n8k8.f16.f16.f16.f16
+  ampere_mma_f16_f32,            ///< sm_80 mma.m16n8k16.f32.f16.f16.f32 (split k)
+  ampere_mma_f16_f16,            ///< sm_80 mma.m16n8k16.f16.f16.f16.f16 (split k)
+  ampere_mma_bf16_f32,           ///< sm_80 mma.m16n8k16.f32.bf16.bf16.f32 (split k)
+  ampere_mma_tf32_f32,           ///< sm_80 mma.m16n8k8.f32.tf32.tf32.f32 (split k)
+  ada_mma_fp8_f32,               ///< sm_89 mma.m16n8k32.f32.{e4m3,e5m2}x2.f32 (split k, 13 bits)
+  ada_mma_fp8_f16,               ///< sm_89 mma.m16n8k32.f16.{e4m3,e5m2}x2.f16 (split k)
+  hopper_mma_f16_f32,            ///< sm_90 mma.m16n8k16.f32.f16.f16.f32
+  hopper_mma_bf16_f32,           ///< sm_90 mma.m16n8k16.f32.bf16.bf16.f32
+  hopper_mma_tf32_f32,           ///< sm_90 mma.m16n8k8.f32.tf32.tf32.f32
+  hopper_wgmma_f16_f32,          ///< sm_90a wgmma.m64nNk16.f32.f16.f16
+  hopper_wgmma_f16_f16,          ///< sm_90a wgmma.m64nNk16.f16.f16.f16
+  hopper_wgmma_bf16_f32,         ///< sm_90a wgmma.m64nNk16.f32.bf16.bf16
+  hopper_wgmma_tf32_f32,         ///< sm_90a wgmma.m64nNk8.f32.tf32.tf32
+  hopper_wgmma_fp8_f32,          ///< sm_90a wgmma.m64nNk32.f32.{e4m3,e5m2}x2 (13 bits)
+  hopper_wgmma_fp8_f16,          ///< sm_90a wgmma.m64nNk32.f16.{e4m3,e5m2}x2
+  blackwell_tcgen05_f16_f32,     ///< sm_100a tcgen05.mma kind::f16, f16 inputs, f32 D
+  blackwell_tcgen05_bf16_f32,    ///< sm_100a tcgen05.mma kind::f16, bf16 inputs, f32 D
+  blackwell_tcgen05_tf32_f32,    ///< sm_100a tcgen05.mma kind::tf32
+  blackwell_tcgen05_f8f6f4_f32,  ///< sm_100a tcgen05.mma kind::f8f6f4, e4m3/e5m2 inputs, f32 D
+  blackwell_tcgen05_f8f6f4_f16,  ///< sm_100a tcgen05.mma kind::f8f6f4, e4m3/e5m2 inputs, f16 D
+  blackwell_tcgen05_mxf8f6f4,    ///< sm_100a tcgen05.mma kind::mxf8f6f4.block_scale, ue8m0 per 32
+  blackwell_tcgen05_mxf4nvf4,    ///< sm_100a tcgen05.mma kind::mxf4nvf4.block_scale (k 64)
+  count_                         ///< not a preset
+};
+
+/// What an instruction writes.
+enum class mma_output : unsigned char {
+  f32,         ///< f32, truncated toward zero to 23 fraction bits
+  f32_e8m13,   ///< f32 with 13 fraction bits (truncated toward zero), the low 10 bits zero
+  f16          ///< f16, nearest even
+};
+
+/// Operand formats (bit flags of mma_model::operands).
+inline constexpr unsigned mma_f16 = 1u, mma_bf16 = 2u, mma_tf32 = 4u, mma_e4m3 = 8u, mma_e5m2 = 16u, mma_e2m1 = 32u;
+
+/// Block-scale layouts (bit flags of mma_model::scales).
+inline constexpr unsigned mma_ue8m0_block32 = 1u, mma_ue8m0_block16 = 2u, mma_ue4m3_block16 = 4u;
+
+/// One instruction's datapath (the header comment).
+struct mma_model {
+  mma_preset preset;        ///< which preset
+  const char* name;         ///< its name, e.g. "hopper_wgmma_fp8_f32"
+  const char* instruction;  ///< the PTX instruction modelled
+  const char* mmasim;       ///< MMA-Sim's (arch, class, qualifier) that generated the test vectors
+  int k;                    ///< products per instruction
+  int split;                ///< fused sums per instruction, k / split products each (1 or 2)
+  int frac_bits;            ///< fraction bits kept per aligned term
+  mma_output out;           ///< the output
+  unsigned operands;        ///< allowed operand formats (mma_f16, mma_bf16, ... flags), A and B alike
+  unsigned scales;          ///< block-scale layouts (mma_ue8m0_block32, ... flags); 0: none
+};
+
+namespace detail {
+
+inline const mma_model* mma_table() noexcept {
+  constexpr unsigned f16 = mma_f16, bf16 = mma_bf16, tf32 = mma_tf32, fp8 = mma_e4m3 | mma_e5m2;
+  static const mma_model t[] = {
+      {mma_preset::none, "none", "", "", 0, 1, 0, mma_output::f32, 0, 0},
+      {mma_preset::volta_mma_f16_f32, "volta_mma_f16_f32", "mma.sync.aligned.m8n8k4.f32.f16.f16.f32 (sm_70)",
+       "mma('Volta', 'm8n8k4.f32.f16.f16.f32')", 4, 1, 23, mma_output::f32, f16, 0},
+      {mma_preset::volta_mma_f16_f16, "volta_mma_f16_f16", "mma.sync.aligned.m8n8k4.f16.f16.f16.f16 (sm_70)",
+       "mma('Volta', 'm8n8k4.f16.f16.f16.f16')", 4, 1, 23, mma_output::f16, f16, 0},
+      {mma_preset::turing_mma_f16_f32, "turing_mma_f16_f32", "mma.sync.aligned.m16n8k8.f32.f16.f16.f32 (sm_75)",
+       "mma('Turing', 'm16n8k8.f32.f16.f16.f32')", 8, 1, 24, mma_output::f32, f16, 0},
+      {mma_preset::turing_mma_f16_f16, "turing_mma_f16_f16", "mma.sync.aligned.m16n8k8.f16.f16.f16.f16 (sm_75)",
+       "mma('Turing', 'm16n8k8.f16.f16.f16.f16')", 8, 1, 24, mma_output::f16, f16, 0},
+      {mma_preset::ampere_mma_f16_f32, "ampere_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_80)",
+       "mma('Ampere', 'm16n8k16.f32.f16.f16.f32')", 16, 2, 24, mma_output::f32, f16, 0},
+      {mma_preset::ampere_mma_f16_f16, "ampere_mma_f16_f16", "mma.sync.aligned.m16n8k16.f16.f16.f16.f16 (sm_80)",
+       "mma('Ampere', 'm16n8k16.f16.f16.f16.f16')", 16, 2, 24, mma_output::f16, f16, 0},
+      {mma_preset::ampere_mma_bf16_f32, "ampere_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_80)",
+       "mma('Ampere', 'm16n8k16.f32.bf16.bf16.f32')", 16, 2, 24, mma_output::f32, bf16, 0},
+      {mma_preset::ampere_mma_tf32_f32, "ampere_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_80)",
+       "mma('Ampere', 'm16n8k8.f32.tf32.tf32.f32')", 8, 2, 24, mma_output::f32, tf32, 0},
+      {mma_preset::ada_mma_fp8_f32, "ada_mma_fp8_f32", "mma.sync.aligned.m16n8k32.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32 (sm_89)",
+       "mma('Ada Lovelace', 'm16n8k32.f32.<a>.<b>.f32')", 32, 2, 13, mma_output::f32_e8m13, fp8, 0},
+      {mma_preset::ada_mma_fp8_f16, "ada_mma_fp8_f16", "mma.sync.aligned.m16n8k32.f16.{e4m3,e5m2}.{e4m3,e5m2}.f16 (sm_89)",
+       "mma('Ada Lovelace', 'm16n8k32.f16.<a>.<b>.f16')", 32, 2, 13, mma_output::f16, fp8, 0},
+      {mma_preset::hopper_mma_f16_f32, "hopper_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_90)",
+       "mma('Hopper', 'm16n8k16.f32.f16.f16.f32')", 16, 1, 25, mma_output::f32, f16, 0},
+      {mma_preset::hopper_mma_bf16_f32, "hopper_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_90)",
+       "mma('Hopper', 'm16n8k16.f32.bf16.bf16.f32')", 16, 1, 25, mma_output::f32, bf16, 0},
+      {mma_preset::hopper_mma_tf32_f32, "hopper_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_90)",
+       "mma('Hopper', 'm16n8k8.f32.tf32.tf32.f32')", 8, 1, 25, mma_output::f32, tf32, 0},
+      {mma_preset::hopper_wgmma_f16_f32, "hopper_wgmma_f16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (sm_90a)",
+       "wgmma('Hopper', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0},
+      {mma_preset::hopper_wgmma_f16_f16, "hopper_wgmma_f16_f16", "wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16 (sm_90a)",
+       "wgmma('Hopper', 'm64n8k16.f16.f16.f16')", 16, 1, 25, mma_output::f16, f16, 0},
+      {mma_preset::hopper_wgmma_bf16_f32, "hopper_wgmma_bf16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (sm_90a)",
+       "wgmma('Hopper', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0},
+      {mma_preset::hopper_wgmma_tf32_f32, "hopper_wgmma_tf32_f32", "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 (sm_90a)",
+       "wgmma('Hopper', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0},
+      {mma_preset::hopper_wgmma_fp8_f32, "hopper_wgmma_fp8_f32", "wgmma.mma_async.sync.aligned.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
+       "wgmma('Hopper', 'm64n8k32.f32.<a>.<b>')", 32, 1, 13, mma_output::f32_e8m13, fp8, 0},
+      {mma_preset::hopper_wgmma_fp8_f16, "hopper_wgmma_fp8_f16", "wgmma.mma_async.sync.aligned.m64nNk32.f16.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
+       "wgmma('Hopper', 'm64n8k32.f16.<a>.<b>')", 32, 1, 13, mma_output::f16, fp8, 0},
+      {mma_preset::blackwell_tcgen05_f16_f32, "blackwell_tcgen05_f16_f32", "tcgen05.mma.cta_group::1.kind::f16, f16 A/B, f32 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0},
+      {mma_preset::blackwell_tcgen05_bf16_f32, "blackwell_tcgen05_bf16_f32", "tcgen05.mma.cta_group::1.kind::f16, bf16 A/B, f32 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0},
+      {mma_preset::blackwell_tcgen05_tf32_f32, "blackwell_tcgen05_tf32_f32", "tcgen05.mma.cta_group::1.kind::tf32 (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0},
+      {mma_preset::blackwell_tcgen05_f8f6f4_f32, "blackwell_tcgen05_f8f6f4_f32", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f32 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k32.f32.<a>.<b>')", 32, 1, 25, mma_output::f32, fp8, 0},
+      {mma_preset::blackwell_tcgen05_f8f6f4_f16, "blackwell_tcgen05_f8f6f4_f16", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f16 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k32.f16.<a>.<b>')", 32, 1, 25, mma_output::f16, fp8, 0},
+      {mma_preset::blackwell_tcgen05_mxf8f6f4, "blackwell_tcgen05_mxf8f6f4", "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X, e4m3/e5m2, ue8m0 (sm_100a)",
+       "tcgen05mma_block_scale('Blackwell', 'm128n8k32.block32.f32.<a>.<b>.ue8m0')", 32, 1, 25, mma_output::f32, fp8,
+       mma_ue8m0_block32},
+      {mma_preset::blackwell_tcgen05_mxf4nvf4, "blackwell_tcgen05_mxf4nvf4", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::{2X,4X}, e2m1 (sm_100a)",
+       "tcgen05mma_block_scale('Blackwell', 'm128n8k64.block{32,16}.f32.e2m1.e2m1.{ue8m0,ue4m3}')", 64, 1, 35,
+       mma_output::f32, mma_e2m1, mma_ue8m0_block32 | mma_ue8m0_block16 | mma_ue4m3_block16},
+  };
+  static_assert(sizeof(t) / sizeof(t[0]) == static_cast<std::size_t>(mma_preset::count_), "one row per preset");
+  return t;
+}
+
+}  // namespace detail
+
+/// The model of a preset; std::invalid_argument for none or a value out of range.
+inline const mma_model& mma_model_of(mma_preset p) {
+  const auto i = static_cast<std::size_t>(p);
+  if (i == 0 || i >= static_cast<std::size_t>(mma_preset::count_)) {
+    throw std::invalid_argument("mixprec::mma_model_of: not a tensor-core preset (value " + std::to_string(i) + ")");
+  }
+  return detail::mma_table()[i];
+}
+
+/// The presets' names, comma-separated (for error messages).
+inline std::string mma_preset_names() {
+  std::string s;
+  for (std::size_t i = 1; i < static_cast<std::size_t>(mma_preset::count_); ++i) {
+    if (i > 1) s += ", ";
+    s += detail::mma_table()[i].name;
+  }
+  return s;
+}
+
+/// The preset named `name` ("none" gives mma_preset::none); std::invalid_argument naming the
+/// presets otherwise.
+inline mma_preset mma_preset_from_name(const std::string& name) {
+  for (std::size_t i = 0; i < static_cast<std::size_t>(mma_preset::count_); ++i) {
+    if (name == detail::mma_table()[i].name) return detail::mma_table()[i].preset;
+  }
+  throw std::invalid_argument("mixprec: unknown tensor-core preset '" + name + "'; the presets: none, " +
+                              mma_preset_names());
+}
+
+namespace detail {
+
+/// The operand-format flag of T (0: not a tensor-core operand); float counts as tf32 (truncated).
+template <class T>
+constexpr unsigned mma_operand_of() noexcept {
+  if constexpr (std::is_same<T, half>::value) return mma_f16;
+  else if constexpr (std::is_same<T, bfloat16>::value) return mma_bf16;
+  else if constexpr (std::is_same<T, tf32>::value || std::is_same<T, float>::value) return mma_tf32;
+  else if constexpr (std::is_same<T, float8_e4m3fn>::value) return mma_e4m3;
+  else if constexpr (std::is_same<T, float8_e5m2>::value) return mma_e5m2;
+  else if constexpr (std::is_same<T, float4_e2m1fn>::value) return mma_e2m1;
+  else return 0u;
+}
+
+inline std::string mma_operand_names(unsigned bits) {
+  static const char* const names[] = {"half (f16)", "bfloat16", "tf32 or float (truncated to tf32)", "float8_e4m3fn",
+                                      "float8_e5m2", "float4_e2m1fn"};
+  std::string s;
+  for (unsigned i = 0; i < 6; ++i) {
+    if ((bits >> i) & 1u) {
+      if (!s.empty()) s += ", ";
+      s += names[i];
+    }
+  }
+  return s;
+}
+
+/// The smallest normal exponent of an operand format.
+MIXPREC_HD constexpr int mma_operand_emin(unsigned op) noexcept {
+  return op == mma_f16 ? -14 : op == mma_e4m3 ? -6 : op == mma_e5m2 ? -14 : op == mma_e2m1 ? 0 : -126;
+}
+
+/// 2^e as a double, e in [-1022, 1023].
+MIXPREC_HD inline double mma_pow2(int e) noexcept {
+  return bit_cast<double>(static_cast<std::uint64_t>(e + 1023) << 52);
+}
+
+/// floor(log2 |x|) of a finite nonzero double.
+MIXPREC_HD inline int mma_ilogb(double x) noexcept {
+  const std::uint64_t u = bit_cast<std::uint64_t>(x);
+  const int f = static_cast<int>((u >> 52) & 0x7FFu);
+  if (f != 0) return f - 1023;
+  return -1011 - clz64(u & ((std::uint64_t{1} << 52) - 1u));  // subnormal double (not reached by the models)
+}
+
+/// The exponent of an operand or c: zero -126, else floor(log2 |x|) clamped below at emin.
+MIXPREC_HD inline int mma_exponent(double x, int emin) noexcept {
+  if (x == 0.0) return -126;
+  const int e = mma_ilogb(x);
+  return e < emin ? emin : e;
+}
+
+/// The output of an instruction from its exact sum s * 2^q (s an integer below 2^62).
+MIXPREC_HD inline double mma_normalize(std::int64_t s, int q, mma_output out) noexcept {
+  if (s == 0) return 0.0;
+  const bool neg = s < 0;
+  std::uint64_t mag = neg ? static_cast<std::uint64_t>(-(s + 1)) + 1u : static_cast<std::uint64_t>(s);
+  const int top = 63 - clz64(mag) + q;  // exponent of the leading bit
+  if (out == mma_output::f16) {
+    const int e = top < -14 ? -14 : top;
+    const int lq = e - 10;  // quantum of the result
+    if (lq > q) {           // round mag * 2^q to a multiple of 2^lq, nearest even
+      const int sh = lq - q;
+      if (sh >= 64) {
+        mag = 0;
+      } else {
+        const std::uint64_t half_ulp = std::uint64_t{1} << (sh - 1);
+        const std::uint64_t rem = mag & ((std::uint64_t{1} << sh) - 1u);
+        mag >>= sh;
+        if (rem > half_ulp || (rem == half_ulp && (mag & 1u))) ++mag;
+      }
+      q = lq;
+    }
+    const double v = static_cast<double>(mag) * mma_pow2(q);
+    if (v >= 65536.0) return neg ? -INFINITY : INFINITY;
+    return neg && mag != 0 ? -v : v;  // a sum that rounds to zero is +0 (as MMA-Sim)
+  }
+  const int bits = out == mma_output::f32_e8m13 ? 13 : 23;
+  if (top > 127) return neg ? -INFINITY : INFINITY;
+  const int e = top < -126 ? -126 : top;
+  const int lq = e - bits;
+  if (lq > q) {
+    const int sh = lq - q;
+    mag = sh >= 64 ? 0 : mag >> sh;  // toward zero
+    q = lq;
+  }
+  const double v = static_cast<double>(mag) * mma_pow2(q);
+  return neg && mag != 0 ? -v : v;
+}
+
+/// Operands of one fused sum, decoded: value and exponent per element.
+struct mma_term {
+  double v;
+  int e;
+};
+
+MIXPREC_HD inline mma_term mma_decode(double x, unsigned op) noexcept {
+  return mma_term{x, mma_exponent(x, mma_operand_emin(op))};
+}
+
+/// The NaN an instruction writes.
+MIXPREC_HD inline double mma_nan(mma_output out) noexcept {
+  return out == mma_output::f16 ? static_cast<double>(bit_cast<float>(std::uint32_t{0x7FFFE000u}))
+                                : static_cast<double>(bit_cast<float>(std::uint32_t{0x7FFFFFFFu}));
+}
+
+/// One fused sum: c + sum of a_p b_p 2^s (s: the block-scale exponent, 0 without scales), n terms
+/// (n at most 64), per the header comment. c is the accumulator's value (f32 or f16).
+MIXPREC_HD inline double mma_fused(const mma_model& m, double c, const mma_term* a, const mma_term* b, std::size_t n,
+                                   int scale_e = 0) noexcept {
+  double chk = c;
+  int emax = mma_exponent(c, m.out == mma_output::f16 ? -14 : -126);
+  const double sc = mma_pow2(scale_e / 2) * mma_pow2(scale_e - scale_e / 2);
+  for (std::size_t p = 0; p < n; ++p) {
+    chk += a[p].v * b[p].v;
+    const int e = a[p].e + b[p].e + scale_e;
+    emax = e > emax ? e : emax;
+  }
+  if (!(chk - chk == 0.0)) {  // an Inf or NaN term (products of finite operands cannot overflow a double)
+    return chk != chk ? mma_nan(m.out) : chk;
+  }
+  const int sh = m.frac_bits - emax;  // term * 2^sh truncated to an integer
+  const double f = mma_pow2(sh / 2), g = mma_pow2(sh - sh / 2);
+  std::int64_t s = static_cast<std::int64_t>(c * f * g);
+  for (std::size_t p = 0; p < n; ++p) s += static_cast<std::int64_t>(a[p].v * b[p].v * sc * f * g);
+  return mma_normalize(s, -sh, m.out);
+}
+
+/// mxf4nvf4: c + sum over groups of 16 of (exact sum of 16 products) * sa_g * sb_g, per the header
+/// comment; sa/sb per group of 16 (decoded scale values), n a multiple of 16 up to 64.
+MIXPREC_HD inline double mma_fused_nvf4(const mma_model& m, double c, const double* a, const double* b, std::size_t n,
+                                        const double* sa, const double* sb, bool ue4m3) noexcept {
+  if (c != c) return mma_nan(m.out);
+  for (std::size_t g = 0; g < n / 16; ++g)
+    if (sa[g] != sa[g] || sb[g] != sb[g]) return mma_nan(m.out);
+  if (c - c != 0.0) return c;  // infinite c (MMA-Sim fails on it; not verified)
+  double sig[5];
+  int ex[5];
+  std::size_t t = 0;
+  sig[t] = c;
+  ex[t++] = mma_exponent(c, -126);
+  int emax = ex[0];
+  const int semin = ue4m3 ? -6 : -127;
+  for (std::size_t g = 0; g < n / 16; ++g) {
+    double s = 0.0;
+    for (std::size_t p = g * 16; p < g * 16 + 16; ++p) s += a[p] * b[p];  // exact (e2m1 products, quarter units)
+    const double x = ue4m3 ? std::fabs(sa[g]) : sa[g], y = ue4m3 ? std::fabs(sb[g]) : sb[g];
+    const int e = mma_exponent(x, semin) + mma_exponent(y, semin);
+    sig[t] = s * x * y;  // exact: the significand (below 2^12) times 2^e
+    ex[t++] = e;
+    emax = e > emax ? e : emax;
+  }
+  const int sh = m.frac_bits - emax;
+  const double f = mma_pow2(sh / 2), h = mma_pow2(sh - sh / 2);
+  std::int64_t s = static_cast<std::int64_t>(sig[0] * f * h);
+  for (std::size_t i = 1; i < t; ++i) s += static_cast<std::int64_t>(sig[i] * f * h);
+  return mma_normalize(s, -sh, m.out);
+}
+
+template <class T>
+MIXPREC_HD inline double mma_value(T x, unsigned op) noexcept {
+  double v = static_cast<double>(x);
+  if (op == mma_tf32 && std::is_same<T, float>::value) {  // MMA-Sim truncates f32 operands to tf32
+    v = static_cast<double>(bit_cast<float>(bit_cast<std::uint32_t>(static_cast<float>(x)) & 0xFFFFE000u));
+  }
+  return v;
+}
+
+/// The accumulator value of c: f32 (nearest) or f16 (nearest even).
+inline double mma_acc_in(double c, mma_output out) noexcept {
+  if (out == mma_output::f16) return static_cast<double>(static_cast<float>(half(c)));
+  return static_cast<double>(static_cast<float>(c));
+}
+
+template <class TA, class TB>
+void mma_check_operands(const char* who, const mma_model& m) {
+  const unsigned oa = mma_operand_of<TA>(), ob = mma_operand_of<TB>();
+  if ((oa & m.operands) == 0 || (ob & m.operands) == 0) {
+    throw std::invalid_argument(std::string(who) + ": preset " + m.name + " takes A and B of " +
+                                mma_operand_names(m.operands) + "; got A of " +
+                                (oa ? mma_operand_names(oa) : std::string("another type")) + " and B of " +
+                                (ob ? mma_operand_names(ob) : std::string("another type")));
+  }
+}
+
+/// Chained instructions along one dot product of decoded terms (k any length, zero padding).
+inline double mma_chain(const mma_model& m, double acc, const mma_term* a, const mma_term* b, std::size_t k) {
+  const std::size_t ik = static_cast<std::size_t>(m.k), half_k = ik / static_cast<std::size_t>(m.split);
+  const mma_term zero{0.0, -126};
+  mma_term pa[64], pb[64];
+  for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+    for (std::size_t h = 0; h < ik; h += half_k) {
+      const std::size_t lo = k0 + h;
+      const std::size_t cnt = lo >= k ? 0 : (k - lo < half_k ? k - lo : half_k);
+      if (cnt == half_k) {
+        acc = mma_fused(m, acc, a + lo, b + lo, half_k);
+      } else {
+        for (std::size_t p = 0; p < half_k; ++p) {
+          pa[p] = p < cnt ? a[lo + p] : zero;
+          pb[p] = p < cnt ? b[lo + p] : zero;
+        }
+        acc = mma_fused(m, acc, pa, pb, half_k);
+      }
+    }
+  }
+  return acc;
+}
+
+}  // namespace detail
+
+/// d = the chained instructions of `preset` over a[0..k) . b[0..k) starting from c (converted to
+/// the accumulator: f32, or f16 for the f16 presets), returned as a float (an f16 result is exact).
+/// A and B: the preset's operand formats (float for tf32 is truncated to tf32, as MMA-Sim does).
+/// std::invalid_argument (naming what is allowed) for another type, a scaled preset (see
+/// mma_dot_scaled) or none.
+template <class TA, class TB>
+float mma_dot(mma_preset preset, const TA* a, const TB* b, std::size_t k, float c) {
+  const mma_model& m = mma_model_of(preset);
+  if (m.scales != 0) {
+    throw std::invalid_argument(std::string("mixprec::mma_dot: preset ") + m.name +
+                                " takes block scales; use mma_dot_scaled");
+  }
+  detail::mma_check_operands<TA, TB>("mixprec::mma_dot", m);
+  const unsigned oa = detail::mma_operand_of<TA>(), ob = detail::mma_operand_of<TB>();
+  std::vector<detail::mma_term> ta(k), tb(k);
+  for (std::size_t p = 0; p < k; ++p) {
+    ta[p] = detail::mma_decode(detail::mma_value(a[p], oa), oa);
+    tb[p] = detail::mma_decode(detail::mma_value(b[p], ob), ob);
+  }
+  return static_cast<float>(detail::mma_chain(m, detail::mma_acc_in(static_cast<double>(c), m.out), ta.data(), tb.data(), k));
+}
+
+/// mma_dot for the block-scaled presets: sa[q], sb[q] scale elements [q * block, (q + 1) * block)
+/// (mxf8f6f4: float8_e8m0fnu, block 32; mxf4nvf4: float8_e8m0fnu with block 32 or 16, or
+/// float8_ue4m3 with block 16). k is padded with zeros (and scale 1) to the instruction's k.
+template <class TA, class TB, class S>
+float mma_dot_scaled(mma_preset preset, const TA* a, const TB* b, std::size_t k, float c, const S* sa, const S* sb,
+                     std::size_t block) {
+  const mma_model& m = mma_model_of(preset);
+  const char* who = "mixprec::mma_dot_scaled";
+  if (m.scales == 0) throw std::invalid_argument(std::string(who) + ": preset " + m.name + " takes no block scales; use mma_dot");
+  unsigned layout = 0;
+  if (std::is_same<S, float8_e8m0fnu>::value) layout = block == 32 ? mma_ue8m0_block32 : block == 16 ? mma_ue8m0_block16 : 0;
+  if (std::is_same<S, float8_ue4m3>::value) layout = block == 16 ? mma_ue4m3_block16 : 0;
+  if ((layout & m.scales) == 0) {
+    throw std::invalid_argument(std::string(who) + ": preset " + m.name + " takes scales " +
+                                (m.scales == mma_ue8m0_block32 ? "float8_e8m0fnu per 32"
+                                                               : "float8_e8m0fnu per 32 or 16, or float8_ue4m3 per 16") +
+                                "; got block " + std::to_string(block));
+  }
+  detail::mma_check_operands<TA, TB>(who, m);
+  const unsigned oa = detail::mma_operand_of<TA>(), ob = detail::mma_operand_of<TB>();
+  const std::size_t ik = static_cast<std::size_t>(m.k);
+  double acc = static_cast<double>(c);
+  if (m.preset == mma_preset::blackwell_tcgen05_mxf4nvf4) {
+    double va[64], vb[64], xa[4], xb[4];
+    for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+      for (std::size_t p = 0; p < ik; ++p) {
+        va[p] = k0 + p < k ? static_cast<double>(a[k0 + p]) : 0.0;
+        vb[p] = k0 + p < k ? static_cast<double>(b[k0 + p]) : 0.0;
+      }
+      for (std::size_t g = 0; g < 4; ++g) {
+        const std::size_t p = k0 + g * 16;
+        xa[g] = p < k ? static_cast<double>(sa[p / block]) : 1.0;
+        xb[g] = p < k ? static_cast<double>(sb[p / block]) : 1.0;
+      }
+      acc = detail::mma_fused_nvf4(m, acc, va, vb, ik, xa, xb, std::is_same<S, float8_ue4m3>::value);
+    }
+    return static_cast<float>(acc);
+  }
+  detail::mma_term ta[64], tb[64];
+  for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+    for (std::size_t p = 0; p < ik; ++p) {
+      ta[p] = k0 + p < k ? detail::mma_decode(static_cast<double>(a[k0 + p]), oa) : detail::mma_term{0.0, -126};
+      tb[p] = k0 + p < k ? detail::mma_decode(static_cast<double>(b[k0 + p]), ob) : detail::mma_term{0.0, -126};
+    }
+    const double x = static_cast<double>(sa[k0 / block]), y = static_cast<double>(sb[k0 / block]);
+    if (x != x || y != y) {
+      acc = detail::mma_nan(m.out);
+      continue;
+    }
+    acc = detail::mma_fused(m, acc, ta, tb, ik, detail::mma_ilogb(x) + detail::mma_ilogb(y));
+  }
+  return static_cast<float>(acc);
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_KERNELS_TENSOR_CORE_HPP
