@@ -3,7 +3,7 @@
 // E8M0 scale X = 2^s per block, elements P = x / X in an MX element format, value = X * P.
 //
 //   mx_block_recipe<Elem>{rule, block}: quantize(in, rows, cols), dequantize(t, out), info()
-//   te_mxfp8_quantize_both<Elem>(in, rows, cols)    TE's rowwise 1x32 and columnwise 32x1 at once
+//   te_mxfp8_quantize_both<Elem>(in, rows, cols[, rule])  TE's rowwise 1x32 and columnwise 32x1 at once
 //
 // Contract: Elem is float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
 // float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); blocks block_rowwise(32) (default),
@@ -18,9 +18,9 @@
 // Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
 //
 // Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
-// runs the scalar loop): te_rceil and te_rceil_legacy with float8_e4m3fn at AVX-512 / AVX2 (quantize and dequantize;
-// also columnwise 32x1 when cols % 16 == 0); ocp_floor with float8_e4m3fn or float8_e5m2 at
-// AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
+// runs the scalar loop): te_rceil and te_rceil_legacy with float8_e4m3fn at AVX-512 / AVX2
+// (quantize and dequantize; also columnwise 32x1 when cols % 16 == 0); ocp_floor with
+// float8_e4m3fn or float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
 //
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
