@@ -13,9 +13,13 @@
 //
 // Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
 // double -> half, double -> bfloat16 and half -> double in nearest-even with overflow::ieee, with AVX-512 or
-// AVX2 + F16C; float or double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or
-// saturate (detail/simd_narrow8.hpp); all bit-identical to the portable path. Arrays of 32 MiB and more (source plus
-// destination) are written with non-temporal stores.
+// AVX2 + F16C (arrays of 32 MiB and more, source plus destination, written with non-temporal
+// stores); double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or saturate
+// (detail/simd_narrow8.hpp); float -> half, bfloat16 and every signed FP8/FP6/FP4 in EVERY rounding
+// mode and overflow policy, stochastic included when the generator is splitmix64 (counter_rng's
+// vector stream: element i still gets counter_rng(seed)(offset + i); philox: the scalar loop), by
+// simd/encode.hpp; FP8/FP6/FP4 -> float by simd/decode.hpp (simd_convert_modes_at). All
+// bit-identical to the portable path.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
 #define MIXPREC_KERNELS_CONVERT_HPP

@@ -212,6 +212,7 @@ inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow pol
     const bool sat = policy == overflow::saturate;
     const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
     const auto one = [sat, away_code](typename V::vi u) noexcept {
+      (void)away_code;  // nearest_away's fallback only
       vh h;
       if constexpr (Mode == rounding::nearest_away) {
         // truncation of |x| + half an ulp, the half ulp added to the bits: exact where every lane
