@@ -535,7 +535,7 @@ class LossScale:
 
 # --- block-scaling recipes (include/mixprec/block_scaling*.hpp) ---
 
-_MX_RULES = ("ocp_floor", "te_rceil", "ceil_pow2", "even")
+_MX_RULES = ("ocp_floor", "te_rceil", "ceil_pow2", "even", "te_rceil_legacy")  # mx_block_rule order
 _MX_ELEMENTS = ("float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "mxint8")
 
 
@@ -549,13 +549,14 @@ def _float_arg(func: str, what: str, v) -> float:
     return v
 _NVFP4_ORDERS = ("te", "te_legacy", "torchao", "torchao_single")
 _NVFP4_FACTORS = ("reciprocal", "quotient")
+_DEEPSEEK_VARIANTS = ("v3", "deepgemm")  # deepseek_fp8_variant order
 #: Recipe families and their parameters with defaults (see block_quantize).
 BLOCK_RECIPES = {
     "mx": {"element": "float8_e4m3fn", "rule": "ocp_floor", "block": (1, 32), "torchao_min_normal_divisor": False},
     "te_mxfp8": {"element": "float8_e4m3fn", "block": (1, 32)},
     "nvfp4": {"order": "te", "factor": "reciprocal", "block": (1, 16), "stochastic": False, "seed": 0,
               "hadamard": False, "hadamard_signs": 0},
-    "deepseek_fp8": {"block": (1, 128), "ue8m0": False, "amax_floor": 1e-4},
+    "deepseek_fp8": {"block": (1, 128), "ue8m0": False, "amax_floor": 1e-4, "variant": "v3"},
     "te_fp8_block": {"block": (1, 128), "epsilon": 0.0},
 }
 
@@ -608,7 +609,8 @@ def _recipe_params(recipe: str, params: dict, func: str, given: bool = True):
                    stochastic=bool(full["stochastic"]), seed=int(full["seed"]), hadamard=bool(full["hadamard"]),
                    hadamard_signs=int(full["hadamard_signs"]))
     elif recipe == "deepseek_fp8":
-        cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=_float_arg(func, "amax_floor", full["amax_floor"]))
+        cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=_float_arg(func, "amax_floor", full["amax_floor"]),
+                   variant=_str_arg(func, "DeepSeek FP8 variant", full["variant"], _DEEPSEEK_VARIANTS))
     else:
         cpp.update(epsilon=_float_arg(func, "epsilon", full["epsilon"]))
     full["block"] = (int(block[0]), int(block[1]))
@@ -665,7 +667,8 @@ def block_quantize(x, recipe: str = "mx", **params) -> BlockScaled:
 
     - "mx": OCP MX. element: float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn,
       float4_e2m1fn or mxint8; rule: "ocp_floor" (OCP v1.0), "te_rceil" (Transformer Engine
-      MXFP8BlockScaling / torchao RCEIL), "ceil_pow2" (torchao CEIL), "even" (torchao EVEN);
+      MXFP8BlockScaling, current TE), "te_rceil_legacy" (TE's earlier code-0 handling / torchao
+      RCEIL), "ceil_pow2" (torchao CEIL), "even" (torchao EVEN);
       block (1, 32); torchao_min_normal_divisor (torchao's 2^-126 for all-zero blocks).
     - "te_mxfp8": Transformer Engine MXFP8 (rule te_rceil); element float8_e4m3fn/e5m2;
       block (1, 32) rowwise or (32, 1) columnwise.
@@ -674,7 +677,8 @@ def block_quantize(x, recipe: str = "mx", **params) -> BlockScaled:
       stochastic and seed (TE's stochastic rounding); hadamard and hadamard_signs (TE's RHT).
     - "deepseek_fp8": DeepSeek-V3 fine-grained FP8 (E4M3 elements, FP32 scales); block (1, 128)
       activations or (128, 128) weights; ue8m0 (power-of-two scales, DeepSeek V3.1/DeepGEMM);
-      amax_floor (default 1e-4; 0 as in the V3 release).
+      amax_floor (default 1e-4; 0 as in the V3 release); variant "v3" (DeepSeek-V3 act_quant:
+      x / s, UE8M0 from float32 ceil(log2 s)) or "deepgemm" (DeepGEMM's casts: x * (1 / s)).
     - "te_fp8_block": Transformer Engine Float8BlockScaling (power-of-two scales); block (1, 128)
       or (128, 128); epsilon.
 

@@ -49,7 +49,9 @@ void with_recipe(const std::string& name, const nb::dict& d, Fn&& f) {
   if (name == "mx") {
     const auto elem = param<std::string>(d, "element");
     const auto rule = param<int>(d, "rule");
-    if (rule < 0 || rule > static_cast<int>(mixprec::mx_block_rule::even)) throw std::invalid_argument("invalid MX rule");
+    if (rule < 0 || rule > static_cast<int>(mixprec::mx_block_rule::te_rceil_legacy)) {
+      throw std::invalid_argument("invalid MX rule");
+    }
     auto run = [&](auto tag) {
       mixprec::mx_block_recipe<decltype(tag)> r;
       r.rule = static_cast<mixprec::mx_block_rule>(rule);
@@ -87,6 +89,11 @@ void with_recipe(const std::string& name, const nb::dict& d, Fn&& f) {
     r.block = block_param(d);
     r.ue8m0 = param<bool>(d, "ue8m0");
     r.amax_floor = static_cast<float>(param<double>(d, "amax_floor"));
+    const auto variant = param<int>(d, "variant");
+    if (variant < 0 || variant > static_cast<int>(mixprec::deepseek_fp8_variant::deepgemm)) {
+      throw std::invalid_argument("invalid DeepSeek FP8 variant");
+    }
+    r.variant = static_cast<mixprec::deepseek_fp8_variant>(variant);
     return f(r);
   }
   if (name == "te_fp8_block") {

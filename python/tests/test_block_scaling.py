@@ -12,7 +12,7 @@ import mixprec
 GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "block_scaling.golden")
 MX_ELEMENTS = {"mxfp8_e4m3": "float8_e4m3fn", "mxfp8_e5m2": "float8_e5m2", "mxfp6_e2m3": "float6_e2m3fn",
                "mxfp6_e3m2": "float6_e3m2fn", "mxfp4_e2m1": "float4_e2m1fn"}
-MX_RULES = {"floor": "ocp_floor", "ceil": "ceil_pow2", "even": "even", "rceil": "te_rceil"}
+MX_RULES = {"floor": "ocp_floor", "ceil": "ceil_pow2", "even": "even", "rceil": "te_rceil_legacy"}  # torchao RCEIL
 
 
 def read_golden():
