@@ -44,6 +44,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../simd/encode.hpp"
 #include "../types.hpp"
 
 #include "../simd/isa.hpp"  // MIXPREC_SIMD_X86, MIXPREC_SIMD_AVX2, MIXPREC_SIMD_AVX512
@@ -182,15 +183,12 @@ inline bool convert(const half* s, double* d, std::size_t n) noexcept {
 }
 
 #if defined(MIXPREC_SIMD_AVX2)
-/// float bits -> bfloat16 bits (in the low half of each 32-bit lane), nearest even.
+/// float bits -> bfloat16 bits (in the low half of each 32-bit lane), nearest even: the generic
+/// encoder (simd/encode.hpp; (u + 0x7fff + lsb) >> 16 where no lane is a NaN or overflows).
 inline __m256i float_bits_to_bf16(__m256i u) noexcept {
-  const __m256i hi = _mm256_srli_epi32(u, 16);
-  const __m256i lsb = _mm256_and_si256(hi, _mm256_set1_epi32(1));
-  const __m256i rounded = _mm256_srli_epi32(_mm256_add_epi32(_mm256_add_epi32(u, _mm256_set1_epi32(0x7fff)), lsb), 16);
-  const __m256i quiet = _mm256_or_si256(hi, _mm256_set1_epi32(0x40));
-  const __m256i nan =
-      _mm256_cmpgt_epi32(_mm256_and_si256(u, _mm256_set1_epi32(0x7fffffff)), _mm256_set1_epi32(0x7f800000));
-  return _mm256_blendv_epi8(rounded, quiet, nan);
+  using F = float_traits<bfloat16>::format_type;
+  return simd::encode_fast<simd::vec256, F, rounding::nearest_even>(u, _mm256_setzero_si256(),
+                                                                    simd::encode_format<F>::overflow_away(overflow::ieee));
 }
 /// Two vectors of 8 results (32-bit lanes, values < 2^16) -> 16 uint16 in order.
 inline __m256i pack16(__m256i a, __m256i b) noexcept {
@@ -347,14 +345,11 @@ inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
   return true;
 }
 
+/// float bits -> bfloat16 bits, nearest even: the generic encoder, as simd256's.
 inline __m256i float_bits_to_bf16(__m512i u) noexcept {
-  const __m512i hi = _mm512_srli_epi32(u, 16);
-  const __m512i lsb = _mm512_and_si512(hi, _mm512_set1_epi32(1));
-  const __m512i rounded = _mm512_srli_epi32(_mm512_add_epi32(_mm512_add_epi32(u, _mm512_set1_epi32(0x7fff)), lsb), 16);
-  const __m512i quiet = _mm512_or_si512(hi, _mm512_set1_epi32(0x40));
-  const __mmask16 nan =
-      _mm512_cmpgt_epu32_mask(_mm512_and_si512(u, _mm512_set1_epi32(0x7fffffff)), _mm512_set1_epi32(0x7f800000));
-  return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
+  using F = float_traits<bfloat16>::format_type;
+  return _mm512_cvtepi32_epi16(simd::encode_fast<simd::vec512, F, rounding::nearest_even>(
+      u, _mm512_setzero_si512(), simd::encode_format<F>::overflow_away(overflow::ieee)));
 }
 
 /// The lanes of a or b holding a subnormal float (nonzero).
