@@ -265,9 +265,11 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
     }
   };
   std::size_t i = 0;
-  // 16-bit formats: whole vectors of normals are the rule, worth a test; narrower ones: no test
+  // 16-bit formats and 5-bit exponents (e5m2: normals from 2^-14 to 57344): whole vectors of
+  // normals are the rule, worth a test; narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4): data
+  // leave them too often for a branch, every vector takes the general form
   for (; i + N <= n; i += N) {
-    if constexpr (F::storage_bits > 8) {
+    if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
       store(d + i, encode_fast<V, F, Mode>(V::load(s + i), rng.next(), away_code));
     } else {
       store(d + i, encode<V, F, Mode>(V::load(s + i), rng.next(), away_code));
