@@ -7,9 +7,10 @@
 // exponent field then is half's): decode_format<F>::supported (e4m3fn, e5m2, e4m3fnuz, e4m3,
 // e3m4, e4m3b11fnuz, e2m3fn, e3m2fn, e2m1fn, e1m2fn).
 // Method, AVX-512 (traits with has_lookup128): every value of these formats, NaNs and
-// infinities included, is a half: a 128-entry table of half bits indexed by the magnitude (two
-// vpermt2w and a blend, 32 codes a step), the sign ORed in, vcvtph2ps (exact); e5m2fnuz, whose
-// exponent field is not half's, only this way. Elsewhere (AVX2, and e5m2 whose field is half's):
+// infinities included, is a bfloat16: a 128-entry table of the floats' high 16 bits indexed by
+// the magnitude (two vpermt2w and a blend, 32 codes a step), the sign ORed in, the words widened
+// by unpacking with zero words (the codes reordered first so the floats come out in order); e5m2fnuz
+// only this way. Elsewhere (AVX2, and e5m2, whose exponent field is half's):
 // the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
 // mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
 // then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
@@ -89,35 +90,36 @@ inline typename V::vf decode(typename V::vh c) noexcept {
   }
 }
 
-/// The 128-entry table of half bits of the lookup decoder: full-byte formats, the magnitude
-/// codes (the sign is ORed in after); narrower ones, every code c < 2^bits repeated over the
-/// index's 6 bits (bits above the format ignored, as unpack does). Every value of a decodable
-/// format is a half: its NaNs and infinities too (round_to<half>'s bits, which vcvtph2ps turns
-/// into round_to<float>'s).
+/// The 128-entry table of the lookup decoder: the high 16 bits of round_to<float> of each code
+/// (every value of these formats, NaNs and infinities included, is a bfloat16: float's exponent
+/// range and at most 7 mantissa bits, NaN payloads of at most 6 bits). Full-byte formats: the
+/// magnitude codes (the sign is ORed in after); narrower ones: every code c < 2^bits repeated
+/// over the index's 7 bits (bits above the format ignored, as unpack does).
 template <class F>
-struct half_table {
+struct bf16_table {
   std::uint16_t v[128] = {};
-  constexpr half_table() noexcept {
+  constexpr bf16_table() noexcept {
     for (unsigned i = 0; i < 128; ++i) {
-      const std::uint64_t code = F::exponent_bits + F::mantissa_bits == 7 ? i : (i & 63u) & ((1u << F::storage_bits) - 1u);
+      const std::uint64_t code = F::exponent_bits + F::mantissa_bits == 7 ? i : i & ((1u << F::storage_bits) - 1u);
       const detail::unpacked u = detail::unpack<F>(static_cast<typename F::storage_type>(code));
-      v[i] = static_cast<std::uint16_t>(detail::pack<format<5, 10>>(u, rounding::nearest_even, overflow::ieee));
+      v[i] = static_cast<std::uint16_t>(detail::pack<format<8, 23>>(u, rounding::nearest_even, overflow::ieee) >> 16);
     }
   }
 };
 template <class F>
-struct half_table_holder {
-  static constexpr half_table<F> table{};
+struct bf16_table_holder {
+  static constexpr bf16_table<F> table{};
 };
 template <class F>
-constexpr half_table<F> half_table_holder<F>::table;
+constexpr bf16_table<F> bf16_table_holder<F>::table;
 
 /// Whether the lookup decoder takes F: one byte, signed, every value a half.
 template <class F>
 struct lookup_format {
   static constexpr bool supported = F::storage_bits <= 8 && F::padding_bits == 0 && F::is_signed &&
-                                    F::emin - F::mantissa_bits >= -24 && F::emax <= 15 && F::enc != encoding::exponent_only &&
-                                    (F::exponent_bits + F::mantissa_bits == 7 || F::storage_bits <= 6);
+                                    F::mantissa_bits <= 7 && F::emin - F::mantissa_bits >= -133 && F::emax <= 127 &&
+                                    F::enc != encoding::exponent_only &&
+                                    (F::exponent_bits + F::mantissa_bits == 7 || F::storage_bits <= 7);
 };
 
 #if defined(MIXPREC_SIMD_AVX512)
@@ -127,17 +129,17 @@ inline void decode_by_lookup(const std::uint8_t* s, float* d, std::size_t n) noe
   using vw = typename V::vw;
   constexpr std::size_t W = V::NW;
   constexpr bool full = F::exponent_bits + F::mantissa_bits == 7;
-  const auto& tab = half_table_holder<F>::table.v;
+  const auto& tab = bf16_table_holder<F>::table.v;
   vw t[4];
   std::memcpy(t, tab, sizeof t);
   const auto one = [&t](const std::uint8_t* p, float* out) noexcept {
     if constexpr (full) {
-      const vw c = V::w_load8s(p);  // the sign fills bits 7-15: bit 15 is half's sign
+      const vw c = V::w_order_for_store(V::w_load8s(p));  // the sign fills bits 7-15: bit 15 is float's
       vw h = V::w_or(V::w_lookup128(t, c), V::w_and(c, V::w_set1(0x8000)));
-      if constexpr (F::enc == encoding::fnuz) h = V::w_replace_eq(h, c, V::w_set1(0xff80), V::w_set1(0xfe00));
-      V::w_store_halves(out, h);
+      if constexpr (F::enc == encoding::fnuz) h = V::w_replace_eq(h, c, V::w_set1(0xff80), V::w_set1(0xffc0));
+      V::w_store_high_words(out, h);
     } else {
-      V::w_store_halves(out, V::w_lookup128(t, V::w_load8(p)));
+      V::w_store_high_words(out, V::w_lookup128(t, V::w_order_for_store(V::w_load8(p))));
     }
   };
   std::size_t i = 0;

@@ -131,10 +131,18 @@ struct vec512 {
   static vw w_replace_eq(vw a, vw c, vw key, vw value) noexcept {  ///< value where c == key, else a
     return _mm512_mask_mov_epi16(a, _mm512_cmpeq_epi16_mask(c, key), value);
   }
-  /// The 32 halves of w as floats, stored at p (32 floats).
-  static void w_store_halves(float* p, vw w) noexcept {
-    _mm512_storeu_ps(p, _mm512_cvtph_ps(_mm512_castsi512_si256(w)));
-    _mm512_storeu_ps(p + 16, _mm512_cvtph_ps(_mm512_extracti64x4_epi64(w, 1)));
+  /// The word order that w_store_high_words wants: word j of the result is word perm(j) of w
+  /// (unpacklo/unpackhi work within 128-bit lanes).
+  static vw w_order_for_store(vw w) noexcept {
+    const __m512i perm = _mm512_set_epi16(31, 30, 29, 28, 15, 14, 13, 12, 27, 26, 25, 24, 11, 10, 9, 8, 23, 22, 21, 20,
+                                          7, 6, 5, 4, 19, 18, 17, 16, 3, 2, 1, 0);
+    return _mm512_permutexvar_epi16(perm, w);
+  }
+  /// 32 floats whose high 16 bits are the words of w (in w_order_for_store's order), stored at p.
+  static void w_store_high_words(float* p, vw w) noexcept {
+    const __m512i z = _mm512_setzero_si512();
+    _mm512_storeu_si512(p, _mm512_unpacklo_epi16(z, w));
+    _mm512_storeu_si512(p + 16, _mm512_unpackhi_epi16(z, w));
   }
 
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
