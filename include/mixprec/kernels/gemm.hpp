@@ -2385,6 +2385,65 @@ void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsign
   }
   const std::size_t m = pr.m, n = pr.n, k = pr.k;
   constexpr unsigned oa = mma_operand_of<TA>(), ob = mma_operand_of<TB>();
+  const bool read_c = pr.beta == Acc(1);
+  auto store = [&](std::size_t i, std::size_t j, double d) {
+    TC* c = pr.c + i * pr.c_is + j * pr.c_js;
+    if constexpr (std::is_same<TC, double>::value) {
+      *c = d;
+    } else {
+      const std::uint32_t bits =
+          pr.out_mode == rounding::stochastic ? pr.rng(pr.offset + i * pr.counter_is + j * pr.counter_js) : 0u;
+      *c = round_to<TC>(d, pr.out_mode, overflow::ieee, bits);
+    }
+  };
+  // Finite operands (the usual case): mma_fused_lanes over panels of B, mma_lanes columns each.
+  bool finite = true;
+  for (std::size_t i = 0; i < m && finite; ++i)
+    for (std::size_t p = 0; p < k && finite; ++p) finite = std::isfinite(mma_value(pr.a[i * pr.a_is + p * pr.a_ps], oa));
+  for (std::size_t p = 0; p < k && finite; ++p)
+    for (std::size_t j = 0; j < n && finite; ++j) finite = std::isfinite(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob));
+  if (finite) {
+    constexpr std::size_t L = mma_lanes;
+    const std::size_t panels = (n + L - 1) / L;
+    std::vector<double> av(m * k), bv(panels * k * L);
+    std::vector<int> ae(m * k), be(panels * k * L);
+    gemm_parallel(threads, m, [&](std::size_t i) {
+      for (std::size_t p = 0; p < k; ++p) {
+        const mma_term t = mma_decode(mma_value(pr.a[i * pr.a_is + p * pr.a_ps], oa), oa);
+        av[i * k + p] = t.v;
+        ae[i * k + p] = t.e;
+      }
+    });
+    gemm_parallel(threads, panels, [&](std::size_t q) {
+      for (std::size_t p = 0; p < k; ++p) {
+        for (std::size_t l = 0; l < L; ++l) {
+          const std::size_t j = q * L + l, at = (q * k + p) * L + l;
+          const mma_term t = j < n ? mma_decode(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob), ob) : mma_term{0.0, -252};
+          bv[at] = t.v;
+          be[at] = t.e;
+        }
+      }
+    });
+    const std::size_t ik = static_cast<std::size_t>(md.k), hk = ik / static_cast<std::size_t>(md.split);
+    gemm_parallel(threads, m, [&](std::size_t i) {
+      double acc[L];
+      for (std::size_t q = 0; q < panels; ++q) {
+        for (std::size_t l = 0; l < L; ++l) {
+          const std::size_t j = q * L + l;
+          acc[l] = read_c && j < n ? mma_acc_in(static_cast<double>(pr.c[i * pr.c_is + j * pr.c_js]), md.out) : 0.0;
+        }
+        for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+          for (std::size_t lo = k0; lo < k0 + ik; lo += hk) {  // padding adds nothing: a shorter (or empty) sum
+            const std::size_t cnt = lo >= k ? 0 : std::min(hk, k - lo);
+            mma_fused_lanes(md, acc, av.data() + i * k + std::min(lo, k), ae.data() + i * k + std::min(lo, k),
+                            bv.data() + (q * k + std::min(lo, k)) * L, be.data() + (q * k + std::min(lo, k)) * L, cnt);
+          }
+        }
+        for (std::size_t l = 0; l < L && q * L + l < n; ++l) store(i, q * L + l, acc[l]);
+      }
+    });
+    return;
+  }
   std::vector<mma_term> ta(m * k), tb(n * k);
   gemm_parallel(threads, m, [&](std::size_t i) {
     for (std::size_t p = 0; p < k; ++p) ta[i * k + p] = mma_decode(mma_value(pr.a[i * pr.a_is + p * pr.a_ps], oa), oa);
@@ -2392,19 +2451,10 @@ void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsign
   gemm_parallel(threads, n, [&](std::size_t j) {
     for (std::size_t p = 0; p < k; ++p) tb[j * k + p] = mma_decode(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob), ob);
   });
-  const bool read_c = pr.beta == Acc(1);
-  gemm_parallel(threads, m, [&](std::size_t i) {
+  gemm_parallel(threads, m, [&](std::size_t i) {  // an Inf or NaN operand: the scalar model
     for (std::size_t j = 0; j < n; ++j) {
-      TC* c = pr.c + i * pr.c_is + j * pr.c_js;
-      const double c0 = read_c ? mma_acc_in(static_cast<double>(*c), md.out) : 0.0;
-      const double d = mma_chain(md, c0, ta.data() + i * k, tb.data() + j * k, k);
-      if constexpr (std::is_same<TC, double>::value) {
-        *c = d;
-      } else {
-        const std::uint32_t bits =
-            pr.out_mode == rounding::stochastic ? pr.rng(pr.offset + i * pr.counter_is + j * pr.counter_js) : 0u;
-        *c = round_to<TC>(d, pr.out_mode, overflow::ieee, bits);
-      }
+      const double c0 = read_c ? mma_acc_in(static_cast<double>(pr.c[i * pr.c_is + j * pr.c_js]), md.out) : 0.0;
+      store(i, j, mma_chain(md, c0, ta.data() + i * k, tb.data() + j * k, k));
     }
   });
 }

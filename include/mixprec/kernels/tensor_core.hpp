@@ -43,6 +43,16 @@
 #include "../detail/bits.hpp"
 #include "../types.hpp"
 
+#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64))
+#if defined(__AVX512F__)
+#define MIXPREC_MMA_AVX512 1
+#include <immintrin.h>
+#elif defined(__AVX2__)
+#define MIXPREC_MMA_AVX2 1
+#include <immintrin.h>
+#endif
+#endif
+
 namespace mixprec {
 
 /// Tensor-core instruction presets (docs/pages/tensor-cores.md); none: no preset.
@@ -406,6 +416,108 @@ inline double mma_chain(const mma_model& m, double acc, const mma_term* a, const
     }
   }
   return acc;
+}
+
+/// Outputs computed side by side by the GEMM kernel (mma_fused_lanes).
+constexpr std::size_t mma_lanes = 8;
+
+/// mma_fused for mma_lanes outputs that share A's n terms (av, ae) against a panel of B (bv, be:
+/// n x mma_lanes), all finite; acc[l] in and out (a non-finite acc stays: Inf, or NaN as written
+/// by the instruction). The same bits as mma_fused: the truncated terms are integers below 2^48,
+/// summed exactly in double.
+inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, const int* ae, const double* bv,
+                            const int* be, std::size_t n) noexcept {
+  constexpr std::size_t L = mma_lanes;
+  const int cemin = m.out == mma_output::f16 ? -14 : -126, fb = m.frac_bits;
+  int emax[L];
+  double sc[L], s[L];
+  bool fin = true;
+  for (std::size_t l = 0; l < L; ++l) fin = fin && acc[l] - acc[l] == 0.0;
+  if (!fin) {  // an Inf or NaN accumulator: lane by lane
+    for (std::size_t l = 0; l < L; ++l) {
+      if (acc[l] - acc[l] == 0.0) {
+        mma_term ta[64], tb[64];
+        for (std::size_t p = 0; p < n; ++p) {
+          ta[p] = mma_term{av[p], ae[p]};
+          tb[p] = mma_term{bv[p * L + l], be[p * L + l]};
+        }
+        acc[l] = mma_fused(m, acc[l], ta, tb, n);
+      } else if (acc[l] != acc[l]) {
+        acc[l] = mma_nan(m.out);
+      }
+    }
+    return;
+  }
+  for (std::size_t l = 0; l < L; ++l) {  // c's exponent from its bits (f32 / f16 values: normal doubles)
+    const int e = static_cast<int>((bit_cast<std::uint64_t>(acc[l]) >> 52) & 0x7FFu) - 1023;
+    emax[l] = acc[l] == 0.0 ? -126 : (e < cemin ? cemin : e);
+  }
+#if defined(MIXPREC_MMA_AVX512) || defined(MIXPREC_MMA_AVX2)
+  {
+    __m256i em = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(emax));
+    for (std::size_t p = 0; p < n; ++p) {
+      em = _mm256_max_epi32(em, _mm256_add_epi32(_mm256_set1_epi32(ae[p]),
+                                                 _mm256_loadu_si256(reinterpret_cast<const __m256i*>(be + p * L))));
+    }
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(emax), em);
+  }
+#else
+  for (std::size_t p = 0; p < n; ++p) {
+    const int e = ae[p];
+    const int* b = be + p * L;
+    for (std::size_t l = 0; l < L; ++l) emax[l] = e + b[l] > emax[l] ? e + b[l] : emax[l];
+  }
+#endif
+  for (std::size_t l = 0; l < L; ++l) {
+    sc[l] = bit_cast<double>(static_cast<std::uint64_t>(fb - emax[l] + 1023) << 52);
+    s[l] = std::trunc(acc[l] * sc[l]);
+  }
+#if defined(MIXPREC_MMA_AVX512)
+  {
+    const __m512d scv = _mm512_loadu_pd(sc);
+    __m512d sv = _mm512_loadu_pd(s);
+    for (std::size_t p = 0; p < n; ++p) {
+      const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
+      sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    }
+    _mm512_storeu_pd(s, sv);
+  }
+#elif defined(MIXPREC_MMA_AVX2)
+  {
+    const __m256d sc0 = _mm256_loadu_pd(sc), sc1 = _mm256_loadu_pd(sc + 4);
+    __m256d s0 = _mm256_loadu_pd(s), s1 = _mm256_loadu_pd(s + 4);
+    for (std::size_t p = 0; p < n; ++p) {
+      const __m256d a = _mm256_set1_pd(av[p]);
+      const __m256d t0 = _mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(bv + p * L)), sc0);
+      const __m256d t1 = _mm256_mul_pd(_mm256_mul_pd(a, _mm256_loadu_pd(bv + p * L + 4)), sc1);
+      s0 = _mm256_add_pd(s0, _mm256_round_pd(t0, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      s1 = _mm256_add_pd(s1, _mm256_round_pd(t1, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    }
+    _mm256_storeu_pd(s, s0);
+    _mm256_storeu_pd(s + 4, s1);
+  }
+#else
+  for (std::size_t p = 0; p < n; ++p) {
+    const double a = av[p];
+    const double* b = bv + p * L;
+    for (std::size_t l = 0; l < L; ++l) s[l] += std::trunc(a * b[l] * sc[l]);
+  }
+#endif
+  if (m.out == mma_output::f16) {
+    for (std::size_t l = 0; l < L; ++l) acc[l] = mma_normalize(static_cast<std::int64_t>(s[l]), emax[l] - fb, m.out);
+    return;
+  }
+  // f32: v = s 2^(emax - fb) is exact; truncate its bits to `bits` fraction bits (fewer below 2^-126).
+  const int bits = m.out == mma_output::f32_e8m13 ? 13 : 23;
+  for (std::size_t l = 0; l < L; ++l) {
+    const double v = s[l] * bit_cast<double>(static_cast<std::uint64_t>(emax[l] - fb + 1023) << 52);
+    const std::uint64_t u = bit_cast<std::uint64_t>(v);
+    const int e = static_cast<int>((u >> 52) & 0x7FFu) - 1023;
+    const int drop = 52 - bits + (e < -126 ? -126 - e : 0);
+    std::uint64_t r = drop >= 53 ? 0u : u & (~std::uint64_t{0} << drop);
+    if (e > 127) r = (u & (std::uint64_t{1} << 63)) | (std::uint64_t{0x7FF} << 52);
+    acc[l] = bit_cast<double>(r);
+  }
 }
 
 }  // namespace detail
