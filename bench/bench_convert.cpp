@@ -20,6 +20,13 @@
 // stride through all floats plus every rounding tie and its neighbours). The label of each
 // benchmark says "ok" or how many results differ; details are printed to stderr.
 // NaN results count as equal when both are NaN (payloads are not compared).
+//
+// modes/<pair>/<mode>/<policy>/<n>: mixprec::convert(exec::seq, ...) in every rounding mode and
+// overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1 (float -> the format) or
+// e4m3fn2f, e5m2f, e2m12f (decode); modes/<pair>/copy/<n>: the movement limit, a loop that reads
+// the same source bytes and writes the same destination bytes (u32 -> low bits, or u8 -> u32),
+// and modes/<pair>/memcpy/<n>: memcpy of the larger of the two arrays. Data: N(0,1) * 2^k, k
+// uniform in [-8, 8]. bench/bench_convert_table.py --modes prints the ratios table.
 
 #include <benchmark/benchmark.h>
 
@@ -38,6 +45,7 @@
 #include <vector>
 
 #include <mixprec/mixprec.hpp>
+#include <mixprec/kernels/convert.hpp>
 
 #if defined(__has_include)
 #if !defined(MIXPREC_BENCH_HAVE_EIGEN) && __has_include(<Eigen/Core>)
@@ -650,6 +658,163 @@ void register_widen(const char* dir, const std::vector<widen_impl>& impls) {
   }
 }
 
+// ---------------------------------------------------------------------------------------------
+// Every rounding mode and overflow policy of mixprec::convert (issue 31).
+// ---------------------------------------------------------------------------------------------
+const std::vector<float>& modes_input(std::size_t n) {
+  static std::map<std::size_t, std::vector<float>> cache;
+  auto& v = cache[n];
+  if (v.empty()) {
+    std::mt19937 rng(31);
+    std::normal_distribution<float> nd(0.0f, 1.0f);
+    std::uniform_int_distribution<int> k(-8, 8);
+    v.resize(n);
+    for (auto& x : v) x = std::ldexp(nd(rng), k(rng));
+  }
+  return v;
+}
+
+template <class T>
+void bm_mode_encode(benchmark::State& state, mixprec::rounding mode, mixprec::overflow ovf) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto& in = modes_input(n);
+  std::vector<T> out(n);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    mixprec::convert(mixprec::exec::seq, in, out, mode, ovf, 42, 0);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+  // the result must be round_to's: check it once, outside the timing
+  const mixprec::counter_rng r(42);
+  for (std::size_t i = 0; i < n; ++i) {
+    const T want = mixprec::round_to<T>(in[i], mode, ovf, mode == mixprec::rounding::stochastic ? r(i) : 0u);
+    if (want.bits() != out[i].bits()) {
+      state.SkipWithError("result differs from round_to");
+      break;
+    }
+  }
+}
+
+template <class T>
+void bm_mode_decode(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto& f = modes_input(n);
+  std::vector<T> in(n);
+  mixprec::convert(mixprec::exec::seq, f, in);
+  for (std::size_t i = 0; i < n; i += 97) in[i] = T::from_bits(static_cast<typename T::storage_type>(i));  // every code
+  std::vector<float> out(n);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    mixprec::convert(mixprec::exec::seq, in, out);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+  for (std::size_t i = 0; i < n; ++i) {
+    const float want = mixprec::round_to<float>(in[i]);
+    if (float_bits(want) != float_bits(out[i])) {
+      state.SkipWithError("result differs from round_to");
+      break;
+    }
+  }
+}
+
+/// The movement kernels: every source byte read, every destination byte written, one
+/// instruction of work per vector (vpmovdb / vpmovdw / vpmovzxbd with AVX-512; plain loops
+/// otherwise, which -O2 may leave scalar).
+template <class Src, class Dst>
+void movement_copy(const Src* s, Dst* d, std::size_t n) {
+  std::size_t i = 0;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+  if constexpr (sizeof(Src) == 4 && sizeof(Dst) == 1) {
+    for (; i + 16 <= n; i += 16) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm512_cvtepi32_epi8(_mm512_loadu_si512(s + i)));
+    }
+  } else if constexpr (sizeof(Src) == 4 && sizeof(Dst) == 2) {
+    for (; i + 16 <= n; i += 16) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm512_cvtepi32_epi16(_mm512_loadu_si512(s + i)));
+    }
+  } else if constexpr (sizeof(Src) == 1 && sizeof(Dst) == 4) {
+    for (; i + 16 <= n; i += 16) {
+      _mm512_storeu_si512(d + i, _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+    }
+  }
+#endif
+  for (; i < n; ++i) d[i] = static_cast<Dst>(s[i]);
+}
+
+/// The movement limit: read n Src, write n Dst, the least work that touches every byte.
+template <class Src, class Dst>
+void bm_mode_copy(benchmark::State& state) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  std::vector<Src> in(n, Src{1});
+  std::vector<Dst> out(n);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    movement_copy(in.data(), out.data(), n);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+void bm_mode_memcpy(benchmark::State& state, std::size_t bytes_per_element) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0)) * bytes_per_element;
+  std::vector<unsigned char> in(n, 1), out(n);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    std::memcpy(out.data(), in.data(), n);
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
+}
+
+template <class T>
+void register_modes_encode(const char* pair) {
+  using mixprec::overflow;
+  using mixprec::rounding;
+  const std::vector<long> sizes = {16384};
+  for (rounding m : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                     rounding::downward, rounding::to_odd, rounding::stochastic}) {
+    for (overflow o : {overflow::ieee, overflow::saturate}) {
+      const std::string name = std::string("modes/") + pair + "/" + mixprec::to_string(m) + "/" + mixprec::to_string(o);
+      for (long n : sizes) fixed_iterations(benchmark::RegisterBenchmark(name.c_str(), bm_mode_encode<T>, m, o)->Arg(n));
+    }
+  }
+  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>;
+  for (long n : sizes) {
+    fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/copy").c_str(),
+                                                  bm_mode_copy<std::uint32_t, U>)->Arg(n));
+    fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/memcpy").c_str(), bm_mode_memcpy,
+                                                  sizeof(float))->Arg(n));
+  }
+}
+
+template <class T>
+void register_modes_decode(const char* pair) {
+  const std::vector<long> sizes = {16384};
+  for (long n : sizes) {
+    fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/decode").c_str(), bm_mode_decode<T>)->Arg(n));
+    fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/copy").c_str(),
+                                                  bm_mode_copy<std::uint8_t, std::uint32_t>)->Arg(n));
+    fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/memcpy").c_str(), bm_mode_memcpy,
+                                                  sizeof(float))->Arg(n));
+  }
+}
+
+void register_modes() {
+  register_modes_encode<mixprec::half>("f2h");
+  register_modes_encode<mixprec::bfloat16>("f2b");
+  register_modes_encode<mixprec::float8_e4m3fn>("f2e4m3fn");
+  register_modes_encode<mixprec::float8_e5m2>("f2e5m2");
+  register_modes_encode<mixprec::float4_e2m1fn>("f2e2m1");
+  register_modes_decode<mixprec::float8_e4m3fn>("e4m3fn2f");
+  register_modes_decode<mixprec::float8_e5m2>("e5m22f");
+  register_modes_decode<mixprec::float4_e2m1fn>("e2m12f");
+}
+
 void register_all() {
   using mixprec::bfloat16;
   using mixprec::half;
@@ -738,6 +903,7 @@ void register_all() {
   register_widen<half>("h2f", h2f);
   register_narrow<bfloat16>("f2b", f2b);
   register_widen<bfloat16>("b2f", b2f);
+  register_modes();
 }
 
 // What the datasets hold, after rounding to half: the share of each kind of result.

@@ -8,6 +8,14 @@
     python3 bench/bench_convert_table.py convert.json            # every case, every row
     python3 bench/bench_convert_table.py --summary convert.json  # mixprec against its peers
 
+Issue 31's table of every rounding mode and overflow policy (the modes/ rows):
+
+    bench_convert --benchmark_filter='modes/' --benchmark_repetitions=10 \
+                  --benchmark_enable_random_interleaving=true --benchmark_min_time=0.02 \
+                  --benchmark_out=modes.json --benchmark_out_format=json
+    python3 bench/bench_convert_table.py --measure-peers peers.json   # ml_dtypes / torch, if importable
+    python3 bench/bench_convert_table.py --modes modes.json [peers.json]
+
 Per benchmark it takes the CPU time of every repetition (or, from a run with
 --benchmark_report_aggregates_only=true, the median row alone) and reports the median and the
 minimum. On a shared VM the minimum is the repetition least disturbed by other guests, so the
@@ -118,11 +126,136 @@ def summary(times):
                 print("| " + " | ".join(cells) + " |")
 
 
+# --- issue 31: every mode and policy (modes/<pair>/<mode>/<policy>/<n>) ---------------------------
+MODES = ["nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic"]
+ENCODE_PAIRS = OrderedDict([("f2h", "float -> half"), ("f2b", "float -> bfloat16"), ("f2e4m3fn", "float -> e4m3fn"),
+                            ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn")])
+DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float")])
+# ml_dtypes / torch names of the pairs' narrow types (torch has no FP4 dtype)
+PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
+              "f2e5m2": ("float8_e5m2", "float8_e5m2"), "f2e2m1": ("float4_e2m1fn", None),
+              "e4m3fn2f": ("float8_e4m3fn", "float8_e4m3fn"), "e5m22f": ("float8_e5m2", "float8_e5m2"),
+              "e2m12f": ("float4_e2m1fn", None)}
+
+
+def measure_peers(out_path, n=16384, reps=2000):
+    """Minimum time (ns) of one conversion of n elements by ml_dtypes (numpy astype) and torch (.to),
+    single-threaded, on the same N(0,1) * 2^k data as bench_convert; written as JSON."""
+    import time
+    import numpy as np
+    res = {"n": n}
+    rng = np.random.default_rng(31)
+    x = (rng.standard_normal(n) * np.exp2(rng.integers(-8, 9, n))).astype(np.float32)
+    try:
+        import ml_dtypes
+        res["ml_dtypes_version"] = ml_dtypes.__version__
+    except ImportError:
+        ml_dtypes = None
+    try:
+        import torch
+        torch.set_num_threads(1)
+        res["torch_version"] = torch.__version__
+    except ImportError:
+        torch = None
+
+    def best(fn):
+        fn()
+        t = float("inf")
+        for _ in range(reps):
+            t0 = time.perf_counter_ns()
+            fn()
+            t = min(t, time.perf_counter_ns() - t0)
+        return t
+    for pair, (mt, tt) in PEER_TYPES.items():
+        decode = pair in DECODE_PAIRS
+        if ml_dtypes is not None:
+            dt = np.float16 if mt == "float16" else getattr(ml_dtypes, mt)
+            if decode:
+                c = x.astype(dt)
+                res[f"ml_dtypes/{pair}"] = best(lambda: c.astype(np.float32))
+            else:
+                res[f"ml_dtypes/{pair}"] = best(lambda: x.astype(dt))
+        if torch is not None and tt is not None:
+            tx = torch.from_numpy(x)
+            tdt = getattr(torch, tt)
+            if decode:
+                c = tx.to(tdt)
+                res[f"torch/{pair}"] = best(lambda: c.to(torch.float32))
+            else:
+                res[f"torch/{pair}"] = best(lambda: tx.to(tdt))
+    with open(out_path, "w") as f:
+        json.dump(res, f, indent=1)
+    print(json.dumps(res, indent=1))
+
+
+def modes(times, peers):
+    """Ratios to nearest-even (ieee) of the same pair, to the movement limit and to the peers."""
+    names = [nm for nm in times if nm.startswith("modes/")]
+    if not names:
+        sys.exit("no modes/ rows")
+    n = int(names[0].split("/")[-1])
+    reps = len(times[names[0]])
+
+    def t(*parts):
+        s_ = stats(times, "/".join(("modes",) + parts + (str(n),)))
+        return s_[1] if s_ else None
+    present = [p for p in ("ml_dtypes", "torch") if any(k.startswith(p + "/") for k in peers)]
+    print(f"\nn = {n} elements (L1/L2-resident), minimum CPU time of {reps} interleaved repetitions.\n")
+    head = ["conversion", "nearest_even ns/elem"] + [f"{m[:12]} ieee / sat" for m in MODES[1:]] + \
+           ["RNE sat"] + ["RNE ÷ movement"] + [f"RNE ÷ {p}" for p in present]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    for pair, title in ENCODE_PAIRS.items():
+        rne = t(pair, "nearest_even", "ieee")
+        if rne is None:
+            continue
+        cells = [title, f"{rne / n:.3f}"]
+        for m in MODES[1:]:
+            a, b = t(pair, m, "ieee"), t(pair, m, "saturate")
+            cells.append(f"{a / rne:.2f} / {b / rne:.2f}" if a and b else "")
+        sat = t(pair, "nearest_even", "saturate")
+        cells.append(f"{sat / rne:.2f}" if sat else "")
+        cp = t(pair, "copy")
+        cells.append(f"{rne / cp:.2f}" if cp else "")
+        for p in present:
+            pt = peers.get(f"{p}/{pair}")
+            cells.append(f"{rne / pt:.2f}" if pt else "–")
+        print("| " + " | ".join(cells) + " |")
+    print()
+    head = ["decode", "ns/elem", "movement ns/elem", "movement ÷ decode (target >= 0.9)", "memcpy(4n bytes) ns/elem"] + \
+           [f"÷ {p}" for p in present]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")
+    for pair, title in DECODE_PAIRS.items():
+        d = t(pair, "decode")
+        if d is None:
+            continue
+        cp, mc = t(pair, "copy"), t(pair, "memcpy")
+        cells = [title, f"{d / n:.3f}", f"{cp / n:.3f}" if cp else "", f"{cp / d:.2f}" if cp else "",
+                 f"{mc / n:.3f}" if mc else ""]
+        for p in present:
+            pt = peers.get(f"{p}/{pair}")
+            cells.append(f"{d / pt:.2f}" if pt else "–")
+        print("| " + " | ".join(cells) + " |")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
+    if args[:1] == ["--measure-peers"] and len(args) == 2:
+        measure_peers(args[1])
+        sys.exit(0)
+    if args[:1] == ["--modes"] and len(args) in (2, 3):
+        t, _ = load(args[1])
+        peers = {}
+        if len(args) == 3:
+            with open(args[2]) as f:
+                peers = json.load(f)
+        modes(t, peers)
+        sys.exit(0)
     want_summary = "--summary" in args
     args = [a for a in args if a != "--summary"]
     if len(args) != 1:
         sys.exit(__doc__)
     t, _ = load(args[0])
+    t = OrderedDict((k, v) for k, v in t.items() if not k.startswith("modes/"))
     summary(t) if want_summary else full(t)
