@@ -27,6 +27,9 @@
 //           f32_high        "high": inputs rounded to tf32 (nearest-away) while packing
 //           f32_medium      "medium": inputs rounded to bfloat16 (nearest-even) while packing
 //           f32_high_bf16x3 "high" with matmul_high_mode::bf16x3 (3 products per step; no target)
+//           fp8_wgmma_tc    float8_e4m3fn A and B through the tensor-core preset
+//                           hopper_wgmma_fp8_f32 (gemm_options::mma; kernels/tensor_core.hpp),
+//                           bit-identical to MMA-Sim; checked against mixprec::mma_dot
 //     shape n (n x n x n, no transposes: 1024, 2048), or mMxNxK_XY: the study's GEMMs (MLP
 //           784-512-256-10, batch 128), X/Y = N or T for op(A)/op(B) (forward N T: W stored
 //           out x in; weight gradient T N; input gradient N N)
@@ -105,6 +108,7 @@ struct inputs {
   std::vector<mixprec::bfloat16> a_bf16, b_bf16;
   std::vector<float> a_bf16f, b_bf16f;  // the bfloat16 values as float
   std::vector<mixprec::half> a_half, b_half;
+  std::vector<mixprec::float8_e4m3fn> a_e4m3, b_e4m3;
 };
 
 const inputs& data(const shape& sh) {
@@ -126,6 +130,8 @@ const inputs& data(const shape& sh) {
     for (const auto& x : in.b_bf16) in.b_bf16f.push_back(static_cast<float>(x));
     for (float x : in.a) in.a_half.emplace_back(x);
     for (float x : in.b) in.b_half.emplace_back(x);
+    for (float x : in.a) in.a_e4m3.emplace_back(x);
+    for (float x : in.b) in.b_e4m3.emplace_back(x);
   }
   return *slot;
 }
@@ -306,7 +312,8 @@ enum class impl {
   f32_high,
   f32_medium,
   f32_high_bf16x3,
-  dot2_scan
+  dot2_scan,
+  fp8_wgmma_tc
 };
 [[maybe_unused]] bool dot2_off(impl im) {
   return im == impl::bf16_exact_off || im == impl::f32_highest_off || im == impl::f32_bf16val_off;
@@ -357,6 +364,10 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
     case impl::half_exact:
       mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_half.data(), lda, in.b_half.data(), ldb, 0.0f, c, n, o);
       return;
+    case impl::fp8_wgmma_tc:
+      o.mma = mixprec::mma_preset::hopper_wgmma_fp8_f32;
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_e4m3.data(), lda, in.b_e4m3.data(), ldb, 0.0f, c, n, o);
+      return;
     default:
       mixprec::set_float32_matmul_precision(im == impl::f32_highest || im == impl::f32_highest_off
                                                 ? mixprec::matmul_precision::highest
@@ -374,6 +385,14 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
 /// The documented semantics of element (i, j), written out (the tests check every path fully).
 float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
   const shape& sh = in.sh;
+  if (im == impl::fp8_wgmma_tc) {  // the preset's scalar model (verified against MMA-Sim by the tests)
+    std::vector<mixprec::float8_e4m3fn> ra(sh.k), cb(sh.k);
+    for (std::size_t p = 0; p < sh.k; ++p) {
+      ra[p] = in.a_e4m3[sh.ta ? p * sh.m + i : i * sh.k + p];
+      cb[p] = in.b_e4m3[sh.tb ? j * sh.k + p : p * sh.n + j];
+    }
+    return mixprec::mma_dot(mixprec::mma_preset::hopper_wgmma_fp8_f32, ra.data(), cb.data(), sh.k, 0.0f);
+  }
   float acc = 0.0f;
   for (std::size_t p = 0; p < sh.k; ++p) {
     const std::size_t ia = sh.ta ? p * sh.m + i : i * sh.k + p;
@@ -385,6 +404,7 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
       case impl::f32_bf16val_off:
       case impl::bf16_bf16c:
       case impl::dot2_scan:
+      case impl::fp8_wgmma_tc:
         acc = std::fma(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]), acc);
         break;
       case impl::bf16_dot2:
@@ -477,6 +497,7 @@ const char* impl_name(impl im) {
     case impl::f32_highest: return "f32_highest";
     case impl::f32_high: return "f32_high";
     case impl::f32_medium: return "f32_medium";
+    case impl::fp8_wgmma_tc: return "fp8_wgmma_tc";
     default: return "f32_high_bf16x3";
   }
 }
@@ -485,7 +506,7 @@ void register_all() {
   const impl square_impls[] = {impl::bf16_exact,  impl::bf16_exact_off, impl::bf16_dot2,        impl::bf16_bf16c,
                                impl::half_exact,  impl::f32_highest,    impl::f32_highest_off,  impl::f32_bf16val,
                                impl::f32_bf16val_off, impl::f32_high,   impl::f32_medium,       impl::f32_high_bf16x3,
-                               impl::dot2_scan};
+                               impl::dot2_scan,   impl::fp8_wgmma_tc};
   const impl study_impls[] = {impl::f32_highest, impl::f32_highest_off, impl::bf16_exact, impl::bf16_exact_off,
                               impl::bf16_bf16c,  impl::bf16_dot2,       impl::f32_bf16val, impl::f32_bf16val_off,
                               impl::dot2_scan};

@@ -2425,21 +2425,24 @@ void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsign
       }
     });
     const std::size_t ik = static_cast<std::size_t>(md.k), hk = ik / static_cast<std::size_t>(md.split);
-    gemm_parallel(threads, m, [&](std::size_t i) {
+    constexpr std::size_t RB = 16;  // rows per task: a panel of B is reused from cache by RB rows of A
+    gemm_parallel(threads, (m + RB - 1) / RB, [&](std::size_t rb) {
       double acc[L];
       for (std::size_t q = 0; q < panels; ++q) {
-        for (std::size_t l = 0; l < L; ++l) {
-          const std::size_t j = q * L + l;
-          acc[l] = read_c && j < n ? mma_acc_in(static_cast<double>(pr.c[i * pr.c_is + j * pr.c_js]), md.out) : 0.0;
-        }
-        for (std::size_t k0 = 0; k0 < k; k0 += ik) {
-          for (std::size_t lo = k0; lo < k0 + ik; lo += hk) {  // padding adds nothing: a shorter (or empty) sum
-            const std::size_t cnt = lo >= k ? 0 : std::min(hk, k - lo);
-            mma_fused_lanes(md, acc, av.data() + i * k + std::min(lo, k), ae.data() + i * k + std::min(lo, k),
-                            bv.data() + (q * k + std::min(lo, k)) * L, be.data() + (q * k + std::min(lo, k)) * L, cnt);
+        for (std::size_t i = rb * RB; i < std::min(m, rb * RB + RB); ++i) {
+          for (std::size_t l = 0; l < L; ++l) {
+            const std::size_t j = q * L + l;
+            acc[l] = read_c && j < n ? mma_acc_in(static_cast<double>(pr.c[i * pr.c_is + j * pr.c_js]), md.out) : 0.0;
           }
+          for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+            for (std::size_t lo = k0; lo < k0 + ik; lo += hk) {  // padding adds nothing: a shorter (or empty) sum
+              const std::size_t cnt = lo >= k ? 0 : std::min(hk, k - lo), at = std::min(lo, k);
+              mma_fused_lanes(md, acc, av.data() + i * k + at, ae.data() + i * k + at, bv.data() + (q * k + at) * L,
+                              be.data() + (q * k + at) * L, cnt);
+            }
+          }
+          for (std::size_t l = 0; l < L && q * L + l < n; ++l) store(i, q * L + l, acc[l]);
         }
-        for (std::size_t l = 0; l < L && q * L + l < n; ++l) store(i, q * L + l, acc[l]);
       }
     });
     return;

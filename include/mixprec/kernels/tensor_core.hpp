@@ -429,6 +429,58 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
                             const int* be, std::size_t n) noexcept {
   constexpr std::size_t L = mma_lanes;
   const int cemin = m.out == mma_output::f16 ? -14 : -126, fb = m.frac_bits;
+#if defined(MIXPREC_MMA_AVX512)
+  if (m.out != mma_output::f16) {  // the whole step in registers (the same operations as below)
+    const __m512d accv = _mm512_loadu_pd(acc);
+    const __m512i u = _mm512_castpd_si512(accv);
+    const __m512i ef = _mm512_and_si512(_mm512_srli_epi64(u, 52), _mm512_set1_epi64(0x7FF));
+    if (_mm512_cmpeq_epi64_mask(ef, _mm512_set1_epi64(0x7FF)) == 0) {
+      const __mmask8 zero = _mm512_cmp_pd_mask(accv, _mm512_setzero_pd(), _CMP_EQ_OQ);
+      __m512i e64 = _mm512_max_epi64(_mm512_sub_epi64(ef, _mm512_set1_epi64(1023)), _mm512_set1_epi64(cemin));
+      e64 = _mm512_mask_mov_epi64(e64, zero, _mm512_set1_epi64(-126));
+      __m256i em = _mm512_cvtepi64_epi32(e64);
+      for (std::size_t p = 0; p < n; ++p) {
+        em = _mm256_max_epi32(em, _mm256_add_epi32(_mm256_set1_epi32(ae[p]),
+                                                   _mm256_loadu_si256(reinterpret_cast<const __m256i*>(be + p * L))));
+      }
+      const __m512i em64 = _mm512_cvtepi32_epi64(em);
+      const __m512d scv = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_sub_epi64(_mm512_set1_epi64(fb + 1023), em64), 52));
+      // Integers below 2^53: the partial sums are exact, in any order.
+      __m512d sv = _mm512_roundscale_pd(_mm512_mul_pd(accv, scv), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      __m512d sv1 = _mm512_setzero_pd(), sv2 = _mm512_setzero_pd(), sv3 = _mm512_setzero_pd();
+      std::size_t p = 0;
+      for (; p + 4 <= n; p += 4) {
+        const __m512d t0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
+        const __m512d t1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 1]), _mm512_loadu_pd(bv + p * L + L)), scv);
+        const __m512d t2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 2]), _mm512_loadu_pd(bv + p * L + 2 * L)), scv);
+        const __m512d t3 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 3]), _mm512_loadu_pd(bv + p * L + 3 * L)), scv);
+        sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t0, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        sv1 = _mm512_add_pd(sv1, _mm512_roundscale_pd(t1, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        sv2 = _mm512_add_pd(sv2, _mm512_roundscale_pd(t2, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        sv3 = _mm512_add_pd(sv3, _mm512_roundscale_pd(t3, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      }
+      for (; p < n; ++p) {
+        const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
+        sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      }
+      sv = _mm512_add_pd(_mm512_add_pd(sv, sv1), _mm512_add_pd(sv2, sv3));
+      const int bits = m.out == mma_output::f32_e8m13 ? 13 : 23;
+      const __m512d back = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(em64, _mm512_set1_epi64(1023 - fb)), 52));
+      const __m512i vb = _mm512_castpd_si512(_mm512_mul_pd(sv, back));  // exact
+      const __m512i e = _mm512_sub_epi64(_mm512_and_si512(_mm512_srli_epi64(vb, 52), _mm512_set1_epi64(0x7FF)),
+                                         _mm512_set1_epi64(1023));
+      const __m512i under = _mm512_max_epi64(_mm512_sub_epi64(_mm512_set1_epi64(-126), e), _mm512_setzero_si512());
+      const __m512i drop = _mm512_add_epi64(_mm512_set1_epi64(52 - bits), under);
+      __m512i r = _mm512_and_si512(vb, _mm512_sllv_epi64(_mm512_set1_epi64(-1), drop));
+      r = _mm512_mask_mov_epi64(r, _mm512_cmpge_epi64_mask(drop, _mm512_set1_epi64(53)), _mm512_setzero_si512());
+      const __m512i inf = _mm512_or_si512(_mm512_and_si512(vb, _mm512_set1_epi64(static_cast<long long>(std::uint64_t{1} << 63))),
+                                          _mm512_set1_epi64(0x7FF0000000000000LL));
+      r = _mm512_mask_mov_epi64(r, _mm512_cmpgt_epi64_mask(e, _mm512_set1_epi64(127)), inf);
+      _mm512_storeu_pd(acc, _mm512_castsi512_pd(r));
+      return;
+    }
+  }
+#endif
   int emax[L];
   double sc[L], s[L];
   bool fin = true;
