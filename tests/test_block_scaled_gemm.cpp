@@ -625,7 +625,9 @@ std::vector<tc_tile> tc_tiles() {
   REQUIRE(in.good());
   std::vector<tc_tile> tiles;
   std::string line;
-  auto width = [](const std::string& f) -> std::size_t { return f == "e2m1" ? 1 : f.size() == 4 ? 2 : 4; };
+  auto width = [](const std::string& f) -> std::size_t {
+    return f == "e2m1" ? 1 : (f == "f16" || f == "bf16") ? 4 : f == "tf32" ? 8 : 2;
+  };
   while (std::getline(in, line)) {
     if (line.empty() || line[0] == '#') continue;
     std::istringstream ss(line);

@@ -1408,7 +1408,10 @@ std::vector<std::uint32_t> mma_hex(const std::string& s, std::size_t width) {
 }
 
 std::size_t mma_width(const std::string& f) {
-  return f == "e2m1" ? 1 : (f == "e4m3" || f == "e5m2" || f == "ue8m0" || f == "ue4m3") ? 2 : (f == "f16" || f == "bf16") ? 4 : 8;
+  return f == "e2m1" ? 1
+         : (f == "e4m3" || f == "e5m2" || f == "ue8m0" || f == "ue4m3" || f == "e4m3fnuz" || f == "e5m2fnuz") ? 2
+         : (f == "f16" || f == "bf16")                                                                       ? 4
+                                                                                                             : 8;
 }
 
 std::vector<mma_tile> mma_load_tiles() {
@@ -1554,6 +1557,10 @@ TEST_CASE("tensor-core presets: mma_dot bit-identical to MMA-Sim on tests/golden
     else if (f == "e5m2.e4m3") bad += mma_check_tile<mixprec::float8_e5m2, mixprec::float8_e4m3fn>(t, per_preset);
     else if (f == "e5m2.e5m2") bad += mma_check_tile<mixprec::float8_e5m2, mixprec::float8_e5m2>(t, per_preset);
     else if (f == "e2m1.e2m1") bad += mma_check_tile<mixprec::float4_e2m1fn, mixprec::float4_e2m1fn>(t, per_preset);
+    else if (f == "e4m3fnuz.e4m3fnuz") bad += mma_check_tile<mixprec::float8_e4m3fnuz, mixprec::float8_e4m3fnuz>(t, per_preset);
+    else if (f == "e4m3fnuz.e5m2fnuz") bad += mma_check_tile<mixprec::float8_e4m3fnuz, mixprec::float8_e5m2fnuz>(t, per_preset);
+    else if (f == "e5m2fnuz.e4m3fnuz") bad += mma_check_tile<mixprec::float8_e5m2fnuz, mixprec::float8_e4m3fnuz>(t, per_preset);
+    else if (f == "e5m2fnuz.e5m2fnuz") bad += mma_check_tile<mixprec::float8_e5m2fnuz, mixprec::float8_e5m2fnuz>(t, per_preset);
     else FAIL("unknown operand formats " << f);
     total += t.rows * t.n;
   }

@@ -30,13 +30,16 @@ OUT = sys.argv[2] if len(sys.argv) > 2 else "tests/golden/mma_vectors.txt"
 
 import torch  # noqa: E402
 from mmasim.simulator.nv_ptx import mma, wgmma, tcgen05mma, tcgen05mma_block_scale  # noqa: E402
+from mmasim.simulator.amd import mfma  # noqa: E402
 
 DT = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "e4m3": torch.float8_e4m3fn,
-      "e5m2": torch.float8_e5m2, "f32": torch.float32, "ue8m0": torch.float8_e8m0fnu, "ue4m3": torch.float8_e4m3fn}
-WIDTH = {"f16": 4, "bf16": 4, "tf32": 8, "e4m3": 2, "e5m2": 2, "e2m1": 1, "f32": 8, "ue8m0": 2, "ue4m3": 2}
+      "e5m2": torch.float8_e5m2, "f32": torch.float32, "e4m3fnuz": torch.float8_e4m3fnuz,
+      "e5m2fnuz": torch.float8_e5m2fnuz, "ue8m0": torch.float8_e8m0fnu, "ue4m3": torch.float8_e4m3fn}
+WIDTH = {"e4m3fnuz": 2, "e5m2fnuz": 2, "f16": 4, "bf16": 4, "tf32": 8, "e4m3": 2, "e5m2": 2, "e2m1": 1, "f32": 8, "ue8m0": 2, "ue4m3": 2}
 # (exponent bits, mantissa bits, storage bits) of the operand codes
 LAYOUT = {"f16": (5, 10, 16), "bf16": (8, 7, 16), "tf32": (8, 23, 32), "e4m3": (4, 3, 8), "e5m2": (5, 2, 8),
-          "e2m1": (2, 1, 4)}
+          "e2m1": (2, 1, 4), "e4m3fnuz": (4, 3, 8), "e5m2fnuz": (5, 2, 8)}
+AMD_Q = {"e4m3fnuz": "fp8", "e5m2fnuz": "bf8"}
 
 # preset -> (constructor(a_fmt, b_fmt), instruction k, operand formats, accumulator "f32"/"f16", scales)
 def _fp8q(prefix, suffix=""):
@@ -72,6 +75,11 @@ PRESETS = {
                                    32, ["e4m3", "e5m2"], "f32", [("ue8m0", 32)]),
     "blackwell_tcgen05_mxf4nvf4": (lambda a, b, s, blk: tcgen05mma_block_scale("Blackwell", f"m128n8k64.block{blk}.f32.e2m1.e2m1.{s}"),
                                    64, ["e2m1"], "f32", [("ue8m0", 32), ("ue8m0", 16), ("ue4m3", 16)]),
+    # AMD CDNA3: MMA-Sim's CDNA1/CDNA2 f16/bf16 models fail (pairwise_dot asserts float32 operands)
+    "cdna3_mfma_f16_f32": (lambda a, b: mfma("CDNA3", "f32_32x32x8_f16"), 8, ["f16"], "f32", None),
+    "cdna3_mfma_bf16_f32": (lambda a, b: mfma("CDNA3", "f32_32x32x8_bf16"), 8, ["bf16"], "f32", None),
+    "cdna3_mfma_fp8_f32": (lambda a, b: mfma("CDNA3", f"f32_16x16x32_{AMD_Q[a]}_{AMD_Q[b]}"), 32,
+                           ["e4m3fnuz", "e5m2fnuz"], "f32", None),
 }
 
 rng = random.Random(20261204)
@@ -82,7 +90,7 @@ def make_code(fmt, style):
     e_bits, m_bits, _ = LAYOUT[fmt]
     bias = (1 << (e_bits - 1)) - 1
     sign = rng.getrandbits(1)
-    e_max_field = (1 << e_bits) - 1 if fmt in ("e4m3", "e2m1") else (1 << e_bits) - 2
+    e_max_field = (1 << e_bits) - 1 if fmt in ("e4m3", "e2m1", "e4m3fnuz", "e5m2fnuz") else (1 << e_bits) - 2
     if style == "zero" or (style != "special" and rng.random() < 0.04):
         e, m = 0, 0
     elif style == "sub":
@@ -100,6 +108,8 @@ def make_code(fmt, style):
     code = (sign << (e_bits + m_bits)) | (e << m_bits) | m
     if fmt == "e4m3" and (code & 0x7F) == 0x7F:
         code ^= 1  # NaN -> 448
+    if fmt in ("e4m3fnuz", "e5m2fnuz") and code == 0x80:
+        code = 0  # the FNUZ NaN
     if fmt in ("f16", "bf16") and style != "mixed" and e > bias + 12:
         code = (sign << (e_bits + m_bits)) | ((bias + 12) << m_bits) | m
     if fmt == "bf16" and style in ("rand",):
@@ -131,7 +141,7 @@ def codes_to_tensor(codes, fmt, shape):
             row = codes[r * cols:(r + 1) * cols]
             flat += [row[2 * i] | (row[2 * i + 1] << 4) for i in range(cols // 2)]
         return torch.tensor(flat, dtype=torch.uint8).reshape(rows, cols // 2)
-    if fmt in ("e4m3", "e5m2", "ue8m0", "ue4m3"):
+    if fmt in ("e4m3", "e5m2", "ue8m0", "ue4m3", "e4m3fnuz", "e5m2fnuz"):
         return torch.tensor(codes, dtype=torch.uint8).reshape(shape).view(DT[fmt])
     if fmt in ("f16", "bf16"):
         return torch.tensor([c - 65536 if c >= 32768 else c for c in codes], dtype=torch.int16).reshape(shape).view(DT[fmt])
@@ -215,6 +225,8 @@ def gen_tile(preset, a_fmt, b_fmt, k_total, rows, styles, special=False, sfmt=No
             sbit = 1 << (LAYOUT[b_fmt][2] - 1)
             for p in range(h, 2 * h):
                 Bt[j][p] = Bt[j][p - h] ^ sbit
+                if b_fmt in ("e4m3fnuz", "e5m2fnuz") and Bt[j][p] == 0x80:
+                    Bt[j][p] = 0
             Bt[j][rng.randrange(k_total)] = make_code(b_fmt, "narrow")
     if special and a_fmt != "e2m1":  # e2m1 has no Inf or NaN (the scales do)
         for _ in range(3):
@@ -311,6 +323,8 @@ def main():
             (ik + ik // 2 + 3 if ik > 4 else 7, ["rand", "mixed"], False),  # k not a multiple
             (ik, ["narrow", "rand"], True),                                  # Inf / NaN
         ]
+        if preset.startswith("cdna"):  # Inf / NaN left out: MMA-Sim's AMD NaN bits follow x86's operand order
+            plan = plan[:5]
         if preset == "blackwell_tcgen05_mxf4nvf4":
             plan = [(ik, ["narrow", "rand", "mixed", "sub"], False), (2 * ik, ["cancel", "rand"], False),
                     (ik + 32, ["rand", "mixed"], False), (ik, ["narrow"], True)]

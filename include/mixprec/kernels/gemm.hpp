@@ -2402,7 +2402,7 @@ void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsign
     for (std::size_t p = 0; p < k && finite; ++p) finite = std::isfinite(mma_value(pr.a[i * pr.a_is + p * pr.a_ps], oa));
   for (std::size_t p = 0; p < k && finite; ++p)
     for (std::size_t j = 0; j < n && finite; ++j) finite = std::isfinite(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob));
-  if (finite) {
+  if (finite && md.amd == 0) {
     constexpr std::size_t L = mma_lanes;
     const std::size_t panels = (n + L - 1) / L;
     std::vector<double> av(m * k), bv(panels * k * L);

@@ -20,6 +20,8 @@
 //   mxf8f6f4 (k 32): one UE8M0 scale per 32 for A's row and B's column, added to the product
 //   exponents. mxf4nvf4 (k 64): the exact sum of each 16 products is one term, its exponent the sum
 //   of the two scales' exponents and its significand the sum times the scales' significands.
+// AMD CDNA3 mfma (f16, bf16, FNUZ FP8): MMA-Sim's round-down fused sum, per group of 8 (16) products
+// (mma_fused_amd; docs/pages/tensor-cores.md).
 // K longer than the instruction: d of one instruction is c of the next (zero padding at the end,
 // which adds nothing: a zero product's exponent is at most that of c).
 //
@@ -84,6 +86,9 @@ enum class mma_preset : unsigned char {
   blackwell_tcgen05_f8f6f4_f16,  ///< sm_100a tcgen05.mma kind::f8f6f4, e4m3/e5m2 inputs, f16 D
   blackwell_tcgen05_mxf8f6f4,    ///< sm_100a tcgen05.mma kind::mxf8f6f4.block_scale, ue8m0 per 32
   blackwell_tcgen05_mxf4nvf4,    ///< sm_100a tcgen05.mma kind::mxf4nvf4.block_scale (k 64)
+  cdna3_mfma_f16_f32,            ///< AMD CDNA3 v_mfma_f32_32x32x8_f16 (groups of 8)
+  cdna3_mfma_bf16_f32,           ///< AMD CDNA3 v_mfma_f32_32x32x8_bf16 (groups of 8)
+  cdna3_mfma_fp8_f32,            ///< AMD CDNA3 v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (groups of 16)
   count_                         ///< not a preset
 };
 
@@ -91,11 +96,13 @@ enum class mma_preset : unsigned char {
 enum class mma_output : unsigned char {
   f32,         ///< f32, truncated toward zero to 23 fraction bits
   f32_e8m13,   ///< f32 with 13 fraction bits (truncated toward zero), the low 10 bits zero
-  f16          ///< f16, nearest even
+  f16,         ///< f16, nearest even
+  f32_rne      ///< f32, nearest even (AMD CDNA3)
 };
 
 /// Operand formats (bit flags of mma_model::operands).
-inline constexpr unsigned mma_f16 = 1u, mma_bf16 = 2u, mma_tf32 = 4u, mma_e4m3 = 8u, mma_e5m2 = 16u, mma_e2m1 = 32u;
+inline constexpr unsigned mma_f16 = 1u, mma_bf16 = 2u, mma_tf32 = 4u, mma_e4m3 = 8u, mma_e5m2 = 16u, mma_e2m1 = 32u,
+                          mma_e4m3fnuz = 64u, mma_e5m2fnuz = 128u;
 
 /// Block-scale layouts (bit flags of mma_model::scales).
 inline constexpr unsigned mma_ue8m0_block32 = 1u, mma_ue8m0_block16 = 2u, mma_ue4m3_block16 = 4u;
@@ -112,6 +119,7 @@ struct mma_model {
   mma_output out;           ///< the output
   unsigned operands;        ///< allowed operand formats (mma_f16, mma_bf16, ... flags), A and B alike
   unsigned scales;          ///< block-scale layouts (mma_ue8m0_block32, ... flags); 0: none
+  int amd;                  ///< 0: NVIDIA's fused sum; 1: CDNA3 round-down fused sum; 2: its two-stage FP8 form
 };
 
 namespace detail {
@@ -119,61 +127,67 @@ namespace detail {
 inline const mma_model* mma_table() noexcept {
   constexpr unsigned f16 = mma_f16, bf16 = mma_bf16, tf32 = mma_tf32, fp8 = mma_e4m3 | mma_e5m2;
   static const mma_model t[] = {
-      {mma_preset::none, "none", "", "", 0, 1, 0, mma_output::f32, 0, 0},
+      {mma_preset::none, "none", "", "", 0, 1, 0, mma_output::f32, 0, 0, 0},
       {mma_preset::volta_mma_f16_f32, "volta_mma_f16_f32", "mma.sync.aligned.m8n8k4.f32.f16.f16.f32 (sm_70)",
-       "mma('Volta', 'm8n8k4.f32.f16.f16.f32')", 4, 1, 23, mma_output::f32, f16, 0},
+       "mma('Volta', 'm8n8k4.f32.f16.f16.f32')", 4, 1, 23, mma_output::f32, f16, 0, 0},
       {mma_preset::volta_mma_f16_f16, "volta_mma_f16_f16", "mma.sync.aligned.m8n8k4.f16.f16.f16.f16 (sm_70)",
-       "mma('Volta', 'm8n8k4.f16.f16.f16.f16')", 4, 1, 23, mma_output::f16, f16, 0},
+       "mma('Volta', 'm8n8k4.f16.f16.f16.f16')", 4, 1, 23, mma_output::f16, f16, 0, 0},
       {mma_preset::turing_mma_f16_f32, "turing_mma_f16_f32", "mma.sync.aligned.m16n8k8.f32.f16.f16.f32 (sm_75)",
-       "mma('Turing', 'm16n8k8.f32.f16.f16.f32')", 8, 1, 24, mma_output::f32, f16, 0},
+       "mma('Turing', 'm16n8k8.f32.f16.f16.f32')", 8, 1, 24, mma_output::f32, f16, 0, 0},
       {mma_preset::turing_mma_f16_f16, "turing_mma_f16_f16", "mma.sync.aligned.m16n8k8.f16.f16.f16.f16 (sm_75)",
-       "mma('Turing', 'm16n8k8.f16.f16.f16.f16')", 8, 1, 24, mma_output::f16, f16, 0},
+       "mma('Turing', 'm16n8k8.f16.f16.f16.f16')", 8, 1, 24, mma_output::f16, f16, 0, 0},
       {mma_preset::ampere_mma_f16_f32, "ampere_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f32.f16.f16.f32')", 16, 2, 24, mma_output::f32, f16, 0},
+       "mma('Ampere', 'm16n8k16.f32.f16.f16.f32')", 16, 2, 24, mma_output::f32, f16, 0, 0},
       {mma_preset::ampere_mma_f16_f16, "ampere_mma_f16_f16", "mma.sync.aligned.m16n8k16.f16.f16.f16.f16 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f16.f16.f16.f16')", 16, 2, 24, mma_output::f16, f16, 0},
+       "mma('Ampere', 'm16n8k16.f16.f16.f16.f16')", 16, 2, 24, mma_output::f16, f16, 0, 0},
       {mma_preset::ampere_mma_bf16_f32, "ampere_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f32.bf16.bf16.f32')", 16, 2, 24, mma_output::f32, bf16, 0},
+       "mma('Ampere', 'm16n8k16.f32.bf16.bf16.f32')", 16, 2, 24, mma_output::f32, bf16, 0, 0},
       {mma_preset::ampere_mma_tf32_f32, "ampere_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k8.f32.tf32.tf32.f32')", 8, 2, 24, mma_output::f32, tf32, 0},
+       "mma('Ampere', 'm16n8k8.f32.tf32.tf32.f32')", 8, 2, 24, mma_output::f32, tf32, 0, 0},
       {mma_preset::ada_mma_fp8_f32, "ada_mma_fp8_f32", "mma.sync.aligned.m16n8k32.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32 (sm_89)",
-       "mma('Ada Lovelace', 'm16n8k32.f32.<a>.<b>.f32')", 32, 2, 13, mma_output::f32_e8m13, fp8, 0},
+       "mma('Ada Lovelace', 'm16n8k32.f32.<a>.<b>.f32')", 32, 2, 13, mma_output::f32_e8m13, fp8, 0, 0},
       {mma_preset::ada_mma_fp8_f16, "ada_mma_fp8_f16", "mma.sync.aligned.m16n8k32.f16.{e4m3,e5m2}.{e4m3,e5m2}.f16 (sm_89)",
-       "mma('Ada Lovelace', 'm16n8k32.f16.<a>.<b>.f16')", 32, 2, 13, mma_output::f16, fp8, 0},
+       "mma('Ada Lovelace', 'm16n8k32.f16.<a>.<b>.f16')", 32, 2, 13, mma_output::f16, fp8, 0, 0},
       {mma_preset::hopper_mma_f16_f32, "hopper_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k16.f32.f16.f16.f32')", 16, 1, 25, mma_output::f32, f16, 0},
+       "mma('Hopper', 'm16n8k16.f32.f16.f16.f32')", 16, 1, 25, mma_output::f32, f16, 0, 0},
       {mma_preset::hopper_mma_bf16_f32, "hopper_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k16.f32.bf16.bf16.f32')", 16, 1, 25, mma_output::f32, bf16, 0},
+       "mma('Hopper', 'm16n8k16.f32.bf16.bf16.f32')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
       {mma_preset::hopper_mma_tf32_f32, "hopper_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k8.f32.tf32.tf32.f32')", 8, 1, 25, mma_output::f32, tf32, 0},
+       "mma('Hopper', 'm16n8k8.f32.tf32.tf32.f32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
       {mma_preset::hopper_wgmma_f16_f32, "hopper_wgmma_f16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0},
+       "wgmma('Hopper', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0},
       {mma_preset::hopper_wgmma_f16_f16, "hopper_wgmma_f16_f16", "wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f16.f16.f16')", 16, 1, 25, mma_output::f16, f16, 0},
+       "wgmma('Hopper', 'm64n8k16.f16.f16.f16')", 16, 1, 25, mma_output::f16, f16, 0, 0},
       {mma_preset::hopper_wgmma_bf16_f32, "hopper_wgmma_bf16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0},
+       "wgmma('Hopper', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
       {mma_preset::hopper_wgmma_tf32_f32, "hopper_wgmma_tf32_f32", "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0},
+       "wgmma('Hopper', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
       {mma_preset::hopper_wgmma_fp8_f32, "hopper_wgmma_fp8_f32", "wgmma.mma_async.sync.aligned.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
-       "wgmma('Hopper', 'm64n8k32.f32.<a>.<b>')", 32, 1, 13, mma_output::f32_e8m13, fp8, 0},
+       "wgmma('Hopper', 'm64n8k32.f32.<a>.<b>')", 32, 1, 13, mma_output::f32_e8m13, fp8, 0, 0},
       {mma_preset::hopper_wgmma_fp8_f16, "hopper_wgmma_fp8_f16", "wgmma.mma_async.sync.aligned.m64nNk32.f16.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
-       "wgmma('Hopper', 'm64n8k32.f16.<a>.<b>')", 32, 1, 13, mma_output::f16, fp8, 0},
+       "wgmma('Hopper', 'm64n8k32.f16.<a>.<b>')", 32, 1, 13, mma_output::f16, fp8, 0, 0},
       {mma_preset::blackwell_tcgen05_f16_f32, "blackwell_tcgen05_f16_f32", "tcgen05.mma.cta_group::1.kind::f16, f16 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0},
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0},
       {mma_preset::blackwell_tcgen05_bf16_f32, "blackwell_tcgen05_bf16_f32", "tcgen05.mma.cta_group::1.kind::f16, bf16 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0},
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
       {mma_preset::blackwell_tcgen05_tf32_f32, "blackwell_tcgen05_tf32_f32", "tcgen05.mma.cta_group::1.kind::tf32 (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0},
+       "tcgen05mma('Blackwell', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
       {mma_preset::blackwell_tcgen05_f8f6f4_f32, "blackwell_tcgen05_f8f6f4_f32", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k32.f32.<a>.<b>')", 32, 1, 25, mma_output::f32, fp8, 0},
+       "tcgen05mma('Blackwell', 'm64n8k32.f32.<a>.<b>')", 32, 1, 25, mma_output::f32, fp8, 0, 0},
       {mma_preset::blackwell_tcgen05_f8f6f4_f16, "blackwell_tcgen05_f8f6f4_f16", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f16 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k32.f16.<a>.<b>')", 32, 1, 25, mma_output::f16, fp8, 0},
+       "tcgen05mma('Blackwell', 'm64n8k32.f16.<a>.<b>')", 32, 1, 25, mma_output::f16, fp8, 0, 0},
       {mma_preset::blackwell_tcgen05_mxf8f6f4, "blackwell_tcgen05_mxf8f6f4", "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X, e4m3/e5m2, ue8m0 (sm_100a)",
        "tcgen05mma_block_scale('Blackwell', 'm128n8k32.block32.f32.<a>.<b>.ue8m0')", 32, 1, 25, mma_output::f32, fp8,
-       mma_ue8m0_block32},
+       mma_ue8m0_block32, 0},
       {mma_preset::blackwell_tcgen05_mxf4nvf4, "blackwell_tcgen05_mxf4nvf4", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::{2X,4X}, e2m1 (sm_100a)",
        "tcgen05mma_block_scale('Blackwell', 'm128n8k64.block{32,16}.f32.e2m1.e2m1.{ue8m0,ue4m3}')", 64, 1, 35,
-       mma_output::f32, mma_e2m1, mma_ue8m0_block32 | mma_ue8m0_block16 | mma_ue4m3_block16},
+       mma_output::f32, mma_e2m1, mma_ue8m0_block32 | mma_ue8m0_block16 | mma_ue4m3_block16, 0},
+      {mma_preset::cdna3_mfma_f16_f32, "cdna3_mfma_f16_f32", "v_mfma_f32_32x32x8_f16 (CDNA3, gfx942)",
+       "mfma('CDNA3', 'f32_32x32x8_f16')", 8, 1, 24, mma_output::f32_rne, f16, 0, 1},
+      {mma_preset::cdna3_mfma_bf16_f32, "cdna3_mfma_bf16_f32", "v_mfma_f32_32x32x8_bf16 (CDNA3, gfx942)",
+       "mfma('CDNA3', 'f32_32x32x8_bf16')", 8, 1, 24, mma_output::f32_rne, bf16, 0, 1},
+      {mma_preset::cdna3_mfma_fp8_f32, "cdna3_mfma_fp8_f32", "v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (CDNA3, gfx942; FNUZ E4M3 / E5M2)",
+       "mfma('CDNA3', 'f32_16x16x32_<a>_<b>')", 16, 1, 24, mma_output::f32_rne, mma_e4m3fnuz | mma_e5m2fnuz, 0, 2},
   };
   static_assert(sizeof(t) / sizeof(t[0]) == static_cast<std::size_t>(mma_preset::count_), "one row per preset");
   return t;
@@ -221,14 +235,16 @@ constexpr unsigned mma_operand_of() noexcept {
   else if constexpr (std::is_same<T, float8_e4m3fn>::value) return mma_e4m3;
   else if constexpr (std::is_same<T, float8_e5m2>::value) return mma_e5m2;
   else if constexpr (std::is_same<T, float4_e2m1fn>::value) return mma_e2m1;
+  else if constexpr (std::is_same<T, float8_e4m3fnuz>::value) return mma_e4m3fnuz;
+  else if constexpr (std::is_same<T, float8_e5m2fnuz>::value) return mma_e5m2fnuz;
   else return 0u;
 }
 
 inline std::string mma_operand_names(unsigned bits) {
   static const char* const names[] = {"half (f16)", "bfloat16", "tf32 or float (truncated to tf32)", "float8_e4m3fn",
-                                      "float8_e5m2", "float4_e2m1fn"};
+                                      "float8_e5m2", "float4_e2m1fn", "float8_e4m3fnuz", "float8_e5m2fnuz"};
   std::string s;
-  for (unsigned i = 0; i < 6; ++i) {
+  for (unsigned i = 0; i < 8; ++i) {
     if ((bits >> i) & 1u) {
       if (!s.empty()) s += ", ";
       s += names[i];
@@ -239,7 +255,8 @@ inline std::string mma_operand_names(unsigned bits) {
 
 /// The smallest normal exponent of an operand format.
 MIXPREC_HD constexpr int mma_operand_emin(unsigned op) noexcept {
-  return op == mma_f16 ? -14 : op == mma_e4m3 ? -6 : op == mma_e5m2 ? -14 : op == mma_e2m1 ? 0 : -126;
+  return op == mma_f16 ? -14 : op == mma_e4m3 ? -6 : op == mma_e5m2 ? -14 : op == mma_e2m1 ? 0
+         : op == mma_e4m3fnuz ? -7 : op == mma_e5m2fnuz ? -15 : -126;
 }
 
 /// 2^e as a double, e in [-1022, 1023].
@@ -316,10 +333,65 @@ MIXPREC_HD inline double mma_nan(mma_output out) noexcept {
                                 : static_cast<double>(bit_cast<float>(std::uint32_t{0x7FFFFFFFu}));
 }
 
+/// x * 2^sh rounded toward minus infinity (an arithmetic shift).
+MIXPREC_HD inline std::int64_t mma_floor_shift(std::int64_t x, int sh) noexcept {
+  if (sh >= 0) return x * (std::int64_t{1} << sh);
+  if (sh <= -63) return x < 0 ? -1 : 0;
+  return x >= 0 ? x >> -sh : -((-x + (std::int64_t{1} << -sh) - 1) >> -sh);
+}
+
+/// AMD CDNA3 (MMA-Sim's amd_fused_dot_rd_add): the products aligned to their largest exponent and
+/// truncated to 24 fraction bits, summed exactly (FP8: the even and the odd products apart, each
+/// then aligned to the larger of the two and rounded down to 24 bits); that sum rounded down to 31
+/// fraction bits and c rounded down to 24 bits below the larger exponent of the two (FP8: c dropped
+/// below 25 bits under it); their sum rounded to f32, nearest even. Inf or NaN: the double sum.
+MIXPREC_HD inline double mma_fused_amd(const mma_model& m, double c, const mma_term* a, const mma_term* b, std::size_t n) noexcept {
+  double chk = c;
+  for (std::size_t p = 0; p < n; ++p) chk += a[p].v * b[p].v;
+  if (!(chk - chk == 0.0)) return static_cast<double>(static_cast<float>(chk));  // not verified (NaN bits)
+  bool pinf = false, ninf = false;
+  for (std::size_t p = 0; p < n; ++p) {
+    const double x = a[p].v * b[p].v;
+    if (x >= 0x1p128) pinf = true;
+    else if (x <= -0x1p128) ninf = true;
+  }
+  if (pinf || ninf) {
+    if (pinf && ninf) return static_cast<double>(bit_cast<float>(std::uint32_t{0x7FC00000u}));
+    return pinf ? INFINITY : -INFINITY;
+  }
+  const int ec = mma_exponent(c, -126);
+  auto fused = [&](std::size_t first, std::size_t step, int& e) {
+    e = -100000;
+    for (std::size_t p = first; p < n; p += step) e = a[p].e + b[p].e > e ? a[p].e + b[p].e : e;
+    std::int64_t s = 0;
+    for (std::size_t p = first; p < n; p += step) {
+      s += static_cast<std::int64_t>(a[p].v * b[p].v * mma_pow2((24 - e) / 2) * mma_pow2(24 - e - (24 - e) / 2));
+    }
+    return s;  // units of 2^(e - 24)
+  };
+  int e = 0;
+  std::int64_t s = 0;
+  if (m.amd == 2) {
+    int e0 = 0, e1 = 0;
+    const std::int64_t s0 = fused(0, 2, e0), s1 = fused(1, 2, e1);
+    e = e0 > e1 ? e0 : e1;
+    s = mma_floor_shift(s0, e0 - e) + mma_floor_shift(s1, e1 - e);
+  } else {
+    s = fused(0, 1, e);
+  }
+  const int me = e > ec ? e : ec;
+  const std::int64_t sd = mma_floor_shift(s, 7 + e - me);  // units of 2^(me - 31)
+  std::int64_t cq = static_cast<std::int64_t>(std::floor(c * mma_pow2((24 - me) / 2) * mma_pow2(24 - me - (24 - me) / 2)));
+  if (m.amd == 2 && ec < me - 25) cq = 0;
+  const double v = static_cast<double>(sd + cq * 128) * mma_pow2((me - 31) / 2) * mma_pow2(me - 31 - (me - 31) / 2);
+  return static_cast<double>(static_cast<float>(v));
+}
+
 /// One fused sum: c + sum of a_p b_p 2^s (s: the block-scale exponent, 0 without scales), n terms
 /// (n at most 64), per the header comment. c is the accumulator's value (f32 or f16).
 MIXPREC_HD inline double mma_fused(const mma_model& m, double c, const mma_term* a, const mma_term* b, std::size_t n,
                                    int scale_e = 0) noexcept {
+  if (m.amd != 0) return mma_fused_amd(m, c, a, b, n);
   double chk = c;
   int emax = mma_exponent(c, m.out == mma_output::f16 ? -14 : -126);
   const double sc = mma_pow2(scale_e / 2) * mma_pow2(scale_e - scale_e / 2);
