@@ -2379,13 +2379,13 @@ void gemm_mma(const gemm_problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsign
                                 " takes block scales: use mixprec::block_scaled_gemm with block_accumulator::tensor_core");
   }
   mma_check_operands<TA, TB>("mixprec::gemm", md);
-  if (!(pr.alpha == Acc(1))) throw std::invalid_argument("mixprec::gemm: a tensor-core preset needs alpha == 1");
-  if (!(pr.beta == Acc(0)) && !(pr.beta == Acc(1))) {
+  if (!detail::exact_eq(pr.alpha, Acc(1))) throw std::invalid_argument("mixprec::gemm: a tensor-core preset needs alpha == 1");
+  if (!detail::exact_eq(pr.beta, Acc(0)) && !detail::exact_eq(pr.beta, Acc(1))) {
     throw std::invalid_argument("mixprec::gemm: a tensor-core preset needs beta == 0 (C not read) or beta == 1 (C is the accumulator's start)");
   }
   const std::size_t m = pr.m, n = pr.n, k = pr.k;
   constexpr unsigned oa = mma_operand_of<TA>(), ob = mma_operand_of<TB>();
-  const bool read_c = pr.beta == Acc(1);
+  const bool read_c = detail::exact_eq(pr.beta, Acc(1));
   auto store = [&](std::size_t i, std::size_t j, double d) {
     TC* c = pr.c + i * pr.c_is + j * pr.c_js;
     if constexpr (std::is_same<TC, double>::value) {

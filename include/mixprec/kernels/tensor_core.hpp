@@ -36,6 +36,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <limits>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -274,7 +275,7 @@ MIXPREC_HD inline int mma_ilogb(double x) noexcept {
 
 /// The exponent of an operand or c: zero -126, else floor(log2 |x|) clamped below at emin.
 MIXPREC_HD inline int mma_exponent(double x, int emin) noexcept {
-  if (x == 0.0) return -126;
+  if (exact_eq(x, 0.0)) return -126;
   const int e = mma_ilogb(x);
   return e < emin ? emin : e;
 }
@@ -301,11 +302,11 @@ MIXPREC_HD inline double mma_normalize(std::int64_t s, int q, mma_output out) no
       q = lq;
     }
     const double v = static_cast<double>(mag) * mma_pow2(q);
-    if (v >= 65536.0) return neg ? -INFINITY : INFINITY;
+    if (v >= 65536.0) return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
     return neg && mag != 0 ? -v : v;  // a sum that rounds to zero is +0 (as MMA-Sim)
   }
   const int bits = out == mma_output::f32_e8m13 ? 13 : 23;
-  if (top > 127) return neg ? -INFINITY : INFINITY;
+  if (top > 127) return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
   const int e = top < -126 ? -126 : top;
   const int lq = e - bits;
   if (lq > q) {
@@ -348,7 +349,7 @@ MIXPREC_HD inline std::int64_t mma_floor_shift(std::int64_t x, int sh) noexcept 
 MIXPREC_HD inline double mma_fused_amd(const mma_model& m, double c, const mma_term* a, const mma_term* b, std::size_t n) noexcept {
   double chk = c;
   for (std::size_t p = 0; p < n; ++p) chk += a[p].v * b[p].v;
-  if (!(chk - chk == 0.0)) return static_cast<double>(static_cast<float>(chk));  // not verified (NaN bits)
+  if (!exact_eq(chk - chk, 0.0)) return static_cast<double>(static_cast<float>(chk));  // not verified (NaN bits)
   bool pinf = false, ninf = false;
   for (std::size_t p = 0; p < n; ++p) {
     const double x = a[p].v * b[p].v;
@@ -357,7 +358,7 @@ MIXPREC_HD inline double mma_fused_amd(const mma_model& m, double c, const mma_t
   }
   if (pinf || ninf) {
     if (pinf && ninf) return static_cast<double>(bit_cast<float>(std::uint32_t{0x7FC00000u}));
-    return pinf ? INFINITY : -INFINITY;
+    return pinf ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
   }
   const int ec = mma_exponent(c, -126);
   auto fused = [&](std::size_t first, std::size_t step, int& e) {
@@ -400,8 +401,8 @@ MIXPREC_HD inline double mma_fused(const mma_model& m, double c, const mma_term*
     const int e = a[p].e + b[p].e + scale_e;
     emax = e > emax ? e : emax;
   }
-  if (!(chk - chk == 0.0)) {  // an Inf or NaN term (products of finite operands cannot overflow a double)
-    return chk != chk ? mma_nan(m.out) : chk;
+  if (!exact_eq(chk - chk, 0.0)) {  // an Inf or NaN term (products of finite operands cannot overflow a double)
+    return !exact_eq(chk, chk) ? mma_nan(m.out) : chk;
   }
   const int sh = m.frac_bits - emax;  // term * 2^sh truncated to an integer
   const double f = mma_pow2(sh / 2), g = mma_pow2(sh - sh / 2);
@@ -414,10 +415,10 @@ MIXPREC_HD inline double mma_fused(const mma_model& m, double c, const mma_term*
 /// comment; sa/sb per group of 16 (decoded scale values), n a multiple of 16 up to 64.
 MIXPREC_HD inline double mma_fused_nvf4(const mma_model& m, double c, const double* a, const double* b, std::size_t n,
                                         const double* sa, const double* sb, bool ue4m3) noexcept {
-  if (c != c) return mma_nan(m.out);
+  if (!exact_eq(c, c)) return mma_nan(m.out);
   for (std::size_t g = 0; g < n / 16; ++g)
-    if (sa[g] != sa[g] || sb[g] != sb[g]) return mma_nan(m.out);
-  if (c - c != 0.0) return c;  // infinite c (MMA-Sim fails on it; not verified)
+    if (!exact_eq(sa[g], sa[g]) || !exact_eq(sb[g], sb[g])) return mma_nan(m.out);
+  if (!exact_eq(c - c, 0.0)) return c;  // infinite c (MMA-Sim fails on it; not verified)
   double sig[5];
   int ex[5];
   std::size_t t = 0;
@@ -556,17 +557,17 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
   int emax[L];
   double sc[L], s[L];
   bool fin = true;
-  for (std::size_t l = 0; l < L; ++l) fin = fin && acc[l] - acc[l] == 0.0;
+  for (std::size_t l = 0; l < L; ++l) fin = fin && exact_eq(acc[l] - acc[l], 0.0);
   if (!fin) {  // an Inf or NaN accumulator: lane by lane
     for (std::size_t l = 0; l < L; ++l) {
-      if (acc[l] - acc[l] == 0.0) {
+      if (exact_eq(acc[l] - acc[l], 0.0)) {
         mma_term ta[64], tb[64];
         for (std::size_t p = 0; p < n; ++p) {
           ta[p] = mma_term{av[p], ae[p]};
           tb[p] = mma_term{bv[p * L + l], be[p * L + l]};
         }
         acc[l] = mma_fused(m, acc[l], ta, tb, n);
-      } else if (acc[l] != acc[l]) {
+      } else if (!exact_eq(acc[l], acc[l])) {
         acc[l] = mma_nan(m.out);
       }
     }
@@ -574,7 +575,7 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
   }
   for (std::size_t l = 0; l < L; ++l) {  // c's exponent from its bits (f32 / f16 values: normal doubles)
     const int e = static_cast<int>((bit_cast<std::uint64_t>(acc[l]) >> 52) & 0x7FFu) - 1023;
-    emax[l] = acc[l] == 0.0 ? -126 : (e < cemin ? cemin : e);
+    emax[l] = exact_eq(acc[l], 0.0) ? -126 : (e < cemin ? cemin : e);
   }
 #if defined(MIXPREC_MMA_AVX512) || defined(MIXPREC_MMA_AVX2)
   {
@@ -713,7 +714,7 @@ float mma_dot_scaled(mma_preset preset, const TA* a, const TB* b, std::size_t k,
       tb[p] = k0 + p < k ? detail::mma_decode(static_cast<double>(b[k0 + p]), ob) : detail::mma_term{0.0, -126};
     }
     const double x = static_cast<double>(sa[k0 / block]), y = static_cast<double>(sb[k0 / block]);
-    if (x != x || y != y) {
+    if (!detail::exact_eq(x, x) || !detail::exact_eq(y, y)) {
       acc = detail::mma_nan(m.out);
       continue;
     }
