@@ -227,6 +227,9 @@ def _check_format(format, func: str):
                         % (func, type(format).__name__))
     if format in _BUILTIN_NAMES:
         return format
+    canonical = _core.canonical_format_name(format) if hasattr(_core, "canonical_format_name") else ""
+    if canonical:  # an alias of format_names.hpp's table ("half", "bf16", "e4m3", ...)
+        return canonical
     if format in _ALIASES:
         return _ALIASES[format]
     raise ValueError("mixprec.%s: unknown format %r; formats(): %s (aliases: format_aliases()), or a mixprec.format(...)"
@@ -730,7 +733,8 @@ def _threads(threads, func):
 
 def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32", algorithm: str = "exact",
          out: "str | format | None" = None, rounding: str = "nearest_even", seed: int | None = None, offset: int = 0,
-         threads: int | None = None, precision: str = "highest", high_mode: str = "tf32_nearest_away") -> _np.ndarray:
+         threads: int | None = None, precision: str = "highest", high_mode: str = "tf32_nearest_away",
+         mma: "str | None" = None) -> _np.ndarray:
     """C = a @ b with mixprec::gemm's exact semantics: for each C element, acc = +0 then
     acc = fma(a[i, p], b[p, j], acc) for p = 0 .. k-1 in ``accumulate`` ("float32" or "float64"),
     one rounding per step, in k order, whatever the thread count.
@@ -748,6 +752,11 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
     tf32 first; high_mode "tf32_nearest_away" as NVIDIA hardware, "tf32_nearest_even", or "bf16x3"
     split products) or "medium" (operands rounded to bfloat16), for accumulate="float32"; set for
     this call only.
+    mma: a tensor-core preset (docs/pages/tensor-cores.md, e.g. "hopper_wgmma_fp8_f32"): each C
+    element is that instruction's datapath chained along k from +0 (bit-identical to MMA-Sim);
+    format names the operand format ("float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz",
+    "float8_e5m2fnuz", "float16", "bfloat16", "tf32"; None: float32 operands truncated to tf32 by
+    the tf32 presets), accumulate "float32"; a format the preset does not take is a ValueError.
 
     >>> mixprec.gemm(np.ones((2, 3)), np.ones((3, 2)), format="bfloat16")
     array([[3., 3.],
@@ -793,7 +802,13 @@ def gemm(a, b, format: "str | format | None" = None, accumulate: str = "float32"
         mats.append(_np.ascontiguousarray(v.astype(acc)))
     if mats[0].shape[1] != mats[1].shape[0]:
         raise ValueError("mixprec.gemm: a is %d x %d, b is %d x %d (inner sizes differ)" % (mats[0].shape + mats[1].shape))
-    if algorithm == "bf16_dot2":
+    if mma is not None:
+        if not isinstance(mma, str):
+            raise TypeError("mixprec.gemm: mma must be a preset name (str), got %s" % type(mma).__name__)
+        if algorithm != "exact" or accumulate != "float32" or precision != "highest":
+            raise ValueError("mixprec.gemm: mma=%r needs algorithm='exact', accumulate='float32' and precision='highest'" % mma)
+        c = _cpp(G, _core.gemm_mma, mats[0], mats[1], "float32" if format is None else _format_name(format), mma, n_threads)
+    elif algorithm == "bf16_dot2":
         c = _cpp(G, _core.gemm_bf16_dot2, mats[0], mats[1], n_threads, *prec)
     elif acc is _np.float32:
         c = _cpp(G, _core.gemm_f32, mats[0], mats[1], n_threads, *prec)

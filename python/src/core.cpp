@@ -5,6 +5,7 @@
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
 #include <nanobind/stl/string.h>
+#include <nanobind/stl/pair.h>
 #include <nanobind/stl/vector.h>
 
 #include <cstddef>
@@ -555,6 +556,13 @@ NB_MODULE(_core, m) {
     for (std::string_view n : mixprec::builtin_format_names) names.emplace_back(n);
     return names;
   });
+  m.def("format_aliases", [] {  // format_names.hpp's table: (alias, canonical name)
+    std::vector<std::pair<std::string, std::string>> v;
+    for (const mixprec::format_alias& a : mixprec::builtin_format_aliases) v.emplace_back(a.alias, a.canonical);
+    return v;
+  });
+  m.def("canonical_format_name", [](const std::string& name) { return std::string(mixprec::canonical_format_name(name)); },
+        nb::arg("name"));
   m.def("to_bits_f32", &to_bits<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
         nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),

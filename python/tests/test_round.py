@@ -101,3 +101,30 @@ def test_ml_dtypes_07_rounds_float64_once(fmt):
     if fmt == "bfloat16":  # the example of docs/pages/python.md
         assert mixprec.to_bits(np.array([1 + 2.0**-8 + 2.0**-30]), "bfloat16")[0] == 0x3F81
         assert np.array([1 + 2.0**-8 + 2.0**-30]).astype(dt).view(np.uint16)[0] == 0x3F81
+
+
+def test_format_aliases_are_the_cpp_table():
+    aliases = mixprec.format_aliases()
+    assert aliases["half"] == "float16" and aliases["bf16"] == "bfloat16" and aliases["e4m3"] == "float8_e4m3fn"
+    assert aliases["float8_e5m3fnu"] == "float8_ue5m3"
+    assert not set(aliases) & set(mixprec.formats()) and set(aliases.values()) <= set(mixprec.formats())
+    x = inputs(np.float32, 20000, seed=3)
+    assert np.array_equal(mixprec.to_bits(x, "half"), x.astype(np.float16).view(np.uint16))  # NumPy's float16
+    assert np.array_equal(mixprec.to_bits(x, "bf16"), x.astype(ml_dtypes.bfloat16).view(np.uint16))
+    assert np.array_equal(mixprec.to_bits(x, "e4m3"), x.astype(ml_dtypes.float8_e4m3fn).view(np.uint8))
+    assert mixprec.finfo("binary16")["max"] == 65504.0
+    assert mixprec.from_string("0.1", "fp16") == 0x2E66 and mixprec.to_string(0x3C01, "half") == "1.001"
+    assert "0.0999755859375" in mixprec.explain(0.1, "half")
+    q = mixprec.block_quantize(np.ones((1, 32), np.float32), "mx", element="e2m1")
+    assert q.params["element"] == "float4_e2m1fn"
+    with pytest.raises(ValueError, match="mixprec.to_bits: unknown format 'halfs'"):
+        mixprec.to_bits(x, "halfs")
+
+
+@pytest.mark.parametrize("text, fmt, err", [("1e400", "float16", "infinite"), ("70000", "float16", "infinite"),
+                                            ("500", "float8_e4m3fn", "undefined (NaN)"),
+                                            ("nan", "float16", "undefined (NaN)")])
+def test_explain_errors_of_overflow_and_nan_are_not_zero(text, fmt, err):
+    # a finite number stored as an infinity is infinitely wrong; a NaN stored (or read) has no error value
+    line = [l for l in mixprec.explain(text, fmt).splitlines() if l.strip().startswith("error")][0]
+    assert "%s relative" % err in line and " 0 relative" not in line, line
