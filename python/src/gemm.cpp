@@ -3,14 +3,18 @@
 // so the extension's three parts compile in parallel.
 #include <nanobind/nanobind.h>
 #include <nanobind/ndarray.h>
+#include <nanobind/stl/string.h>
 
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <type_traits>
+#include <vector>
 
+#include <mixprec/format_names.hpp>
 #include <mixprec/kernels/gemm.hpp>
 #include <mixprec/matmul_precision.hpp>
 #include <mixprec/mixprec.hpp>
@@ -70,6 +74,64 @@ nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::
   return nb::cast(nb::ndarray<nb::numpy, Acc, nb::ndim<2>>(c, {m, n}, owner));
 }
 
+/// C = A B through a tensor-core preset (kernels/tensor_core.hpp): a and b hold values of the
+/// operand format `fmt` ("float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_e5m2", the FNUZ FP8 of
+/// the CDNA3 preset; "float32":
+/// float operands, truncated to tf32 by the tf32 presets); C starts at +0. Returns float32 (an f16
+/// preset's outputs are float16 values). Bad names or a format the preset does not take:
+/// std::invalid_argument naming what is allowed, nothing computed.
+template <class E>
+void gemm_mma_as(const float* a, const float* b, std::size_t m, std::size_t n, std::size_t k, float* c,
+                 mixprec::mma_preset p, unsigned threads) {
+  std::vector<E> ea(a, a + m * k), eb(b, b + k * n);  // exact: the wrapper rounded them to the format
+  mixprec::gemm_options o;
+  o.mma = p;
+  const auto none = mixprec::transpose::none;
+  if (threads == 1) {
+    mixprec::gemm(mixprec::exec::seq, none, none, m, n, k, 1.0f, ea.data(), k, eb.data(), n, 0.0f, c, n, o);
+  } else {
+    mixprec::gemm(mixprec::exec::par(threads), none, none, m, n, k, 1.0f, ea.data(), k, eb.data(), n, 0.0f, c, n, o);
+  }
+}
+
+nb::object gemm_mma(nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> a,
+                    nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::device::cpu> b, const std::string& fmt_in,
+                    const std::string& preset, unsigned threads) {
+  const mixprec::mma_preset p = mixprec::mma_preset_from_name(preset);
+  if (p == mixprec::mma_preset::none) throw std::invalid_argument("gemm: mma='none' is not a preset; the presets: " + mixprec::mma_preset_names());
+  const std::size_t m = a.shape(0), k = a.shape(1), n = b.shape(1);
+  if (b.shape(0) != k) {
+    throw std::invalid_argument("gemm: a is " + std::to_string(m) + " x " + std::to_string(k) + ", b is " +
+                                std::to_string(b.shape(0)) + " x " + std::to_string(n) + " (inner sizes differ)");
+  }
+  float* c = new float[m * n == 0 ? 1 : m * n];
+  try {
+    nb::gil_scoped_release release;
+    const float* pa = a.data();
+    const float* pb = b.data();
+    const std::string_view canon = mixprec::canonical_format_name(fmt_in);
+    const std::string fmt = canon.empty() ? fmt_in : std::string(canon);
+    if (fmt == "float16") gemm_mma_as<mixprec::half>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "bfloat16") gemm_mma_as<mixprec::bfloat16>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "tf32") gemm_mma_as<mixprec::tf32>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float32") gemm_mma_as<float>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float8_e4m3fn") gemm_mma_as<mixprec::float8_e4m3fn>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float8_e5m2") gemm_mma_as<mixprec::float8_e5m2>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float8_e4m3fnuz") gemm_mma_as<mixprec::float8_e4m3fnuz>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float8_e5m2fnuz") gemm_mma_as<mixprec::float8_e5m2fnuz>(pa, pb, m, n, k, c, p, threads);
+    else {
+      const mixprec::mma_model& md = mixprec::mma_model_of(p);
+      throw std::invalid_argument("gemm: mma='" + preset + "' takes format " + mixprec::detail::mma_operand_names(md.operands) +
+                                  "; got format " + fmt);
+    }
+  } catch (...) {
+    delete[] c;
+    throw;
+  }
+  nb::capsule owner(c, [](void* q) noexcept { delete[] static_cast<float*>(q); });
+  return nb::cast(nb::ndarray<nb::numpy, float, nb::ndim<2>>(c, {m, n}, owner));
+}
+
 }  // namespace
 
 namespace mixprec_py {
@@ -77,5 +139,7 @@ void bind_gemm(nb::module_& m) {
   m.def("gemm_f32", &gemm_run<float, float>);
   m.def("gemm_f64", &gemm_run<double, double>);
   m.def("gemm_bf16_dot2", &gemm_run<float, std::uint16_t>);
+  m.def("gemm_mma", &gemm_mma);
+  m.def("mma_preset_names", [] { return mixprec::mma_preset_names(); });
 }
 }  // namespace mixprec_py

@@ -188,3 +188,56 @@ def test_block_scaled_gemm_errors():
         mixprec.block_scaled_gemm(qa, qb, promotion=12)
     with pytest.raises(ValueError, match="accumulator"):
         mixprec.block_scaled_gemm(qa, qb, "fp16")
+
+
+def _tc_reference_wgmma_fp8(a, b):
+    """hopper_wgmma_fp8_f32 written out (docs/pages/tensor-cores.md) in exact rationals: per 32
+    products (zero-padded) and c, every term truncated toward zero to a multiple of 2^(E_max - 13),
+    E_max the largest of c's exponent and the products' e_a + e_b (exponents clamped at -6 for
+    e4m3 operands, -126 for c; zero counts -126), the exact sum truncated to 13 fraction bits."""
+    def expo(x, emin):
+        return -126 if x == 0 else max(math.frexp(x)[1] - 1, emin)
+
+    def trunc_to(q, e):  # toward zero, to a multiple of 2^e
+        u = Fraction(2) ** e
+        n = abs(q) / u
+        return (1 if q > 0 else -1) * (n.numerator // n.denominator) * u if q else Fraction(0)
+
+    m, k = a.shape
+    n = b.shape[1]
+    out = np.zeros((m, n), np.float32)
+    for i in range(m):
+        for j in range(n):
+            acc = Fraction(0)
+            for k0 in range(0, k, 32):
+                terms = [(Fraction(float(a[i, p])) * Fraction(float(b[p, j])),
+                          expo(float(a[i, p]), -6) + expo(float(b[p, j]), -6)) for p in range(k0, min(k, k0 + 32))]
+                emax = max([expo(float(acc), -126)] + [e for _, e in terms])
+                s = trunc_to(acc, emax - 13) + sum((trunc_to(t, emax - 13) for t, _ in terms), Fraction(0))
+                if s == 0:
+                    acc = Fraction(0)
+                    continue
+                e = max(math.frexp(float(s))[1] - 1, -126)  # float(s) is exact (under 53 bits)
+                acc = trunc_to(s, e - 13)
+            out[i, j] = np.float32(float(acc))
+    return out
+
+
+def test_gemm_tensor_core_preset():
+    rng = np.random.default_rng(32)
+    a = mixprec.round(rng.standard_normal((4, 45)) * 2.0, "float8_e4m3fn")
+    b = mixprec.round(rng.standard_normal((45, 3)) / 4.0, "float8_e4m3fn")
+    c = mixprec.gemm(a, b, format="float8_e4m3fn", mma="hopper_wgmma_fp8_f32")
+    assert c.dtype == np.float32
+    assert np.all((c.view(np.uint32) & 0x3FF) == 0)  # 13 fraction bits
+    np.testing.assert_array_equal(c.view(np.uint32), _tc_reference_wgmma_fp8(a, b).view(np.uint32))
+    np.testing.assert_array_equal(
+        c.view(np.uint32), mixprec.gemm(a, b, format="float8_e4m3fn", mma="hopper_wgmma_fp8_f32", threads=1).view(np.uint32))
+    with pytest.raises(ValueError, match="float8_e4m3fn, float8_e5m2"):
+        mixprec.gemm(a, b, format="float16", mma="hopper_wgmma_fp8_f32")
+    with pytest.raises(ValueError, match="ampere_mma_f16_f32"):
+        mixprec.gemm(a, b, format="float8_e4m3fn", mma="hopper_wgmma")
+    with pytest.raises(ValueError, match="accumulate='float32'"):
+        mixprec.gemm(a, b, format="float8_e4m3fn", mma="hopper_wgmma_fp8_f32", accumulate="float64")
+    with pytest.raises(TypeError):
+        mixprec.gemm(a, b, format="float8_e4m3fn", mma=3)
