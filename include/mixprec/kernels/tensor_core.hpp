@@ -302,11 +302,11 @@ MIXPREC_HD inline double mma_normalize(std::int64_t s, int q, mma_output out) no
       q = lq;
     }
     const double v = static_cast<double>(mag) * mma_pow2(q);
-    if (v >= 65536.0) return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+    if (v >= 65536.0) return neg ? -static_cast<double>(INFINITY) : static_cast<double>(INFINITY);
     return neg && mag != 0 ? -v : v;  // a sum that rounds to zero is +0 (as MMA-Sim)
   }
   const int bits = out == mma_output::f32_e8m13 ? 13 : 23;
-  if (top > 127) return neg ? -std::numeric_limits<double>::infinity() : std::numeric_limits<double>::infinity();
+  if (top > 127) return neg ? -static_cast<double>(INFINITY) : static_cast<double>(INFINITY);
   const int e = top < -126 ? -126 : top;
   const int lq = e - bits;
   if (lq > q) {
@@ -358,7 +358,7 @@ MIXPREC_HD inline double mma_fused_amd(const mma_model& m, double c, const mma_t
   }
   if (pinf || ninf) {
     if (pinf && ninf) return static_cast<double>(bit_cast<float>(std::uint32_t{0x7FC00000u}));
-    return pinf ? std::numeric_limits<double>::infinity() : -std::numeric_limits<double>::infinity();
+    return pinf ? static_cast<double>(INFINITY) : -static_cast<double>(INFINITY);
   }
   const int ec = mma_exponent(c, -126);
   auto fused = [&](std::size_t first, std::size_t step, int& e) {
