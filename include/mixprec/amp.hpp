@@ -20,25 +20,25 @@
 #ifndef MIXPREC_AMP_HPP
 #define MIXPREC_AMP_HPP
 
-#include "config.hpp"
+#include "core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/amp.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
 #endif
 
 #include "mixprec.hpp"
-#include "loss_scale.hpp"
-#include "grad_scaler.hpp"
-#include "fp8_scaling.hpp"
-#include "mx.hpp"
-#include "block_scaling.hpp"
-#include "block_scaling_mx.hpp"
-#include "block_scaling_nvfp4.hpp"
-#include "block_scaling_fp8.hpp"
+#include "amp/loss_scale.hpp"
+#include "amp/grad_scaler.hpp"
+#include "recipes/fp8_scaling.hpp"
+#include "recipes/mx.hpp"
+#include "recipes/block_scaling.hpp"
+#include "recipes/block_scaling_mx.hpp"
+#include "recipes/block_scaling_nvfp4.hpp"
+#include "recipes/block_scaling_fp8.hpp"
 #include "block_scaled_gemm.hpp"
-#include "cast_result.hpp"
-#include "autocast_ops.hpp"
-#include "autocast.hpp"
-#include "precision_policy.hpp"
+#include "kernels/cast_result.hpp"
+#include "amp/autocast_ops.hpp"
+#include "amp/autocast.hpp"
+#include "amp/precision_policy.hpp"
 
 #endif  // MIXPREC_AMP_HPP

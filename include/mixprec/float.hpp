@@ -11,10 +11,10 @@
 #ifndef MIXPREC_FLOAT_HPP
 #define MIXPREC_FLOAT_HPP
 
-#include "config.hpp"
-#include "types.hpp"
-#include "round_to.hpp"
-#include "arithmetic.hpp"
-#include "io.hpp"
+#include "core/config.hpp"
+#include "core/types.hpp"
+#include "core/round_to.hpp"
+#include "core/arithmetic.hpp"
+#include "text/io.hpp"
 
 #endif  // MIXPREC_FLOAT_HPP

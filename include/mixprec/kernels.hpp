@@ -9,15 +9,15 @@
 #ifndef MIXPREC_KERNELS_HPP
 #define MIXPREC_KERNELS_HPP
 
-#include "config.hpp"
+#include "core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
 #endif
 
-#include "exec.hpp"
-#include "span.hpp"
-#include "matmul_precision.hpp"
+#include "kernels/exec.hpp"
+#include "core/span.hpp"
+#include "kernels/matmul_precision.hpp"
 #include "kernels/convert.hpp"
 #include "kernels/reduce.hpp"
 #include "kernels/unscale.hpp"

@@ -1,36 +1,4 @@
 // SPDX-License-Identifier: MIT
-// mixprec/detail/type_traits.hpp — small type utilities missing from C++17's <type_traits>.
-//
-//   detail::type_identity<T>, detail::type_identity_t<T>   (std::type_identity from C++20)
-//
-// type_identity_t<T> in a parameter list puts the parameter in a non-deduced context: the kernels
-// use it for scalars such as gemm's alpha and beta, whose type comes from another template
-// argument (the accumulate type), so that gemm<float>(..., 1.0, ...) compiles without a
-// deduction conflict.
-#ifndef MIXPREC_DETAIL_TYPE_TRAITS_HPP
-#define MIXPREC_DETAIL_TYPE_TRAITS_HPP
-
-#include "../config.hpp"
-
-#include <type_traits>
-
-namespace mixprec {
-namespace detail {
-
-/// The type the kernels compute in for arguments of types T...: double when any of them is
-/// double, else float (PyTorch's "opmath" for the types mixprec has).
-template <class... T>
-using compute_type_t =
-    std::conditional_t<(std::is_same<std::remove_cv_t<T>, double>::value || ...), double, float>;
-
-template <class T>
-struct type_identity {
-  using type = T;
-};
-template <class T>
-using type_identity_t = typename type_identity<T>::type;
-
-}  // namespace detail
-}  // namespace mixprec
-
-#endif  // MIXPREC_DETAIL_TYPE_TRAITS_HPP
+// mixprec/detail/type_traits.hpp — moved to mixprec/core/detail/type_traits.hpp; this path forwards there until 1.0.
+// mixprec: forwarding header
+#include "../core/detail/type_traits.hpp"

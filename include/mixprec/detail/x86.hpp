@@ -1,8 +1,4 @@
-// mixprec/detail/x86.hpp — kept for existing includes: <immintrin.h> and the ISA macros now come
-// from mixprec/simd/isa.hpp, the one instruction-set detection.
-#ifndef MIXPREC_DETAIL_X86_HPP
-#define MIXPREC_DETAIL_X86_HPP
-
-#include "../simd/isa.hpp"
-
-#endif  // MIXPREC_DETAIL_X86_HPP
+// SPDX-License-Identifier: MIT
+// mixprec/detail/x86.hpp — moved to mixprec/simd/x86.hpp; this path forwards there until 1.0.
+// mixprec: forwarding header
+#include "../simd/x86.hpp"

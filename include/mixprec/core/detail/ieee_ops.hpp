@@ -1,0 +1,115 @@
+// mixprec/core/detail/ieee_ops.hpp — single IEEE 754 operations (round to nearest even) on float and
+// double that the compiler may not fuse or reassociate, for kernels whose results must be the
+// same bits on every host and device.
+//
+// Compilers contract a * b + c into one fused multiply-add when the target has one (GCC with
+// -ffp-contract=fast, its default outside strict ISO mode, across statements; nvcc by default),
+// which changes results. Here every product is either an explicit fma_rn or a mul_rn that cannot
+// be contracted: CUDA's __fmul_rn on the device, a product behind an empty asm statement on
+// GCC/Clang x86 hosts with FMA and on AArch64, fma(a, b, -0) on other hosts with a fast fma (the
+// rounded product; -0 keeps the sign of a zero product), and a plain product elsewhere (a target
+// without fma has nothing to contract it into). Division and square root use the correctly
+// rounded device intrinsics, so the results hold under nvcc's -prec-div/-prec-sqrt=false too
+// (not under -ftz=true / --use_fast_math, which flush subnormals).
+#ifndef MIXPREC_DETAIL_IEEE_OPS_HPP
+#define MIXPREC_DETAIL_IEEE_OPS_HPP
+
+#include <cmath>
+
+#include "../config.hpp"
+
+// On GCC/Clang targets with a fused multiply-add, a product that must stay a product passes
+// through an empty asm statement holding it in a floating-point register: the optimizer cannot
+// see through it, so it cannot fuse it with a later addition, even under -ffp-contract=fast
+// (Clang folds fma(a, b, -0) back into a product and then fuses it; GCC does not).
+#if !defined(__CUDA_ARCH__) && defined(__GNUC__) && defined(__FMA__) && (defined(__x86_64__) || defined(__i386__))
+#define MIXPREC_IEEE_REGISTER_FENCE(v) "+x"(v)
+#elif !defined(__CUDA_ARCH__) && defined(__GNUC__) && defined(__aarch64__)
+#define MIXPREC_IEEE_REGISTER_FENCE(v) "+w"(v)
+#endif
+
+namespace mixprec {
+namespace detail {
+namespace ieee {
+
+/// a * b + c rounded once.
+MIXPREC_HD inline double fma_rn(double a, double b, double c) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __fma_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+MIXPREC_HD inline float fma_rn(float a, float b, float c) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __fmaf_rn(a, b, c);
+#else
+  return std::fma(a, b, c);
+#endif
+}
+
+/// a * b rounded once, never fused with a later addition.
+MIXPREC_HD inline double mul_rn(double a, double b) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __dmul_rn(a, b);
+#elif defined(MIXPREC_IEEE_REGISTER_FENCE)
+  double v = a * b;
+  __asm__("" : MIXPREC_IEEE_REGISTER_FENCE(v));  // opaque: the product cannot be fused
+  return v;
+#elif defined(FP_FAST_FMA)
+  return std::fma(a, b, -0.0);
+#else
+  return a * b;
+#endif
+}
+MIXPREC_HD inline float mul_rn(float a, float b) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __fmul_rn(a, b);
+#elif defined(MIXPREC_IEEE_REGISTER_FENCE)
+  float v = a * b;
+  __asm__("" : MIXPREC_IEEE_REGISTER_FENCE(v));
+  return v;
+#elif defined(FP_FAST_FMAF)
+  return std::fma(a, b, -0.0f);
+#else
+  return a * b;
+#endif
+}
+
+/// a / b rounded once.
+MIXPREC_HD inline double div_rn(double a, double b) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __ddiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+MIXPREC_HD inline float div_rn(float a, float b) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __fdiv_rn(a, b);
+#else
+  return a / b;
+#endif
+}
+
+/// sqrt(a) rounded once.
+MIXPREC_HD inline double sqrt_rn(double a) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __dsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+MIXPREC_HD inline float sqrt_rn(float a) noexcept {
+#if defined(__CUDA_ARCH__)
+  return __fsqrt_rn(a);
+#else
+  return std::sqrt(a);
+#endif
+}
+
+}  // namespace ieee
+}  // namespace detail
+}  // namespace mixprec
+
+#endif  // MIXPREC_DETAIL_IEEE_OPS_HPP

@@ -1,0 +1,384 @@
+// SPDX-License-Identifier: MIT
+// mixprec/recipes/block_scaling_mx.hpp — MX recipes on the block-scaling interface (block_scaling.hpp):
+// E8M0 scale X = 2^s per block, elements P = x / X in an MX element format, value = X * P.
+//
+//   mx_block_recipe<Elem>{rule, block}: quantize(in, rows, cols), dequantize(t, out), info()
+//   te_mxfp8_quantize_both<Elem>(in, rows, cols[, rule])  TE's rowwise 1x32 and columnwise 32x1 at once
+//
+// Contract: Elem is float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
+// float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); blocks block_rowwise(32) (default),
+// block_columnwise(32) or any shape. Rules: ocp_floor (OCP MX v1.0 6.3: Inf/NaN blocks get the
+// NaN scale 0xFF), te_rceil (Transformer Engine MXFP8BlockScaling as of TE #2647/#3262, scale
+// rounded up; code 0 quantizes with 2^127 and dequantizes as 2^-127 * P), te_rceil_legacy (the
+// same scale, TE's earlier code-0 handling: factor 1, dequantized value 0), ceil_pow2 and even
+// (torchao CEIL and EVEN). Elements round once to nearest-even, clamped to +-max; dequantize is
+// X * P rounded once to float. mx.hpp's mx_quantize is this recipe with rows = 1.
+// mx_block_rule_from_name("te_rceil") etc.: the rule of a name (std::invalid_argument naming the
+// allowed names otherwise); mx_block_rule_name(rule) the reverse.
+// Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
+//
+// Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
+// runs the scalar loop): te_rceil and te_rceil_legacy with float8_e4m3fn at AVX-512 / AVX2
+// (quantize and dequantize; also columnwise 32x1 when cols % 16 == 0); ocp_floor with
+// float8_e4m3fn or float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
+//
+//   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
+//   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes
+#ifndef MIXPREC_BLOCK_SCALING_MX_HPP
+#define MIXPREC_BLOCK_SCALING_MX_HPP
+
+#include "../core/config.hpp"
+#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
+#error "mixprec/block_scaling_mx.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
+#include "mixprec: compilation stopped (see the error above)"
+#endif
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+
+#include "block_scaling.hpp"
+#include "detail/simd_block_scaling.hpp"
+#include "mx.hpp"
+#include "../core/round_to.hpp"
+#include "../core/types.hpp"
+
+namespace mixprec {
+
+/// MXINT8's element: an int8 code c with value c * 2^-6 (OCP MX v1.0 5.4).
+struct mxint8 {
+  std::int8_t code = 0;  ///< the stored int8 c
+  /// The value c / 64.
+  constexpr double value() const noexcept { return static_cast<double>(code) / 64.0; }
+};
+
+/// The MX block scale rules (docs/pages/recipe-mx.md, "Scale rules"). te_rceil_legacy comes last
+/// so that the others keep their values.
+enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even, te_rceil_legacy };
+
+/// The name of a rule: "ocp_floor", "te_rceil", "ceil_pow2", "even" or "te_rceil_legacy".
+inline const char* mx_block_rule_name(mx_block_rule r) noexcept {
+  switch (r) {
+    case mx_block_rule::ocp_floor: return "ocp_floor";
+    case mx_block_rule::te_rceil: return "te_rceil";
+    case mx_block_rule::ceil_pow2: return "ceil_pow2";
+    case mx_block_rule::even: return "even";
+    case mx_block_rule::te_rceil_legacy: return "te_rceil_legacy";
+  }
+  return "?";
+}
+
+/// The rule named name (as mx_block_rule_name); std::invalid_argument naming the allowed names
+/// for any other string.
+inline mx_block_rule mx_block_rule_from_name(const std::string& name) {
+  for (auto r : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil, mx_block_rule::ceil_pow2, mx_block_rule::even,
+                 mx_block_rule::te_rceil_legacy}) {
+    if (name == mx_block_rule_name(r)) return r;
+  }
+  throw std::invalid_argument("mixprec::mx_block_rule_from_name: unknown MX rule '" + name +
+                              "' (allowed: ocp_floor, te_rceil, ceil_pow2, even, te_rceil_legacy)");
+}
+
+namespace detail {
+
+template <class Elem>
+struct mx_elem;
+template <class T>
+struct mx_elem_float {
+  static constexpr int emax = float_traits<T>::format_type::emax;
+  static constexpr int man_bits = float_traits<T>::format_type::mantissa_bits;
+  static double max() { return static_cast<double>(detail::max_value<T>()); }
+  static T encode(double v) { return round_to<T>(v, rounding::nearest_even, overflow::saturate); }
+  static T nan() { return detail::quiet_nan<T>(); }
+  static double decode(T p) { return static_cast<double>(p); }
+};
+template <>
+struct mx_elem<float8_e4m3fn> : mx_elem_float<float8_e4m3fn> {
+  static const char* name() { return "mxfp8_e4m3"; }
+  static const char* format() { return "float8_e4m3fn"; }
+};
+template <>
+struct mx_elem<float8_e5m2> : mx_elem_float<float8_e5m2> {
+  static const char* name() { return "mxfp8_e5m2"; }
+  static const char* format() { return "float8_e5m2"; }
+};
+template <>
+struct mx_elem<float6_e2m3fn> : mx_elem_float<float6_e2m3fn> {
+  static const char* name() { return "mxfp6_e2m3"; }
+  static const char* format() { return "float6_e2m3fn"; }
+};
+template <>
+struct mx_elem<float6_e3m2fn> : mx_elem_float<float6_e3m2fn> {
+  static const char* name() { return "mxfp6_e3m2"; }
+  static const char* format() { return "float6_e3m2fn"; }
+};
+template <>
+struct mx_elem<float4_e2m1fn> : mx_elem_float<float4_e2m1fn> {
+  static const char* name() { return "mxfp4_e2m1"; }
+  static const char* format() { return "float4_e2m1fn"; }
+};
+template <>
+struct mx_elem<mxint8> {
+  static constexpr int emax = 0;
+  static constexpr int man_bits = 6;
+  static const char* name() { return "mxint8"; }
+  static const char* format() { return "int8 * 2^-6"; }
+  static double max() { return 127.0 / 64.0; }
+  static mxint8 encode(double v) {
+    // v * 64 is exact; nearest-even to an integer, clamped to +-127 (OCP: symmetric range).
+    double c = std::nearbyint(v * 64.0);  // the default rounding mode is to-nearest-even
+    if (std::isnan(c)) c = 0.0;
+    c = c > 127.0 ? 127.0 : c < -127.0 ? -127.0 : c;
+    return mxint8{static_cast<std::int8_t>(c)};
+  }
+  static mxint8 nan() { return mxint8{0}; }
+  static double decode(mxint8 p) { return p.value(); }
+};
+
+/// The biased exponent field of a float (0 for zero and subnormals, 255 for Inf/NaN).
+inline int float_exp_field(float a) noexcept { return static_cast<int>((bit_cast<std::uint32_t>(a) >> 23) & 0xFFu); }
+
+/// Whether a rule is one of Transformer Engine's (te_rceil, te_rceil_legacy).
+constexpr bool mx_te_rule(mx_block_rule r) noexcept {
+  return r == mx_block_rule::te_rceil || r == mx_block_rule::te_rceil_legacy;
+}
+
+}  // namespace detail
+
+/// An MX recipe: element type Elem, rule, block shape (docs/pages/recipe-mx.md).
+template <class Elem>
+struct mx_block_recipe {
+  using element_type = Elem;                                      ///< the element format
+  using scale_type = float8_e8m0fnu;                              ///< the scale format (E8M0)
+  using tensor_type = block_scaled_tensor<Elem, float8_e8m0fnu>;  ///< what quantize returns
+
+  mx_block_rule rule = mx_block_rule::ocp_floor;     ///< the scale rule (docs/pages/recipe-mx.md, "Scale rules")
+  block_shape block = block_rowwise(mx_block_size);  ///< the block shape (default 1 x 32)
+  /// torchao 0.18's to_mx (FLOOR/CEIL/EVEN): divide by max(X, 2^-126), so a code-0 block's
+  /// elements are x * 2^126 (and dequantize to half of x). Off: x * 2^127, as OCP says.
+  bool torchao_min_normal_divisor = false;
+
+  /// The recipe's name, formats, block and rule as data.
+  recipe_info info() const {
+    using E = detail::mx_elem<Elem>;
+    const char* family = rule == mx_block_rule::ocp_floor         ? "ocp_mx"
+                         : rule == mx_block_rule::te_rceil        ? "te_mx"
+                         : rule == mx_block_rule::te_rceil_legacy ? "te_mx_legacy"
+                         : rule == mx_block_rule::ceil_pow2       ? "mx_ceil"
+                                                                  : "mx_even";
+    const char* r = rule == mx_block_rule::ocp_floor ? "X = 2^(floor(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
+                    : rule == mx_block_rule::te_rceil
+                        ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax; P = x * 2^(127 - code)"
+                    : rule == mx_block_rule::te_rceil_legacy
+                        ? "X = E8M0 rounded up of amax * float(1/max_elem); fmax amax; code 0: P = x, value 0"
+                    : rule == mx_block_rule::ceil_pow2
+                        ? "X = 2^(ceil(log2 amax) - emax_elem); Inf/NaN block: NaN scale"
+                        : "X = 2^(floor(log2 RNE_m(amax)) - emax_elem); Inf/NaN block: NaN scale";
+    return recipe_info{std::string(family) + "/" + E::name() + (torchao_min_normal_divisor ? "/torchao_code0" : ""), E::format(), "float8_e8m0fnu", block, false, false, r};
+  }
+
+  /// Whether detail/simd_block_scaling.hpp's kernels implement this recipe for cols columns.
+  /// (cols not a multiple of 32: the kernels take each row's full blocks, the scalar loop the rest.)
+  bool fast_path_applies(std::size_t cols) const noexcept {
+    return std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_rowwise(32) &&
+           cols >= 32;
+  }
+
+  /// The E8M0 code of a block whose amax is amax (the OCP-family fold: Inf/NaN kept).
+  std::uint8_t scale_code(float amax) const noexcept {
+    using E = detail::mx_elem<Elem>;
+    if (detail::mx_te_rule(rule)) {
+      const float rcp = round_to<float>(1.0 / E::max());
+      return detail::te_float_to_e8m0(round_to<float>(static_cast<double>(amax) * static_cast<double>(rcp)));
+    }
+    if (!std::isfinite(amax)) return 0xFF;
+    float a = std::fabs(amax);
+    if (detail::exact_eq(a, 0.0f)) return 0x00;
+    const std::uint32_t b = detail::bit_cast<std::uint32_t>(a);
+    int s;
+    if (rule == mx_block_rule::ocp_floor) {
+      s = detail::floor_log2(a) - E::emax;
+    } else if (rule == mx_block_rule::ceil_pow2) {
+      s = detail::float_exp_field(a) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0) - E::emax;
+    } else {
+      // amax's significand rounded to the element's mantissa width by adding half its ulp to
+      // the bits and masking the exponent (torchao's EVEN), then floor.
+      const std::uint32_t r = (b + (1u << (23 - E::man_bits - 1))) & 0x7F800000u;
+      s = static_cast<int>(r >> 23) - 127 - E::emax;
+    }
+    if (s < -127) s = -127;
+    if (s > 127) s = 127;
+    return static_cast<std::uint8_t>(s + 127);
+  }
+
+  /// in (rows x cols, row-major) quantized: elements and one scale per block.
+  tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
+    return quantize_at(detail::simd_best_level, in, rows, cols);
+  }
+
+  /// quantize into t, reusing its storage (no allocation when its vectors have the capacity).
+  void quantize_into(const float* in, std::size_t rows, std::size_t cols, tensor_type& t) const {
+    quantize_into_at(detail::simd_best_level, in, rows, cols, t);
+  }
+
+  /// quantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  tensor_type quantize_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols) const {
+    tensor_type t;
+    quantize_into_at(level, in, rows, cols, t);
+    return t;
+  }
+
+  /// quantize_into with the fast path of a given level (portable: the scalar loop).
+  void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
+                        tensor_type& t) const {
+    using E = detail::mx_elem<Elem>;
+    detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
+    auto scalar_block = [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
+      float amax = 0.0f;
+      if (detail::mx_te_rule(rule)) {
+        amax = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
+      } else {
+        for (std::size_t i = r0; i < r1 && std::isfinite(amax); ++i)
+          for (std::size_t j = c0; j < c1; ++j) {
+            const float a = std::fabs(in[i * cols + j]);
+            if (!std::isfinite(a)) {
+              amax = a;
+              break;
+            }
+            if (a > amax) amax = a;
+          }
+      }
+      const std::uint8_t code = scale_code(amax);
+      t.scales[bi] = float8_e8m0fnu::from_bits(code);
+      // x * 2^k, exact in double (|k| <= 127): x / X, or TE's x * R (see header; TE's R is
+      // 2^(127 - code) for every code a TE block gets, code 0 included; legacy: 1 for code 0).
+      const int k = !detail::mx_te_rule(rule) ? (code == 0 && torchao_min_normal_divisor ? 126 : 127 - code)
+                                               : (code == 0 && rule == mx_block_rule::te_rceil_legacy ? 0 : 127 - code);
+      const double f = detail::bit_cast<double>(static_cast<std::uint64_t>(k + 1023) << 52);  // 2^k
+      const bool nan_block = !detail::mx_te_rule(rule) && code == 0xFF;
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j = c0; j < c1; ++j) {
+          t.elements[i * cols + j] = nan_block ? E::nan() : E::encode(static_cast<double>(in[i * cols + j]) * f);
+        }
+    };
+    auto* elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
+    auto* scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
+    // A rowwise 1x32 kernel over whole rows, or row by row with the partial last block scalar.
+    auto by_rows = [&](auto kernel) {
+      const std::size_t full = cols / 32 * 32, sc = t.scale_cols();
+      if (full == cols) return kernel(in, rows * cols, elems, scales);
+      for (std::size_t r = 0; r < rows; ++r) {
+        if (!kernel(in + r * cols, full, elems + r * cols, scales + r * sc)) return false;
+        scalar_block(r * sc + full / 32, r, r + 1, full, cols);
+      }
+      return true;
+    };
+    const bool legacy = rule == mx_block_rule::te_rceil_legacy;
+    if (fast_path_applies(cols) && by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
+          return detail::mx_te_e4m3_quantize_at(level, x, n, e, sb, legacy);
+        })) {
+      return;
+    }
+    if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_columnwise(32) &&
+        detail::mx_te_e4m3_quantize_cols_at(level, in, rows, cols, elems, scales, legacy)) {
+      return;
+    }
+    if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
+      if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) && cols >= 32 &&
+          by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
+            return detail::mx_ocp_quantize_at<Elem>(level, x, n, e, sb);
+          })) {
+        return;
+      }
+    }
+    detail::for_each_block(rows, cols, block, scalar_block);
+    return;
+  }
+
+  /// out receives rows * cols floats, row-major.
+  void dequantize(const tensor_type& t, float* out) const { dequantize_at(detail::simd_best_level, t, out); }
+
+  /// dequantize with the fast path of a given level (portable: the scalar loop); the same bits.
+  void dequantize_at(detail::simd_level level, const tensor_type& t, float* out) const {
+    using E = detail::mx_elem<Elem>;
+    detail::check_block_tensor("mixprec::mx_block_recipe::dequantize", t, out);
+#if defined(MIXPREC_SIMD_X86)
+    const bool hw = detail::simd_blk::fp_env_ok();  // then cvtsd2ss is round_to<float> for non-NaN values
+#else
+    const bool hw = false;
+#endif
+    const std::size_t bc = t.block.cols;
+    auto scalar_part = [&](std::size_t r0, std::size_t r1, std::size_t c0) {  // rows [r0, r1), columns from c0
+      for (std::size_t i = r0; i < r1; ++i)
+        for (std::size_t j0 = c0; j0 < t.cols; j0 += bc) {
+          const std::uint8_t code = t.scale_of(i, j0).bits();
+          // p * 2^(code - 127): exact in double, rounded once (te_rceil_legacy's code 0: p * 0)
+          const double f = code == 0 && rule == mx_block_rule::te_rceil_legacy
+                               ? 0.0
+                               : detail::bit_cast<double>(static_cast<std::uint64_t>(code + 896) << 52);  // 2^(code-127)
+          for (std::size_t j = j0; j < std::min(t.cols, j0 + bc); ++j) {
+            const double v = E::decode(t.elements[i * t.cols + j]) * f;
+            out[i * t.cols + j] = code == 0xFF                   ? std::numeric_limits<float>::quiet_NaN()
+                                  : hw && !std::isnan(v) ? static_cast<float>(v)
+                                                         : round_to<float>(v);
+          }
+        }
+    };
+    const bool legacy = rule == mx_block_rule::te_rceil_legacy;
+    if (t.block == block && fast_path_applies(t.cols)) {  // whole rows, or each row's full blocks
+      const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
+      const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
+      const std::size_t full = t.cols / 32 * 32, sc = t.scale_cols();
+      if (full == t.cols) {
+        if (detail::mx_te_e4m3_dequantize_at(level, elems, scales, t.rows * t.cols, out, legacy)) return;
+      } else {
+        bool ok = true;
+        for (std::size_t r = 0; r < t.rows && ok; ++r) {
+          ok = detail::mx_te_e4m3_dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols,
+                                                legacy);
+          if (ok) scalar_part(r, r + 1, full);
+        }
+        if (ok) return;
+      }
+    }
+    if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && t.block == block &&
+        block == block_columnwise(32) &&
+        detail::mx_te_e4m3_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                              reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
+                                              out, legacy)) {
+      return;
+    }
+    scalar_part(0, t.rows, 0);
+  }
+};
+
+/// TE MXFP8BlockScaling's two quantizations of one tensor: rowwise 1x32 and columnwise 32x1.
+template <class Elem>
+struct te_mxfp8_pair {
+  block_scaled_tensor<Elem, float8_e8m0fnu> rowwise;     ///< 1 x 32 blocks
+  block_scaled_tensor<Elem, float8_e8m0fnu> columnwise;  ///< 32 x 1 blocks
+};
+
+/// Quantizes in (row-major rows x cols) both ways with the te_rceil rule (or te_rceil_legacy),
+/// each from the input.
+template <class Elem = float8_e4m3fn>
+te_mxfp8_pair<Elem> te_mxfp8_quantize_both(const float* in, std::size_t rows, std::size_t cols,
+                                           mx_block_rule rule = mx_block_rule::te_rceil) {
+  static_assert(std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value,
+                "Transformer Engine's MXFP8 elements are float8_e4m3fn or float8_e5m2");
+  if (!detail::mx_te_rule(rule)) {
+    throw std::invalid_argument(std::string("mixprec::te_mxfp8_quantize_both: rule '") + mx_block_rule_name(rule) +
+                                "' is not a Transformer Engine rule (allowed: te_rceil, te_rceil_legacy)");
+  }
+  const mx_block_recipe<Elem> r{rule, block_rowwise(32)};
+  const mx_block_recipe<Elem> c{rule, block_columnwise(32)};
+  return te_mxfp8_pair<Elem>{r.quantize(in, rows, cols), c.quantize(in, rows, cols)};
+}
+
+}  // namespace mixprec
+
+#endif  // MIXPREC_BLOCK_SCALING_MX_HPP
