@@ -29,7 +29,6 @@
 #include <mixprec/packed.hpp>
 #include <mixprec/mixprec.hpp>
 
-#include "runtime_format.hpp"
 
 namespace nb = nanobind;
 
@@ -282,18 +281,30 @@ std::uint64_t code_from_string(const std::string& text, const std::string& forma
   return code;
 }
 
-// --- user-defined formats (runtime_format.hpp) ---
+// --- user-defined formats: mixprec::format_desc, through the library's one codec ---
 
-mixprec_py::rt_format make_rt(int e, int m, int enc, int bias, bool is_signed) {
+/// The user format (E, M, encoding, bias, signed) as the library's run-time description, checked
+/// by format<...>'s rules (format_desc::invalid_reason) and, since from_bits returns float64, that
+/// its values are float64 values. std::invalid_argument (ValueError) otherwise.
+mixprec::format_desc make_rt(int e, int m, int enc, int bias, bool is_signed) {
   if (enc < 0 || enc > static_cast<int>(mixprec::encoding::exponent_only)) {
     throw std::invalid_argument("invalid encoding");
   }
-  return mixprec_py::rt_format::make(e, m, static_cast<mixprec::encoding>(enc), bias, is_signed);
+  const auto en = static_cast<mixprec::encoding>(enc);
+  if (const char* why = mixprec::format_desc::invalid_reason(e, m, en, 0, bias, is_signed)) {
+    throw std::invalid_argument(std::string("invalid format: ") + why);
+  }
+  const auto f = mixprec::format_desc::make(e, m, en, 0, bias, is_signed);
+  if (f.max_code < 1) throw std::invalid_argument("invalid format: it needs a non-zero finite value besides its smallest");
+  if (f.emax > 1023 || f.qmin < -1074) {
+    throw std::invalid_argument("invalid format: its values must be float64 values (emax <= 1023, qmin >= -1074)");
+  }
+  return f;
 }
 
 /// Calls f(U{}) with U the unsigned integer of f's width (8, 16, 32 or 64 bits).
 template <class Fn>
-void with_width(const mixprec_py::rt_format& f, Fn&& fn) {
+void with_width(const mixprec::format_desc& f, Fn&& fn) {
   if (f.bits <= 8) {
     fn(std::uint8_t{});
   } else if (f.bits <= 16) {
@@ -346,7 +357,7 @@ nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device
         std::memcpy(&bits, in + i, sizeof bits);
         const auto u = mixprec::detail::unpack<SF>(bits);
         const std::uint32_t r = md == mixprec::rounding::stochastic ? rng(offset + i) : 0u;
-        out[i] = static_cast<U>(mixprec_py::rt_pack(f, u, md, p, r));
+        out[i] = static_cast<U>(mixprec::detail::encode(f, u, md, p, r));
       });
     }
     result = nb::cast(owned_array<U>(out, n));
@@ -377,7 +388,7 @@ nb::object rt_from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> 
       nb::gil_scoped_release release;
       using D = mixprec::float64_format;
       mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
-        const auto bits = mixprec::detail::pack<D>(mixprec_py::rt_unpack(f, in[i]), mixprec::rounding::nearest_even,
+        const auto bits = mixprec::detail::pack<D>(mixprec::detail::decode(f, in[i]), mixprec::rounding::nearest_even,
                                                    mixprec::overflow::ieee, 0);
         std::memcpy(out + i, &bits, sizeof(double));
       });
@@ -405,14 +416,20 @@ std::uint64_t rt_from_string(const std::string& text, int e, int m, int enc, int
     throw std::invalid_argument("not a number: " + mixprec::detail::quote_input(text));
   }
   u.sign = neg;
-  return mixprec_py::rt_pack(f, u, md, p, 0);
+  return mixprec::detail::encode(f, u, md, p, 0);
 }
 
 /// Shortest round-trip text of a code of a user format.
 std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bias, bool is_signed) {
   const auto f = make_rt(e, m, enc, bias, is_signed);
   if (f.bits < 64 && (code >> f.bits) != 0) throw std::invalid_argument("code does not fit the format");
-  return mixprec_py::rt_to_string(f, code);
+  const mixprec::detail::number_info n = mixprec::detail::describe(f, code);
+  mixprec::detail::text_buffer t;
+  mixprec::detail::format_number(t, n, mixprec::detail::float_style::plain, -1, false);
+  std::string text(t.head, t.head_len);
+  text.append(t.zeros, '0');
+  text.append(t.tail, t.tail_len);
+  return text;
 }
 
 // --- packed FP4/FP6 (packed.hpp, kernels/pack.hpp) ---

@@ -344,78 +344,85 @@ inline void round_decimal(decimal& r, long long pos) noexcept {
 // ---------------------------------------------------------------------------------------------
 // Rounding a parsed value: the one rounding core (pack) plus the range rules of from_chars.
 
-/// The format that rounds like F inside one binade but has room above it: used to tell whether
-/// a value in F's top (or, for e8m0fnu, just below its bottom) binade rounds out of it.
-template <class F>
-using wide_twin = format<11, F::mantissa_bits, encoding::finite>;
-
-/// The offset (in units of F's last place) of u's significand rounded to F's precision within
-/// its binade: 0 .. 2^M, where 2^M means it carried into the next binade.
-template <class F>
-inline std::uint64_t rounded_offset_in_binade(const unpacked& u, rounding mode) noexcept {
-  using G = wide_twin<F>;
-  unpacked v = u;
-  v.exp = 0;
-  const std::uint64_t g = code_of<G>(pack<G>(v, mode, overflow::saturate)) & G::magnitude_mask;
-  return g - one_code<G>();
+/// The format that rounds like f inside one binade but has room above it: used to tell whether
+/// a value in f's top (or, for e8m0fnu, just below its bottom) binade rounds out of it. A format
+/// type for a format type (its branches fold), a format_desc for a format_desc.
+template <class F, std::enable_if_t<is_format<F>::value, int> = 0>
+constexpr format<11, F::mantissa_bits, encoding::finite> wide_twin(const F&) noexcept {
+  return {};
+}
+inline format_desc wide_twin(const format_desc& f) noexcept {
+  return format_desc::make(11, f.mantissa_bits, encoding::finite);
 }
 
-/// Whether finite non-zero u, rounded with an unbounded exponent, exceeds F's largest value.
-template <class F>
-inline bool beyond_max(const unpacked& u, rounding mode) noexcept {
-  if (u.exp != F::emax) return u.exp > F::emax;
-  const std::uint64_t top = code_of<F>(pack<F>(
-      unpacked{value_class::finite, false, false, F::emax, std::uint64_t{1} << 63},
-      rounding::nearest_even, overflow::ieee)) & F::magnitude_mask;  // the code of 2^emax
-  return top + rounded_offset_in_binade<F>(u, mode) > F::max_code;
+/// The code of 1 in format f.
+template <class D>
+constexpr std::uint64_t one_code_of(const D& f) noexcept {
+  return encode(f, unpacked{value_class::finite, false, false, 0, std::uint64_t{1} << 63}, rounding::nearest_even,
+                overflow::ieee);
+}
+
+/// The offset (in units of f's last place) of u's significand rounded to f's precision within
+/// its binade: 0 .. 2^M, where 2^M means it carried into the next binade.
+template <class D>
+inline std::uint64_t rounded_offset_in_binade(const D& f, const unpacked& u, rounding mode) noexcept {
+  const auto g = wide_twin(f);
+  unpacked v = u;
+  v.exp = 0;
+  return (encode(g, v, mode, overflow::saturate) & g.magnitude_mask) - one_code_of(g);
+}
+
+/// Whether finite non-zero u, rounded with an unbounded exponent, exceeds f's largest value.
+template <class D>
+inline bool beyond_max(const D& f, const unpacked& u, rounding mode) noexcept {
+  if (u.exp != f.emax) return u.exp > f.emax;
+  const std::uint64_t top = encode(f, unpacked{value_class::finite, false, false, f.emax, std::uint64_t{1} << 63},
+                                   rounding::nearest_even, overflow::ieee) &
+                            f.magnitude_mask;  // the code of 2^emax
+  return top + rounded_offset_in_binade(f, u, mode) > f.max_code;
 }
 
 /// Whether finite positive u, rounded with an unbounded exponent, is below 2^emin (e8m0fnu).
-template <class F>
-inline bool below_min(const unpacked& u, rounding mode) noexcept {
-  if (u.exp >= F::emin) return false;
-  if (u.exp < F::emin - 1) return true;
-  return rounded_offset_in_binade<F>(u, mode) != (std::uint64_t{1} << F::mantissa_bits);
+template <class D>
+inline bool below_min(const D& f, const unpacked& u, rounding mode) noexcept {
+  if (u.exp >= f.emin) return false;
+  if (u.exp < f.emin - 1) return true;
+  return rounded_offset_in_binade(f, u, mode) != (std::uint64_t{1} << f.mantissa_bits);
 }
 
-template <class F>
+/// The code from_chars gives for an exact value, or ok == false: out of range
+/// (docs/pages/printing.md#parsing).
 struct parse_rounding {
-  typename F::storage_type bits;
-  bool ok;  // false: out of range (docs/pages/printing.md#parsing)
+  std::uint64_t code;
+  bool ok;
 };
 
-/// The result of from_chars for the exact value u.
-template <class F>
-inline parse_rounding<F> round_parsed(const unpacked& u, rounding mode, overflow policy) noexcept {
-  using S = typename F::storage_type;
-  const parse_rounding<F> out_of_range{S{}, false};
+/// The result of from_chars for the exact value u in format f.
+template <class D>
+inline parse_rounding round_parsed(const D& f, const unpacked& u, rounding mode, overflow policy) noexcept {
+  const parse_rounding out_of_range{0, false};
   if (u.cls == value_class::nan) {
-    if (!F::has_nan) return out_of_range;
-    return {pack<F>(u, mode, policy), true};
+    if (!f.has_nan) return out_of_range;
+    return {encode(f, u, mode, policy), true};
   }
-  if constexpr (!F::is_signed) {
-    if (u.sign && u.cls != value_class::zero) return out_of_range;  // no negative values
-  }
-  if constexpr (F::enc == encoding::exponent_only) {
-    if (u.cls == value_class::zero) return out_of_range;
-  }
+  if (!f.is_signed && u.sign && u.cls != value_class::zero) return out_of_range;  // no negative values
+  if (f.enc == encoding::exponent_only && u.cls == value_class::zero) return out_of_range;
   if (u.cls == value_class::infinite) {
-    if (F::has_infinity || policy == overflow::saturate) return {pack<F>(u, mode, policy), true};
+    if (f.has_infinity || policy == overflow::saturate) return {encode(f, u, mode, policy), true};
     return out_of_range;
   }
-  if (u.cls == value_class::zero) return {pack<F>(u, mode, policy), true};
-  if (beyond_max<F>(u, mode)) {
-    if (policy == overflow::saturate) return {pack<F>(u, mode, overflow::saturate), true};
+  if (u.cls == value_class::zero) return {encode(f, u, mode, policy), true};
+  if (beyond_max(f, u, mode)) {
+    if (policy == overflow::saturate) return {encode(f, u, mode, overflow::saturate), true};
     return out_of_range;
   }
-  if constexpr (F::enc == encoding::exponent_only) {
-    if (below_min<F>(u, mode)) return out_of_range;
-    return {pack<F>(u, mode, policy), true};
-  } else {
-    const S bits = pack<F>(u, mode, policy);
-    if ((code_of<F>(bits) & F::magnitude_mask) == 0) return out_of_range;  // underflow to zero
-    return {bits, true};
+  if (f.enc == encoding::exponent_only) {
+    if (below_min(f, u, mode)) return out_of_range;
+    return {encode(f, u, mode, policy), true};
   }
+  const std::uint64_t code = encode(f, u, mode, policy);
+  if ((code & f.magnitude_mask) == 0) return out_of_range;  // underflow to zero
+  return {code, true};
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -634,34 +641,35 @@ struct number_info {
   bool high_inclusive;
 };
 
-/// Whether x * 2^s reads back (from_chars, nearest-even) as the value with the given bits.
-template <class F>
-inline bool reads_back_as(std::uint64_t x, int s, bool sign, typename F::storage_type bits) noexcept {
+/// Whether x * 2^s reads back (from_chars, nearest-even) as the value with the given code of f.
+template <class D>
+inline bool reads_back_as(const D& f, std::uint64_t x, int s, bool sign, std::uint64_t code) noexcept {
   const int lz = clz64(x);
   const unpacked u{value_class::finite, sign, false, s + 63 - lz, x << lz};
-  const parse_rounding<F> r = round_parsed<F>(u, rounding::nearest_even, overflow::ieee);
-  return r.ok && r.bits == bits;
+  const parse_rounding r = round_parsed(f, u, rounding::nearest_even, overflow::ieee);
+  return r.ok && r.code == code;
 }
 
-template <class F>
-inline number_info describe(typename F::storage_type bits) noexcept {
-  constexpr int M = F::mantissa_bits;
-  const unpacked u = unpack<F>(bits);
+/// What printing needs to know about the value of code in format f.
+template <class D>
+inline number_info describe(const D& f, std::uint64_t code) noexcept {
+  const int M = f.mantissa_bits;
+  const unpacked u = decode(f, code);
   number_info n{};
   n.cls = u.cls;
   n.negative = u.sign;
   n.mant_bits = M;
   if (u.cls != value_class::finite) return n;
-  const int e = u.exp < F::emin ? F::emin : u.exp;
+  const int e = u.exp < f.emin ? f.emin : u.exp;
   n.q = e - M;
   n.m = u.sig >> (63 - M + (e - u.exp));
-  n.hex_normal = u.exp >= F::emin;
+  n.hex_normal = u.exp >= f.emin;
   n.hex_exp = e;
-  const bool half_below = n.m == (std::uint64_t{1} << M) && (u.exp > F::emin || !F::has_subnormals);
+  const bool half_below = n.m == (std::uint64_t{1} << M) && (u.exp > f.emin || !f.has_subnormals);
   n.low_gap = half_below ? 1 : 2;
-  const typename F::storage_type canonical = pack<F>(u, rounding::nearest_even, overflow::ieee);
-  n.low_inclusive = reads_back_as<F>(4 * n.m - static_cast<std::uint64_t>(n.low_gap), n.q - 2, u.sign, canonical);
-  n.high_inclusive = reads_back_as<F>(4 * n.m + 2, n.q - 2, u.sign, canonical);
+  const std::uint64_t canonical = encode(f, u, rounding::nearest_even, overflow::ieee);
+  n.low_inclusive = reads_back_as(f, 4 * n.m - static_cast<std::uint64_t>(n.low_gap), n.q - 2, u.sign, canonical);
+  n.high_inclusive = reads_back_as(f, 4 * n.m + 2, n.q - 2, u.sign, canonical);
   return n;
 }
 
@@ -991,7 +999,7 @@ template <class T>
 inline std::to_chars_result to_chars_impl(char* first, char* last, T value, float_style style, int precision,
                                           bool alt = false) noexcept {
   using F = typename float_traits<T>::format_type;
-  const number_info n = describe<F>(float_traits<T>::to_bits(value));
+  const number_info n = describe(F{}, code_of<F>(float_traits<T>::to_bits(value)));
   text_buffer t;
   format_number(t, n, style, precision, alt);
   return commit(first, last, t);
@@ -1017,7 +1025,7 @@ struct float_text_options {
 template <class T>
 inline std::string float_text(T value, const float_text_options& o) {
   using F = typename float_traits<T>::format_type;
-  const number_info n = describe<F>(float_traits<T>::to_bits(value));
+  const number_info n = describe(F{}, code_of<F>(float_traits<T>::to_bits(value)));
   text_buffer t;
   format_number(t, n, o.style, o.precision, o.alt);
   std::string s;
@@ -1261,9 +1269,9 @@ std::from_chars_result from_chars(const char* first, const char* last, T& value,
   const char* end = first;
   if (!detail::scan_float(first, last, fmt, u, end)) return {first, std::errc::invalid_argument};
   using F = typename float_traits<T>::format_type;
-  const detail::parse_rounding<F> r = detail::round_parsed<F>(u, mode, policy);
+  const detail::parse_rounding r = detail::round_parsed(F{}, u, mode, policy);
   if (!r.ok) return {end, std::errc::result_out_of_range};
-  value = float_traits<T>::from_bits(r.bits);
+  value = float_traits<T>::from_bits(detail::storage_of<F>(r.code));
   return {end, std::errc{}};
 }
 

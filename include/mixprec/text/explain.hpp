@@ -306,7 +306,7 @@ std::string range_reason(const unpacked& u, rounding mode) {
     if (u.sign && u.cls != value_class::zero) return "not representable: " + name + " has no negative values";
   }
   if (u.cls == value_class::infinite) return "not representable: " + name + " has no infinity";
-  if (beyond_max<F>(u, mode)) {
+  if (beyond_max(F{}, u, mode)) {
     return std::string("overflow: ") + (u.sign ? "negative, " : "positive, ") + "beyond the largest finite " + name +
            ", " + exact_value_text(std::numeric_limits<T>::max()) + ", once rounded";
   }
@@ -335,7 +335,7 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
     if (u.sign) return "negative, and " + name + " has no negative values: " + (nan ? std::string("NaN") : got);
   }
   const std::string max = exact_value_text(std::numeric_limits<T>::max());
-  if (beyond_max<F>(u, mode)) {  // rounded in mode with an unbounded exponent, above max
+  if (beyond_max(F{}, u, mode)) {  // rounded in mode with an unbounded exponent, above max
     if (inf) return "overflow: |x| > max " + max + " and the mode rounds away from zero: inf";
     if (nan) return "overflow: |x| > max " + max + " and " + name + " has no infinity: NaN (overflow::saturate clamps)";
     const std::string cause = policy == overflow::saturate          ? "overflow::saturate"
@@ -343,7 +343,7 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
                                                                        : "the mode rounds toward zero";
     return "overflow: |x| > max " + max + ": clamped to " + got + " (" + cause + ")";
   }
-  if (beyond_max<F>(u, u.sign ? rounding::downward : rounding::upward)) {  // |x| > max, exactly
+  if (beyond_max(F{}, u, u.sign ? rounding::downward : rounding::upward)) {  // |x| > max, exactly
     return "|x| > max " + max + ", but it rounds to " + got + " in this mode (no overflow)";
   }
   const std::string tiny = exact_value_text(std::numeric_limits<T>::denorm_min());
@@ -399,7 +399,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   e.source = std::string(text);
   e.mode = to_string(mode);
   e.policy = policy == overflow::ieee ? "ieee" : "saturate";
-  if (!detail::round_parsed<F>(u, mode, policy).ok) {
+  if (!detail::round_parsed(F{}, u, mode, policy).ok) {
     e.out_of_range = true;
     e.range = detail::range_reason<T>(u, mode) + "; from_chars reports result_out_of_range; round_to gives " +
               detail::exact_text_of(e.stored);
