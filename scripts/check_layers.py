@@ -13,7 +13,9 @@ Eigen, MPI, fmt, std::format). A header in a folder named after a layer (include
 FLAT below, the layer it will move to. An umbrella header (UMBRELLAS) is in the layer of the
 highest header it gathers, so a layer may include the umbrellas at or below it. An include from a lower layer's header into a higher layer's is an error unless it is
 listed in scripts/layer_allowlist.txt ("from -> to", paths relative to include/mixprec); a listed
-pair that no longer occurs is an error too, so the list only shrinks.
+pair that no longer occurs is an error too, so the list only shrinks. A header (other than a
+forwarding header, "// mixprec: forwarding header") that includes an old path, which now only
+forwards, is an error too: the library includes its headers by their folders.
 """
 import os
 import re
@@ -82,6 +84,11 @@ def main(argv):
                     allowed.add((a.strip(), b.strip()))
     found = set()
     errors = []
+    forwarding = set()
+    for rel in headers(inc):
+        with open(os.path.join(inc, rel), encoding="utf-8") as f:
+            if "// mixprec: forwarding header" in f.read():
+                forwarding.add(rel)
     for rel in headers(inc):
         lf = layer_of(rel)
         with open(os.path.join(inc, rel), encoding="utf-8") as f:
@@ -90,6 +97,9 @@ def main(argv):
             path = os.path.normpath(os.path.join(os.path.dirname(rel), target)).replace(os.sep, "/")
             if path.startswith("..") or not os.path.exists(os.path.join(inc, path)):
                 continue  # not a mixprec header (or one that does not exist: the compiler says so)
+            if path in forwarding and rel not in forwarding:
+                errors.append("%s includes the old path %s (a forwarding header): include the header it names" %
+                              (rel, path))
             lt = layer_of(path)
             if LAYERS.index(lt) > LAYERS.index(lf):
                 found.add((rel, path))

@@ -17,7 +17,7 @@ PAGES = [
      "documented layout, dequantizes it, and describes itself as data (`info()`)."),
     ("recipe-fp8-blocks.md", "FP8 block scaling (DeepSeek-V3, TE Float8BlockScaling)", "recipes/block_scaling_fp8.hpp",
      "Fine-grained FP8: 1x128 activation tiles and 128x128 weight blocks with FP32 or power-of-two scales."),
-    ("block-scaled-gemm.md", "GEMM on block-scaled operands and the accumulator model", "block_scaled_gemm.hpp",
+    ("block-scaled-gemm.md", "GEMM on block-scaled operands and the accumulator model", "recipes/block_scaled_gemm.hpp",
      "Per K block: the dot of the quantized elements in an accumulator model, times the two scales, added into "
      "FP32, with the promotion interval as a parameter."),
 ]

@@ -10,6 +10,7 @@
 #include <mixprec/autocast.hpp>
 #include <mixprec/autocast_ops.hpp>
 #include <mixprec/basic_float.hpp>
+#include <mixprec/block_scaled_gemm.hpp>
 #include <mixprec/block_scaling.hpp>
 #include <mixprec/block_scaling_fp8.hpp>
 #include <mixprec/block_scaling_mx.hpp>

@@ -35,7 +35,7 @@
 #include "recipes/block_scaling_mx.hpp"
 #include "recipes/block_scaling_nvfp4.hpp"
 #include "recipes/block_scaling_fp8.hpp"
-#include "block_scaled_gemm.hpp"
+#include "recipes/block_scaled_gemm.hpp"
 #include "kernels/cast_result.hpp"
 #include "amp/autocast_ops.hpp"
 #include "amp/autocast.hpp"

@@ -24,7 +24,7 @@
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
 #define MIXPREC_KERNELS_CONVERT_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/convert.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -36,12 +36,12 @@
 #include <string>
 #include <type_traits>
 
-#include "../detail/simd_convert.hpp"
-#include "../detail/simd_narrow8.hpp"
-#include "../detail/spans.hpp"
-#include "../exec.hpp"
-#include "../random.hpp"
-#include "../round_to.hpp"
+#include "detail/simd_convert.hpp"
+#include "detail/simd_narrow8.hpp"
+#include "../core/detail/spans.hpp"
+#include "exec.hpp"
+#include "../core/random.hpp"
+#include "../core/round_to.hpp"
 #include "../simd/decode.hpp"
 #include "../simd/encode.hpp"
 

@@ -20,7 +20,7 @@
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/gemm.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -40,15 +40,15 @@
 #include <string>
 #include <type_traits>
 
-#include "../config.hpp"
-#include "../detail/bits.hpp"
-#include "../detail/type_traits.hpp"
-#include "../exec.hpp"
-#include "../matmul_precision.hpp"
-#include "../random.hpp"
-#include "../round_to.hpp"
-#include "../types.hpp"
-#include "../detail/widen_table.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/bits.hpp"
+#include "../core/detail/type_traits.hpp"
+#include "exec.hpp"
+#include "matmul_precision.hpp"
+#include "../core/random.hpp"
+#include "../core/round_to.hpp"
+#include "../core/types.hpp"
+#include "../core/detail/widen_table.hpp"
 #include "tensor_core.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && \
@@ -64,7 +64,7 @@
 #endif
 #if defined(MIXPREC_GEMM_AVX512) || defined(MIXPREC_GEMM_AVX2)
 #define MIXPREC_GEMM_SIMD 1
-#include "../detail/x86.hpp"
+#include "../simd/x86.hpp"
 #endif
 #if defined(__unix__) || defined(__APPLE__)
 #include <unistd.h>

@@ -22,7 +22,7 @@
 #ifndef MIXPREC_KERNELS_OPTIM_HPP
 #define MIXPREC_KERNELS_OPTIM_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/optim.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -35,16 +35,16 @@
 #include <string>
 #include <type_traits>
 
-#include "../basic_float.hpp"
-#include "../config.hpp"
-#include "../detail/ieee_ops.hpp"
-#include "../detail/simd_optim.hpp"
-#include "../detail/type_traits.hpp"
-#include "../exec.hpp"
-#include "../random.hpp"
-#include "../round_to.hpp"
-#include "../rounding.hpp"
-#include "../span.hpp"
+#include "../core/basic_float.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/ieee_ops.hpp"
+#include "detail/simd_optim.hpp"
+#include "../core/detail/type_traits.hpp"
+#include "exec.hpp"
+#include "../core/random.hpp"
+#include "../core/round_to.hpp"
+#include "../core/rounding.hpp"
+#include "../core/span.hpp"
 
 namespace mixprec {
 

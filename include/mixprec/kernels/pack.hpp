@@ -15,7 +15,7 @@
 #ifndef MIXPREC_KERNELS_PACK_HPP
 #define MIXPREC_KERNELS_PACK_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/pack.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -27,9 +27,9 @@
 #include <string>
 #include <type_traits>
 
-#include "../detail/spans.hpp"
-#include "../exec.hpp"
-#include "../packed.hpp"
+#include "../core/detail/spans.hpp"
+#include "exec.hpp"
+#include "../core/packed.hpp"
 
 namespace mixprec {
 namespace detail {

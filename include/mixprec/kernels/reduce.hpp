@@ -17,7 +17,7 @@
 #ifndef MIXPREC_KERNELS_REDUCE_HPP
 #define MIXPREC_KERNELS_REDUCE_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/reduce.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -32,12 +32,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "../detail/bits.hpp"
-#include "../detail/spans.hpp"
-#include "../detail/type_traits.hpp"
-#include "../exec.hpp"
-#include "../round_to.hpp"
-#include "../types.hpp"
+#include "../core/detail/bits.hpp"
+#include "../core/detail/spans.hpp"
+#include "../core/detail/type_traits.hpp"
+#include "exec.hpp"
+#include "../core/round_to.hpp"
+#include "../core/types.hpp"
 
 namespace mixprec {
 

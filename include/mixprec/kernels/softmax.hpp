@@ -22,7 +22,7 @@
 #ifndef MIXPREC_KERNELS_SOFTMAX_HPP
 #define MIXPREC_KERNELS_SOFTMAX_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/softmax.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -38,12 +38,12 @@
 #include <type_traits>
 #include <vector>
 
-#include "../basic_float.hpp"
-#include "../config.hpp"
-#include "../detail/ieee_ops.hpp"
-#include "../detail/type_traits.hpp"
-#include "../exec.hpp"
-#include "../round_to.hpp"
+#include "../core/basic_float.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/ieee_ops.hpp"
+#include "../core/detail/type_traits.hpp"
+#include "exec.hpp"
+#include "../core/round_to.hpp"
 
 namespace mixprec {
 namespace detail {

@@ -42,9 +42,9 @@
 #include <type_traits>
 #include <vector>
 
-#include "../config.hpp"
-#include "../detail/bits.hpp"
-#include "../types.hpp"
+#include "../core/config.hpp"
+#include "../core/detail/bits.hpp"
+#include "../core/types.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64))
 #if defined(__AVX512F__)

@@ -19,7 +19,7 @@
 #ifndef MIXPREC_KERNELS_UNSCALE_HPP
 #define MIXPREC_KERNELS_UNSCALE_HPP
 
-#include "../config.hpp"
+#include "../core/config.hpp"
 #if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
 #error "mixprec/kernels/unscale.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
 #include "mixprec: compilation stopped (see the error above)"
@@ -34,14 +34,14 @@
 #include <type_traits>
 #include <utility>
 
-#include "../detail/spans.hpp"
-#include "../detail/type_traits.hpp"
-#include "../exec.hpp"
-#include "../round_to.hpp"
+#include "../core/detail/spans.hpp"
+#include "../core/detail/type_traits.hpp"
+#include "exec.hpp"
+#include "../core/round_to.hpp"
 
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64)) && \
     (defined(__AVX512F__) || defined(__AVX2__))
-#include "../detail/x86.hpp"
+#include "../simd/x86.hpp"
 #if defined(__AVX512F__)
 #define MIXPREC_UNSCALE_AVX512 1
 #else

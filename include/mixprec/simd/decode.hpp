@@ -26,8 +26,8 @@
 #include <cstdint>
 #include <cstring>
 
-#include "../detail/convert.hpp"
-#include "../format.hpp"
+#include "../core/detail/codec.hpp"
+#include "../core/format.hpp"
 #include "vec_avx2.hpp"
 #include "vec_avx512.hpp"
 

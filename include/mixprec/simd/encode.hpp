@@ -29,8 +29,8 @@
 #include <cstring>
 #include <type_traits>
 
-#include "../format.hpp"
-#include "../rounding.hpp"
+#include "../core/format.hpp"
+#include "../core/rounding.hpp"
 #include "vec_avx2.hpp"
 #include "vec_avx512.hpp"
 
