@@ -42,6 +42,7 @@
 
 #include "../core/basic_float.hpp"
 #include "../text/charconv.hpp"
+#include "../text/detail/format_spec.hpp"
 #include "../core/dtype.hpp"
 #include "../core/finfo.hpp"
 
