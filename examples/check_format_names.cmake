@@ -1,12 +1,12 @@
 # SPDX-License-Identifier: MIT
 # check_format_names.cmake — every tool covers every built-in format, under every name and alias.
 #
-# The names and aliases are read from include/mixprec/format_names.hpp (builtin_format_names and
+# The names and aliases are read from include/mixprec/core/format_names.hpp (builtin_format_names and
 # builtin_format_aliases); then, for each, inspect --format NAME 1, finfo --format NAME and
 # explorer_native explain NAME 1 must answer for the canonical name; inspect's table of all
 # formats, inspect --list-formats, finfo --list-formats, finfo's SVG, format_table --csv and the
 # explorer's mp_formats / mp_aliases must list exactly those names. Run by CTest / meson test:
-#   cmake -DHEADER=include/mixprec/format_names.hpp -DINSPECT=... -DFINFO=... -DFORMAT_TABLE=...
+#   cmake -DHEADER=include/mixprec/core/format_names.hpp -DINSPECT=... -DFINFO=... -DFORMAT_TABLE=...
 #         -DEXPLORER=... -DWORK=<scratch dir> -P examples/check_format_names.cmake
 cmake_minimum_required(VERSION 3.16)
 foreach(var HEADER INSPECT FINFO FORMAT_TABLE EXPLORER WORK)

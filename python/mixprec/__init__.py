@@ -536,7 +536,7 @@ class LossScale:
         return "LossScale(%r, scale=%r, growth_tracker=%d)" % (self.preset, self.scale, self.growth_tracker)
 
 
-# --- block-scaling recipes (include/mixprec/block_scaling*.hpp) ---
+# --- block-scaling recipes (include/mixprec/recipes/block_scaling*.hpp) ---
 
 _MX_RULES = ("ocp_floor", "te_rceil", "ceil_pow2", "even", "te_rceil_legacy")  # mx_block_rule order
 _MX_ELEMENTS = ("float8_e4m3fn", "float8_e5m2", "float6_e2m3fn", "float6_e3m2fn", "float4_e2m1fn", "mxint8")
