@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Ratio table of bench_block_scaling's JSON output (min over repetitions of the CPU time).
 
 usage: bench/bench_block_scaling_table.py bench_block_scaling.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Ratio table of bench_kernels' JSON output (medians): mixprec and peers vs the copy.
 
 usage: bench/bench_kernels_table.py bench_kernels.json

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Table of bench_kernels' optimizer-step rows (optim/...): ns per parameter, the fast path
 against the portable loop, and the speed of each low-precision step relative to the float32
 master-weight step of the same optimizer in the same run (t_f32 / t_step, >= 0.5 is issue 14's

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Builds the extension with AddressSanitizer + UndefinedBehaviorSanitizer (g++) into a private
 # target directory and runs python/tests against it (the interpreter itself is not instrumented,
 # so the runtimes are preloaded). Usage, from the repository root: bash python/run_asan_tests.sh

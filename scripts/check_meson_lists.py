@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Fail when a tests/test_*.cpp or examples/*.cpp file is missing from the
 explicit lists in tests/meson.build / examples/meson.build (Meson has no glob),
 or when a list names a file that does not exist.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // Shared helpers of the kernel tests: bit patterns of any floating type, the policies to compare,
 // awkward sizes, and deterministic inputs that include every class of value.
 #ifndef MIXPREC_TESTS_KERNEL_TEST_UTIL_HPP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernels/convert.hpp: the bulk conversion equals the scalar round_to (itself checked
 // exhaustively against independent references) element by element, under every policy and
 // thread count, on awkward sizes and unaligned spans; stochastic rounding is reproducible;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // exec.hpp: policies, the pool (every index exactly once, nested calls, concurrent callers,
 // thread-count settings, the cap and $MIXPREC_NUM_THREADS), for_each_index (n up to SIZE_MAX);
 // span.hpp.

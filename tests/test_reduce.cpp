@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernels/reduce.hpp: sum and dot follow the documented order exactly (an independent
 // re-implementation of the order written from the header's description), are identical under
 // every policy and thread count, and stay within the error bound of their accumulator against

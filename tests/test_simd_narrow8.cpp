@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // detail/simd_narrow8.hpp: the vectorised float -> FP8/FP6/FP4 narrowing equals the scalar
 // round_to (itself checked exhaustively against independent references) at every compiled level,
 // for every supported built-in format, under overflow::ieee and saturate, on every sign, float

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // kernels/unscale.hpp: unscale_and_check against the per-element rule of PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_ (spec/amp.md), for several gradient types at
 // once, under every policy; update_scale against dynamic_loss_scale's PyTorch preset, and its

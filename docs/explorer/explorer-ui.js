@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The format explorer's page logic (docs/pages/explorer.md). The numbers come from
 // examples/wasm/explorer.cpp, compiled by scripts/docs to explorer.js (WebAssembly inside).
 // Query parameters fill the form on load (the browser test uses them): ?x=0.1&mode=3&ovf=1,

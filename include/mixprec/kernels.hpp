@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels.hpp — the device-agnostic kernels (exec::seq, exec::par, exec::cuda).
 //
 // The x86 fast paths (convert, unscale_and_check, gemm) are chosen at compile time from the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Compile-fail checks for mixprec's drop-in rules.
 
 Each tests/compile_fail/*.cpp must FAIL to compile, and the compiler's output must match the

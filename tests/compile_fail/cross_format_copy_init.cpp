@@ -1,4 +1,5 @@
 // expect: conversion from .* to non-scalar type|no viable conversion from
+// SPDX-License-Identifier: MIT
 // README Drop-in: converting between formats is explicit.
 #include <mixprec/mixprec.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 // expect: do not mix with long double
+// SPDX-License-Identifier: MIT
 // README Drop-in: long double is ill-formed (C++23 would give long double).
 #include <mixprec/mixprec.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 // expect: conversion from .double. to non-scalar type|no viable conversion from 'double'
+// SPDX-License-Identifier: MIT
 // README Drop-in: narrowing from double is explicit, as for std::float16_t.
 #include <mixprec/mixprec.hpp>
 #include <vector>

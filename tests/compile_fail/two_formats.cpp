@@ -1,4 +1,5 @@
 // expect: two different mixprec types do not mix implicitly
+// SPDX-License-Identifier: MIT
 // README Drop-in: two mixprec formats never combine implicitly.
 #include <mixprec/mixprec.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 // expect: two different mixprec types do not mix implicitly
+// SPDX-License-Identifier: MIT
 // README Drop-in: nor compare.
 #include <mixprec/mixprec.hpp>
 #include <vector>

@@ -1,4 +1,5 @@
 // expect: explicit constructor|chosen constructor is explicit|narrowing|cannot be narrowed|no matching constructor
+// SPDX-License-Identifier: MIT
 // README Drop-in: list-initialization from float narrows, as for std::float16_t.
 #include <mixprec/mixprec.hpp>
 #include <vector>

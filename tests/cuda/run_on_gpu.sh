@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Build and run tests/cuda/*.cu on a machine with an NVIDIA GPU, then repeat each
 # under compute-sanitizer (memcheck, racecheck).  Usage (from the repository root):
 #   bash tests/cuda/run_on_gpu.sh [build-dir] [cuda-arch]      e.g.  build-gpu 90

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // The x86 fast paths of the bulk conversion (detail/simd_convert.hpp): EVERY level this build
 // compiles in (avx512_bf16, avx512, avx2 with -march=native on an AVX-512-BF16 machine; with
 // AVX-512-FP16 too, avx512_bf16 converts double -> half by vcvtpd2ph, avx512 by rounding to odd), and the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // detail/simd_narrow8.hpp on ALL 2^32 floats: float -> float8_e4m3fn and float -> float8_e5m2,
 // nearest even, overflow::ieee and overflow::saturate, at every level this build compiles in and
 // through mixprec::convert (exec::par), against the scalar round_to (itself checked against

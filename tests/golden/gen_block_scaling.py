@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes block_scaling.golden: MX and NVFP4 block quantization by torchao's CPU reference
 implementations (torchao.prototype.mx_formats: to_mx / to_dtype, nvfp4_quantize /
 NVFP4Tensor.dequantize), for tests/test_block_scaling.cpp to compare bit for bit.

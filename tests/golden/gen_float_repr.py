@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes tests/golden/python_float_repr.txt: Python's repr(float) for many doubles.
 
 Each line is "<16 hex digits of the double's bits> <repr(x)>". tests/test_json_repr.cpp checks

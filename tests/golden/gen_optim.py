@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Golden vectors for mixprec's optimizer steps (include/mixprec/kernels/optim.hpp) from PyTorch.
 
 Runs a few steps of torch.optim.Adam / AdamW / SGD (single-tensor implementation: foreach=False,

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Writes recipe_refs.golden: block-scaling recipes computed the way the reference code computes
 them (Transformer Engine MXFP8, DeepGEMM and DeepSeek-V3 FP8 blocks, TE's NVFP4 dequantize), each
 formula written out with NumPy float32 operations and ml_dtypes conversions, independently of

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A rank that throws must end the whole job at once: non-zero status, the message on stderr,
 # well inside the time limit (the other ranks wait in a barrier that would otherwise hang).
 #   check_abort.sh MPIEXEC PROGRAM

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/core/span.hpp — mixprec::span: std::span under C++20, a minimal stand-in under C++17.
 //
 // The kernels take contiguous ranges as span<T>. Under C++20 (when <span> exists)

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/convert.hpp — bulk conversion between any two floating types.
 //
 //   mixprec::convert(policy, src, dst, rounding = nearest_even, overflow = ieee, seed = 0, offset = 0,

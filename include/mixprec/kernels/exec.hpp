@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/exec.hpp — execution policies for the kernels: exec::seq, exec::par, exec::cuda.
 //
 // Contract: every kernel gives the same bits under every policy and thread count (work is cut

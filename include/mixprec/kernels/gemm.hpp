@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/gemm.hpp — C = alpha * op(A) * op(B) + beta * C for any mix of float, double and
 // mixprec element types, with a chosen accumulate type, on any execution policy.
 //

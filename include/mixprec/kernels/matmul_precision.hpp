@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/matmul_precision.hpp — torch.set_float32_matmul_precision for mixprec's GEMM.
 //
 // Contract: a PROCESS-WIDE setting (one atomic, as PyTorch's global), read once per gemm() call

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/optim.hpp — optimizer steps (SGD, Adam, AdamW) as one fused pass per parameter
 // tensor, reproducing PyTorch's single-tensor implementations operation by operation, including
 // the rounding of every intermediate tensor to its dtype.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/pack.hpp — bulk packing of FP4 (two per byte) and FP6 (four per three bytes).
 //
 //   mixprec::pack_elements(policy, src, dst);     // src: T values; dst: packed_bytes<T>(src.size()) bytes

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/reduce.hpp — amax, sum, dot (fixed summation order), axpy, scale.
 //
 //   amax(policy, x)            max |x[i]| as float (double for double x); NaN if any x[i] is NaN

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/softmax.hpp — softmax, log_softmax, their backward passes and cross-entropy,
 // row-wise, computed in float (in double for double input), one source for exec::seq, exec::par
 // and exec::cuda.

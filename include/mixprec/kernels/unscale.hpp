@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/unscale.hpp — the fused unscale + non-finite check of PyTorch's
 // _amp_foreach_non_finite_check_and_unscale_, and the loss-scale update of _amp_update_scale_.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/core/detail/ieee_ops.hpp — single IEEE 754 operations (round to nearest even) on float and
 // double that the compiler may not fuse or reassociate, for kernels whose results must be the
 // same bits on every host and device.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/core/detail/spans.hpp — turning kernel arguments (mixprec::span, std::span, containers with
 // data() and size(), pointer/size pairs) into mixprec::span.
 #ifndef MIXPREC_DETAIL_SPANS_HPP

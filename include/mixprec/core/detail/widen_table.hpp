@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/core/detail/widen_table.hpp — a byte-sized format widened by table lookup (host only).
 //
 // What: widen_table<T, D>()[b] is static_cast<D>(the T whose storage byte is b), for every byte b:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/detail/simd_convert.hpp — x86 fast paths of the bulk conversions (host only).
 //
 // Levels, each compiled in when the target macros allow it (-march=native, -mavx2 -mf16c, ...):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/detail/simd_narrow8.hpp — float or double -> byte-sized formats (FP8, FP6, FP4) in
 // nearest-even, vectorised (host only): a thin layer over simd/encode.hpp's generic encoder.
 //

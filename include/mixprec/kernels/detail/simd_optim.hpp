@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/kernels/detail/simd_optim.hpp — x86 fast paths of the optimizer steps (kernels/optim.hpp), host only.
 //
 // What: the Adam/AdamW and SGD loops of kernels/optim.hpp for W = G = S = T with T float, half or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: MIT
 // mixprec/recipes/detail/simd_block_scaling.hpp — x86 fast paths of block-scaling recipes (host only):
 // Transformer Engine MXFP8 (mx_block_recipe<float8_e4m3fn>, rule te_rceil, rowwise 1x32) and
 // NVFP4 (nvfp4_recipe, orders te / te_legacy, RNE, no Hadamard, rowwise 1x16; quantize also in
