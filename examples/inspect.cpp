@@ -289,7 +289,7 @@ int main(int argc, char** argv) {
     const bool known = with_format(o.format, [&](auto tag) {
       using T = decltype(tag);
       using F = typename T::format_type;
-      if (b >> F::storage_bits != 0 || (b & mixprec::detail::low_mask(F::padding_bits)) != 0) {
+      if (b >> F::storage_bits != 0 || (b & ((std::uint64_t{1} << F::padding_bits) - 1)) != 0) {
         fits = false;
         return;
       }

@@ -941,14 +941,7 @@ class mlp_run {
     for_each_row(pol_, chunks, 64 * cols, [&](std::size_t c) {
       const float* p = x + c * 64 * cols;
       const std::size_t m = (std::min(rows, c * 64 + 64) - c * 64) * cols;
-      float a = 0.0f;  // never NaN, so a NaN |x| leaves it (the recipe's fmax fold)
-      if (!mixprec::detail::amax_at(mixprec::detail::simd_best_level, p, m, a)) {  // the same max, vectorised
-        for (std::size_t i = 0; i < m; ++i) {
-          const float v = std::fabs(p[i]);
-          a = v > a ? v : a;
-        }
-      }
-      part[c] = a;
+      part[c] = mixprec::amax_of(p, m);  // the recipe's fmax fold from 0 (NaN ignored), vectorised
     });
     float amax = 0.0f;
     for (float a : part) amax = a > amax ? a : amax;

@@ -32,6 +32,7 @@
 #include "../core/basic_float.hpp"
 #include "../core/detail/bits.hpp"
 #include "../core/round_to.hpp"
+#include "detail/simd_block_scaling.hpp"
 
 namespace mixprec {
 
@@ -60,12 +61,18 @@ constexpr float fp8_max(fp8_format format, fp8_tensor_role role = fp8_tensor_rol
 
 /// max |x| over n values, as TE's amax kernel computes it: fmax from 0, so NaN values are ignored
 /// and an infinity gives inf. T: float, double or a mixprec type (converted exactly to float;
-/// doubles are rounded to float first).
+/// doubles are rounded to float first). float data takes the x86 vector loop where compiled in
+/// (the same value: a maximum does not depend on the order).
 template <class T>
 float amax_of(const T* data, std::size_t n) {
   if (data == nullptr && n != 0) throw std::invalid_argument("mixprec::amax_of: null data with a non-zero size");
   float m = 0.0f;
-  for (std::size_t i = 0; i < n; ++i) {
+  std::size_t i = 0;
+  if constexpr (std::is_same<T, float>::value) {
+    const std::size_t body = n - n % 16;
+    if (body != 0 && detail::amax_at(detail::simd_best_level, data, body, m)) i = body;
+  }
+  for (; i < n; ++i) {
     float v;
     if constexpr (std::is_same<T, double>::value) {
       v = round_to<float>(data[i]);
