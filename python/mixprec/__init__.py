@@ -34,7 +34,7 @@ import numpy as _np
 from . import _core
 
 __all__ = ["set_num_threads", "get_num_threads", "pack", "unpack", "gemm", "block_scaled_gemm", "BlockScaled", "block_quantize", "block_dequantize", "block_recipe_info", "BLOCK_RECIPES",
-           "LossScale", "autocast_ops", "format", "formats", "format_aliases", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
+           "LossScale", "autocast_ops", "GENERATORS", "format", "formats", "format_aliases", "to_bits", "from_bits", "round", "finfo", "explain", "to_string", "from_string",
            "ROUNDING_MODES", "OVERFLOW_POLICIES", "ENCODINGS", "__version__"]
 __version__ = _core.version
 
@@ -42,6 +42,9 @@ __version__ = _core.version
 ROUNDING_MODES = ("nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic")
 #: Overflow policies: "ieee" (inf, or NaN where the format has no inf) and "saturate" (clamp to +-max).
 OVERFLOW_POLICIES = ("ieee", "saturate")
+#: Counter-based generators of stochastic rounding's random bits, in the order of C++'s mixprec::rng_kind:
+#: "splitmix64" (counter_rng, the default) and "philox4x32_10" (philox_rng: cuRAND's Philox stream).
+GENERATORS = ("splitmix64", "philox4x32_10")
 
 # ml_dtypes' dtype names and the mixprec formats they are (half is numpy's float16).
 _ML_DTYPES = {"bfloat16": "bfloat16", "float8_e4m3fn": "float8_e4m3fn", "float8_e5m2": "float8_e5m2",
@@ -252,21 +255,23 @@ _BUILTIN_CODES = {n: (_core.finfo(n)["storage_bits"], l[0] + l[1] + int(l[4]) + 
                   for n, l in ((n, _core.layout(n)) for n in _core.formats())}
 
 
-def _rounding_args(func: str, rounding, overflow, seed, offset):
-    """(mode index, policy index, seed, offset) checked: a seed with rounding='stochastic' and only then,
-    an offset only with it."""
+def _rounding_args(func: str, rounding, overflow, seed, offset, generator="splitmix64"):
+    """(mode index, policy index, seed, offset, generator index) checked: a seed with
+    rounding='stochastic' and only then, an offset and another generator only with it."""
     mode = _str_arg(func, "rounding mode", rounding, ROUNDING_MODES)
     policy = _str_arg(func, "overflow policy", overflow, OVERFLOW_POLICIES)
+    gen = _str_arg(func, "generator", generator, GENERATORS)
     if seed is not None:
         seed = _int_arg(func, "seed", seed, 0, 2**64)
     offset = _int_arg(func, "offset", offset, 0, 2**64)
     if rounding == "stochastic":
         if seed is None:
             raise ValueError("mixprec.%s: rounding='stochastic' needs a seed (an int in [0, 2**64))" % func)
-    elif seed is not None or offset != 0:
+    elif seed is not None or offset != 0 or gen != 0:
+        what = "seed" if seed is not None else "offset" if offset != 0 else "generator"
         raise ValueError("mixprec.%s: %s is for rounding='stochastic'; rounding=%r uses no random bits"
-                         % (func, "seed" if seed is not None else "offset", rounding))
-    return mode, policy, seed or 0, offset
+                         % (func, what, rounding))
+    return mode, policy, seed or 0, offset, gen
 
 
 def _to_numpy(x):
@@ -302,14 +307,14 @@ def _as_float_array(x, func: str):
     return _np.ascontiguousarray(a), a.shape
 
 
-def _encode(a, format, mode, policy, seed, offset):
+def _encode(a, format, mode, policy, seed, offset, gen=0):
     """Codes of the checked float32/float64 array a (any shape) in the checked format."""
     flat = a.reshape(-1)
     if not isinstance(format, str):
         fn = _core.rt_to_bits_f32 if flat.dtype == _np.float32 else _core.rt_to_bits_f64
-        return fn(flat, *format._args, mode, policy, seed, offset).reshape(a.shape)
+        return fn(flat, *format._args, mode, policy, seed, offset, generator=gen).reshape(a.shape)
     fn = _core.to_bits_f32 if flat.dtype == _np.float32 else _core.to_bits_f64
-    return fn(flat, format, mode, policy, seed, offset).reshape(a.shape)
+    return fn(flat, format, mode, policy, seed, offset, generator=gen).reshape(a.shape)
 
 
 def _decode(c, format):
@@ -321,19 +326,21 @@ def _decode(c, format):
 
 
 def to_bits(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
-            offset: int = 0) -> _np.ndarray:
+            offset: int = 0, generator: str = "splitmix64") -> _np.ndarray:
     """The codes of x rounded once into format (an unsigned integer array of x's shape).
 
     rounding: one of ROUNDING_MODES; "stochastic" needs ``seed``: element i (in C order) uses the
     random bits counter_rng(seed)(offset + i) of the C++ library, so a result is reproducible and
-    equals the C++ ``mixprec::convert`` with the same seed and offset. ``seed`` and a non-zero
-    ``offset`` with another mode raise ValueError (they would change nothing).
+    equals the C++ ``mixprec::convert`` with the same seed and offset. generator="philox4x32_10"
+    takes them from Philox4x32-10 in cuRAND's layout instead (philox_rng(seed)(offset + i): the
+    (offset + i + 1)-th curand() after curand_init(seed, 0, 0)). ``seed``, a non-zero ``offset`` or
+    another generator with another mode raise ValueError (they would change nothing).
     overflow: "ieee" or "saturate". Raises ValueError for an unknown format, mode or policy.
     """
     format = _check_format(format, "to_bits")
-    mode, policy, seed, offset = _rounding_args("to_bits", rounding, overflow, seed, offset)
+    mode, policy, seed, offset, gen = _rounding_args("to_bits", rounding, overflow, seed, offset, generator)
     a, _ = _as_float_array(x, "to_bits")
-    return _encode(a, format, mode, policy, seed, offset)
+    return _encode(a, format, mode, policy, seed, offset, gen)
 
 
 def _codes_array(func: str, codes, format):
@@ -366,16 +373,16 @@ def from_bits(codes, format: "str | format") -> _np.ndarray:
 
 
 def round(x, format: "str | format", rounding: str = "nearest_even", overflow: str = "ieee", seed: int | None = None,
-          offset: int = 0) -> _np.ndarray:
+          offset: int = 0, generator: str = "splitmix64") -> _np.ndarray:
     """x rounded once into format, returned as float64 values (exact): ``from_bits(to_bits(...))``
-    in one pass (the same bits, the same random bits for "stochastic")."""
+    in one pass (the same bits, the same random bits for "stochastic", the same generator)."""
     format = _check_format(format, "round")
-    mode, policy, seed, offset = _rounding_args("round", rounding, overflow, seed, offset)
+    mode, policy, seed, offset, gen = _rounding_args("round", rounding, overflow, seed, offset, generator)
     a, shape = _as_float_array(x, "round")
     if not isinstance(format, str):
-        return _decode(_encode(a, format, mode, policy, seed, offset), format)
+        return _decode(_encode(a, format, mode, policy, seed, offset, gen), format)
     fn = _core.round_f32 if a.dtype == _np.float32 else _core.round_f64
-    return fn(a.reshape(-1), format, mode, policy, seed, offset).reshape(shape)
+    return fn(a.reshape(-1), format, mode, policy, seed, offset, generator=gen).reshape(shape)
 
 
 def finfo(format: "str | format") -> dict:

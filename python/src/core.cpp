@@ -58,6 +58,11 @@ mixprec::overflow parse_overflow(int p) {
   if (!mixprec::is_valid(o)) throw std::invalid_argument("invalid overflow policy");
   return o;
 }
+mixprec::rng_kind parse_generator(int g) {
+  const auto k = static_cast<mixprec::rng_kind>(g);
+  if (g < 0 || !mixprec::is_valid(k)) throw std::invalid_argument("invalid generator");
+  return k;
+}
 
 template <class Storage>
 nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::size_t n) {
@@ -68,9 +73,10 @@ nb::ndarray<nb::numpy, Storage, nb::ndim<1>> owned_array(Storage* data, std::siz
 /// src (float or double, contiguous, 1-D view of any array) rounded into format: the codes.
 template <class S>
 nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, const std::string& format,
-                   int mode, int policy, std::uint64_t seed, std::uint64_t offset, bool fast) {
+                   int mode, int policy, std::uint64_t seed, std::uint64_t offset, bool fast, int generator) {
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
+  const auto g = parse_generator(generator);
   nb::object result;
   with_format(format, [&](auto tag) {
     using T = decltype(tag);
@@ -82,9 +88,9 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
       nb::gil_scoped_release release;
       if (fast) {  // the bulk kernel: x86 fast paths (FP8/FP6/FP4, half, bfloat16) on the thread pool
         mixprec::convert(mixprec::exec::par, mixprec::span<const S>(src.data(), n), mixprec::span<T>(out, n), m, p,
-                         seed, offset);
+                         seed, offset, g);
       } else {  // the portable element loop the fast paths are checked against (tests)
-        const mixprec::sr_rng rng(mixprec::rng_kind::splitmix64, seed);
+        const mixprec::sr_rng rng(g, seed);
         for (std::size_t i = 0; i < n; ++i) out[i] = mixprec::detail::convert_element<T>(src.data()[i], m, p, rng, offset + i);
       }
     } catch (...) {
@@ -130,9 +136,11 @@ void decode(const T* in, double* out, std::size_t n) {
 /// that from_bits(to_bits(src)) gives, with the same random bits (element i: offset + i).
 template <class S>
 nb::object round_values(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src,
-                        const std::string& format, int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+                        const std::string& format, int mode, int policy, std::uint64_t seed, std::uint64_t offset,
+                        int generator) {
   const auto m = parse_mode(mode);
   const auto p = parse_overflow(policy);
+  const auto g = parse_generator(generator);
   nb::object result;
   with_format(format, [&](auto tag) {
     using T = decltype(tag);
@@ -148,7 +156,7 @@ nb::object round_values(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::devi
           // the bulk kernel (its x86 fast paths), then the decode while the codes are in cache
           const std::size_t k = end - b < chunk ? end - b : chunk;
           mixprec::convert(mixprec::exec::seq, mixprec::span<const S>(in + b, k), mixprec::span<T>(codes, k), m, p,
-                           seed, offset + b);
+                           seed, offset + b, g);
           decode(codes, out + b, k);
         }
       });
@@ -337,10 +345,12 @@ nb::dict rt_describe(int e, int m, int enc, int bias, bool is_signed) {
 /// src rounded into a user format: the codes (unsigned integers of the format's width).
 template <class S>
 nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::cpu> src, int e, int m, int enc,
-                      int bias, bool is_signed, int mode, int policy, std::uint64_t seed, std::uint64_t offset) {
+                      int bias, bool is_signed, int mode, int policy, std::uint64_t seed, std::uint64_t offset,
+                      int generator) {
   const auto f = make_rt(e, m, enc, bias, is_signed);
   const auto md = parse_mode(mode);
   const auto p = parse_overflow(policy);
+  const auto g = parse_generator(generator);
   using SF = std::conditional_t<std::is_same<S, float>::value, mixprec::float32_format, mixprec::float64_format>;
   using SU = typename SF::storage_type;
   nb::object result;
@@ -351,7 +361,7 @@ nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device
     const S* in = src.data();
     {
       nb::gil_scoped_release release;
-      const mixprec::counter_rng rng(seed);
+      const mixprec::sr_rng rng(g, seed);
       mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
         SU bits;
         std::memcpy(&bits, in + i, sizeof bits);
@@ -581,17 +591,17 @@ NB_MODULE(_core, m) {
   m.def("canonical_format_name", [](const std::string& name) { return std::string(mixprec::canonical_format_name(name)); },
         nb::arg("name"));
   m.def("to_bits_f32", &to_bits<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true, nb::arg("generator") = 0);
   m.def("to_bits_f64", &to_bits<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true);
+        nb::arg("seed"), nb::arg("offset"), nb::arg("fast") = true, nb::arg("generator") = 0);
   mixprec_py::bind_gemm(m);
   mixprec_py::bind_block_scaling(m);
   m.def("set_num_threads", [](unsigned n) { mixprec::set_num_threads(n); }, nb::arg("n"));
   m.def("num_threads", [] { return mixprec::num_threads(); });
   m.def("round_f32", &round_values<float>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("generator") = 0);
   m.def("round_f64", &round_values<double>, nb::arg("src"), nb::arg("format"), nb::arg("mode"), nb::arg("policy"),
-        nb::arg("seed"), nb::arg("offset"));
+        nb::arg("seed"), nb::arg("offset"), nb::arg("generator") = 0);
   m.def("from_bits", &from_bits, nb::arg("codes"), nb::arg("format"));
   m.def("finfo", &finfo, nb::arg("format"));
   m.def("layout", &layout, nb::arg("format"));
@@ -601,8 +611,12 @@ NB_MODULE(_core, m) {
   m.def("code_from_string", &code_from_string);
   m.def("autocast_table", &autocast_table);
   m.def("rt_describe", &rt_describe);
-  m.def("rt_to_bits_f32", &rt_to_bits<float>);
-  m.def("rt_to_bits_f64", &rt_to_bits<double>);
+  m.def("rt_to_bits_f32", &rt_to_bits<float>, nb::arg("src"), nb::arg("e"), nb::arg("m"), nb::arg("enc"),
+        nb::arg("bias"), nb::arg("is_signed"), nb::arg("mode"), nb::arg("policy"), nb::arg("seed"), nb::arg("offset"),
+        nb::arg("generator") = 0);
+  m.def("rt_to_bits_f64", &rt_to_bits<double>, nb::arg("src"), nb::arg("e"), nb::arg("m"), nb::arg("enc"),
+        nb::arg("bias"), nb::arg("is_signed"), nb::arg("mode"), nb::arg("policy"), nb::arg("seed"), nb::arg("offset"),
+        nb::arg("generator") = 0);
   m.def("rt_from_bits", &rt_from_bits);
   m.def("rt_from_string", &rt_from_string);
   m.def("rt_code_to_string", &rt_code_to_string);
