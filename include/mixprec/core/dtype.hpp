@@ -160,7 +160,7 @@ MIXPREC_HD constexpr dtype promote_types(dtype a, dtype b) noexcept {
 }
 
 /// Writes t.name() as a string is written (width, fill and adjustment apply; wide streams widen
-/// it). Declared for any std::basic_ostream without including <ostream>: the caller's stream
+/// it). Declared for any std::basic_ostream without including the ostream header: the caller's stream
 /// header brings the character output it uses.
 ///   std::ostringstream s;  s << std::setw(10) << mixprec::dtype::bfloat16() << '|';  // "  bfloat16|"
 template <class CharT, class Traits>

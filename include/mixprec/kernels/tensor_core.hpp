@@ -101,12 +101,20 @@ enum class mma_output : unsigned char {
   f32_rne      ///< f32, nearest even (AMD CDNA3)
 };
 
-/// Operand formats (bit flags of mma_model::operands).
-inline constexpr unsigned mma_f16 = 1u, mma_bf16 = 2u, mma_tf32 = 4u, mma_e4m3 = 8u, mma_e5m2 = 16u, mma_e2m1 = 32u,
-                          mma_e4m3fnuz = 64u, mma_e5m2fnuz = 128u;
+// Operand formats (bit flags of mma_model::operands).
+inline constexpr unsigned mma_f16 = 1u;         ///< operand flag: half
+inline constexpr unsigned mma_bf16 = 2u;        ///< operand flag: bfloat16
+inline constexpr unsigned mma_tf32 = 4u;        ///< operand flag: tf32
+inline constexpr unsigned mma_e4m3 = 8u;        ///< operand flag: float8_e4m3fn
+inline constexpr unsigned mma_e5m2 = 16u;       ///< operand flag: float8_e5m2
+inline constexpr unsigned mma_e2m1 = 32u;       ///< operand flag: float4_e2m1fn
+inline constexpr unsigned mma_e4m3fnuz = 64u;   ///< operand flag: float8_e4m3fnuz
+inline constexpr unsigned mma_e5m2fnuz = 128u;  ///< operand flag: float8_e5m2fnuz
 
-/// Block-scale layouts (bit flags of mma_model::scales).
-inline constexpr unsigned mma_ue8m0_block32 = 1u, mma_ue8m0_block16 = 2u, mma_ue4m3_block16 = 4u;
+// Block-scale layouts (bit flags of mma_model::scales).
+inline constexpr unsigned mma_ue8m0_block32 = 1u;  ///< scale flag: UE8M0 per 32 elements
+inline constexpr unsigned mma_ue8m0_block16 = 2u;  ///< scale flag: UE8M0 per 16 elements
+inline constexpr unsigned mma_ue4m3_block16 = 4u;  ///< scale flag: UE4M3 per 16 elements
 
 /// One instruction's datapath (the header comment).
 struct mma_model {

@@ -62,7 +62,7 @@ void fp8_block_dequantize(const char* who, const T& t, float* out) {
 }
 }  // namespace detail
 
-/// The two DeepSeek FP8 block references (docs/pages/fp8-scaling.md, "DeepSeek FP8 blocks").
+/// The two DeepSeek FP8 block references (docs/pages/fp8-scaling.md, "DeepSeek FP8 blocks: the two references").
 enum class deepseek_fp8_variant : unsigned char {
   v3,       ///< DeepSeek-V3 act_quant_kernel: x / s, UE8M0 from float32 ceil(log2 s)
   deepgemm  ///< DeepGEMM per_token_cast_to_fp8: x * (1 / s), UE8M0 from the exponent bits

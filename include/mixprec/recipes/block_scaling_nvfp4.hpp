@@ -20,7 +20,7 @@
 // Dequantize (te orders; nvfp4_dequantize_order): exact (the default) P * S * float(1 / S_enc)
 // rounded once; te_nvte TE's nvte_dequantize (dequantize_nvfp4.cuh), float products in the order
 // P * ((S * amax) * float(1 / 2688)) with amax = t.tensor_amax (which quantize records); at most a
-// few ulp apart (docs/pages/recipe-nvfp4.md, "Dequantize").
+// few ulp apart (docs/pages/recipe-nvfp4.md, "Dequantize (te orders)").
 // nvfp4_dequantize_order_from_name("exact" / "te_nvte"): std::invalid_argument naming both otherwise.
 // Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in 1x16, 16x1 or 16x16 blocks,
 // or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
@@ -59,7 +59,7 @@ enum class nvfp4_order : unsigned char { te, te_legacy, torchao, torchao_single,
 enum class nvfp4_46_metric : unsigned char { mse, mae, abs_max };
 /// How TE's element encode factor R is computed (docs/pages/recipe-nvfp4.md, "Orders").
 enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
-/// How the te orders dequantize (docs/pages/recipe-nvfp4.md, "Dequantize"): exact is
+/// How the te orders dequantize (docs/pages/recipe-nvfp4.md, "Dequantize (te orders)"): exact is
 /// P * S * float(1 / S_enc) rounded once; te_nvte is TE's nvte_dequantize,
 /// P * ((S * amax) * float(1 / 2688)), each product a float.
 enum class nvfp4_dequantize_order : unsigned char { exact, te_nvte };
