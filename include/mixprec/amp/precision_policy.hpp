@@ -16,10 +16,8 @@
 #define MIXPREC_PRECISION_POLICY_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/precision_policy.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/amp/precision_policy.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <cstddef>
 #include <optional>

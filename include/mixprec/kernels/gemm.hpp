@@ -22,10 +22,8 @@
 #define MIXPREC_KERNELS_GEMM_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/kernels/gemm.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/gemm.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <algorithm>
 #include <atomic>

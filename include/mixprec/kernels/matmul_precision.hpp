@@ -13,10 +13,8 @@
 #define MIXPREC_MATMUL_PRECISION_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/matmul_precision.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/matmul_precision.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <atomic>
 #include <stdexcept>

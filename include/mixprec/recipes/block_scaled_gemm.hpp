@@ -40,10 +40,8 @@
 #define MIXPREC_BLOCK_SCALED_GEMM_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/block_scaled_gemm.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/recipes/block_scaled_gemm.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <algorithm>
 #include <array>

@@ -29,10 +29,8 @@
 #define MIXPREC_BLOCK_SCALING_FP8_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/block_scaling_fp8.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/recipes/block_scaling_fp8.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -33,10 +33,8 @@
 #define MIXPREC_BLOCK_SCALING_NVFP4_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/block_scaling_nvfp4.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/recipes/block_scaling_nvfp4.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <cmath>
 #include <cstddef>

@@ -15,10 +15,8 @@
 #define MIXPREC_FP8_SCALING_HPP
 
 #include "../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/fp8_scaling.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/recipes/fp8_scaling.hpp
+#include "../core/detail/needs_exceptions.hpp"
 
 #include <cmath>
 #include <cstddef>

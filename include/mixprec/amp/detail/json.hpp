@@ -16,10 +16,8 @@
 #define MIXPREC_DETAIL_JSON_HPP
 
 #include "../../core/config.hpp"
-#if !MIXPREC_HAS_EXCEPTIONS && !defined(__CUDA_ARCH__)
-#error "mixprec/detail/json.hpp needs C++ exceptions (it is compiled with -fno-exceptions here); the numeric core, mixprec/mixprec.hpp, does not"
-#include "mixprec: compilation stopped (see the error above)"
-#endif
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/amp/detail/json.hpp
+#include "../../core/detail/needs_exceptions.hpp"
 
 #include <cmath>
 #include <cstddef>
