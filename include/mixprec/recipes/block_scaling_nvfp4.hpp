@@ -11,9 +11,12 @@
 // order: nvfp4_order::te (Transformer Engine's core_nvfp4.cuh, the default; encode factor
 // reciprocal or quotient), te_legacy (TE's earlier order), torchao and torchao_single (torchao
 // 0.18 with and without a per-tensor scale). Blocks: block_rowwise(16) (default),
-// block_columnwise(16) or {16, 16}. Optional stochastic rounding (counter-based, not TE's Philox)
-// and 16-point random Hadamard transform (1D blocks; lengths a multiple of 16, else
-// std::invalid_argument). Each order's formulas, the transform: docs/pages/recipe-nvfp4.md.
+// block_columnwise(16) or {16, 16}. Optional stochastic rounding: sr_layout counter (the default,
+// mixprec's counter-based bits) or te_vector_blockwise (the Philox4x32-10 bits and software E2M1
+// rounder of TE's quantize_transpose_vector_blockwise_fp4, its kernel for float32 input, as TE
+// launches it: TE's rng_state {seed, sr_offset} gives TE's bits); and 16-point random Hadamard
+// transform (1D blocks; lengths a multiple of 16, else std::invalid_argument). Each order's
+// formulas, the transform, the layout: docs/pages/recipe-nvfp4.md.
 //
 // four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
 // block error metric mse, mae or abs_max).
@@ -46,6 +49,7 @@
 
 #include "block_scaling.hpp"
 #include "detail/simd_block_scaling.hpp"
+#include "../core/random.hpp"
 #include "../core/round_to.hpp"
 #include "../core/types.hpp"
 
@@ -61,6 +65,26 @@ enum class nvfp4_encode_factor : unsigned char { reciprocal, quotient };
 /// P * S * float(1 / S_enc) rounded once; te_nvte is TE's nvte_dequantize,
 /// P * ((S * amax) * float(1 / 2688)), each product a float.
 enum class nvfp4_dequantize_order : unsigned char { exact, te_nvte };
+
+/// Where stochastic rounding's random bits come from, and how they round
+/// (docs/pages/recipe-nvfp4.md, "Stochastic rounding"): counter is mixprec's counter-based draw
+/// (32 bits per element from (seed, row-major index)); te_vector_blockwise is Transformer Engine's
+/// quantize_transpose_vector_blockwise_fp4 (Philox4x32-10 per CUDA thread, 8 bits per element,
+/// TE's software E2M1 rounder).
+enum class nvfp4_sr_layout : unsigned char { counter, te_vector_blockwise };
+
+/// "counter" or "te_vector_blockwise".
+inline const char* nvfp4_sr_layout_name(nvfp4_sr_layout l) noexcept {
+  return l == nvfp4_sr_layout::te_vector_blockwise ? "te_vector_blockwise" : "counter";
+}
+
+/// The layout named name ("counter", "te_vector_blockwise"); std::invalid_argument naming both otherwise.
+inline nvfp4_sr_layout nvfp4_sr_layout_from_name(const std::string& name) {
+  if (name == "counter") return nvfp4_sr_layout::counter;
+  if (name == "te_vector_blockwise") return nvfp4_sr_layout::te_vector_blockwise;
+  throw std::invalid_argument("mixprec::nvfp4_sr_layout_from_name: unknown NVFP4 stochastic-rounding layout '" +
+                              name + "' (allowed: counter, te_vector_blockwise)");
+}
 
 /// "exact" or "te_nvte".
 inline const char* nvfp4_dequantize_order_name(nvfp4_dequantize_order o) noexcept {
@@ -143,6 +167,72 @@ inline float f32_div(float a, float b) noexcept { return a / b; }  // IEEE float
 inline float e4m3_satfinite(float v) noexcept {
   return static_cast<float>(round_to<float8_ue4m3>(v, rounding::nearest_even, overflow::saturate));
 }
+
+/// TE's software E2M1 stochastic rounder (util/ptx.cuh, stochastic_round_fp4_e2m1): 8 random bits
+/// r, u = r / 256, t = fmaf(u, step(|x|), |x|), q = fminf(floor(t / step(t)) * step(t), 6) with
+/// step 0.5 below 2, 1 in [2, 4), 2 from 4; the sign of x (NaN: +6). Each float operation as TE's.
+inline float te_sr_e2m1(float x, std::uint32_t r8) noexcept {
+  const float u = static_cast<float>(r8 & 0xFFu) * (1.0f / 256.0f);
+  const float a = std::fabs(x);
+  const float step = a >= 4.0f ? 2.0f : (a >= 2.0f ? 1.0f : 0.5f);
+  const float t = std::fma(u, step, a);  // one rounding, as fmaf
+  const float step_t = t >= 4.0f ? 2.0f : (t >= 2.0f ? 1.0f : 0.5f);
+  const float inv_step_t = t >= 4.0f ? 0.5f : (t >= 2.0f ? 1.0f : 2.0f);
+  const float q = std::fmin(std::floor(t * inv_step_t) * step_t, 6.0f);
+  return std::copysign(q, std::isnan(x) ? 1.0f : x);
+}
+
+/// The random bits of TE's quantize_transpose_vector_blockwise_fp4 (transpose/
+/// quantize_transpose_vector_blockwise_fp4.cu) for a rows x cols tensor: grid (ceil(cols / 128),
+/// ceil(rows / 128)) of 256 threads, one 128 x 128 tile per CUDA block; thread t of block (bx, by)
+/// owns the Philox4x32-10 stream key = seed, counter = (t + 256 (bx + by ceil(cols / 128))) 2^64 +
+/// offset + k for its k-th 128-bit draw, and spends its words in order, 8 bits per element.
+class te_vector_blockwise_bits {
+ public:
+  te_vector_blockwise_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, bool columnwise,
+                           bool after_rowwise) noexcept
+      : seed_(seed), offset_(offset), grid_x_((cols + 127) / 128), columnwise_(columnwise),
+        base_(after_rowwise ? 4u : 0u) {}
+
+  /// The 8 bits (0..255) of element (i, j).
+  std::uint32_t operator()(std::size_t i, std::size_t j) noexcept {
+    const std::size_t rr = i % 128, cc = j % 128;
+    std::uint64_t tid, k;
+    std::size_t word, byte;
+    if (!columnwise_) {  // step 2: rows rr % 32 of iteration rr / 32, 16 columns per thread
+      tid = (rr % 32) * 8 + cc / 16;
+      k = rr / 32;
+      word = (cc % 16) / 4;
+      byte = cc % 4;
+    } else {  // step 3: 16 rows x one column per (iteration, smem_idx), after step 2's 4 draws
+      tid = ((cc / 2) % 32) * 8 + rr / 16;
+      k = base_ + (cc / 64) * 2 + cc % 2;
+      word = (rr % 16) / 4;
+      byte = rr % 4;
+    }
+    const std::uint64_t seq = tid + 256u * (static_cast<std::uint64_t>(j / 128) + static_cast<std::uint64_t>(i / 128) * grid_x_);
+    if (!cached_ || seq != seq_ || k != k_) {
+      const std::uint64_t lo = offset_ + k;  // the 128-bit counter seq * 2^64 + offset + k
+      const std::uint64_t hi = seq + (lo < offset_ ? 1u : 0u);
+      block_ = philox4x32<10>(philox4x32_block{static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
+                                               static_cast<std::uint32_t>(hi), static_cast<std::uint32_t>(hi >> 32)},
+                              static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32));
+      seq_ = seq;
+      k_ = k;
+      cached_ = true;
+    }
+    const std::uint32_t w = word == 0 ? block_.x : word == 1 ? block_.y : word == 2 ? block_.z : block_.w;
+    return (w >> (8 * byte)) & 0xFFu;
+  }
+
+ private:
+  std::uint64_t seed_, offset_, grid_x_;
+  bool columnwise_;
+  std::uint64_t base_;
+  bool cached_ = false;
+  std::uint64_t seq_ = 0, k_ = 0;
+  philox4x32_block block_{0, 0, 0, 0};
+};
 }  // namespace detail
 
 /// NVFP4 recipe (docs/pages/recipe-nvfp4.md).
@@ -160,6 +250,9 @@ struct nvfp4_recipe {
   std::uint16_t hadamard_signs = 0;  ///< hadamard: bit j set negates input j of each block (D)
   nvfp4_46_metric metric = nvfp4_46_metric::mse;  ///< four_over_six's error metric
   nvfp4_dequantize_order dequantize_order = nvfp4_dequantize_order::exact;  ///< te orders: how dequantize multiplies
+  nvfp4_sr_layout sr_layout = nvfp4_sr_layout::counter;  ///< stochastic: whose random bits and rounder
+  std::uint64_t sr_offset = 0;  ///< te_vector_blockwise: TE's rng_state[1] (seed is rng_state[0])
+  bool sr_after_rowwise = true;  ///< te_vector_blockwise, 16x1 blocks: TE's call also wrote the rowwise output
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
@@ -174,7 +267,7 @@ struct nvfp4_recipe {
     std::string name = names[o];
     if (order == nvfp4_order::te || order == nvfp4_order::te_legacy) {
       if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
-      if (stochastic) name += "/sr";
+      if (stochastic) name += sr_layout == nvfp4_sr_layout::counter ? "/sr" : "/sr/te_vector_blockwise";
     }
     if (order == nvfp4_order::four_over_six) {
       name += metric == nvfp4_46_metric::mse ? "/mse" : metric == nvfp4_46_metric::mae ? "/mae" : "/abs_max";
@@ -223,8 +316,16 @@ struct nvfp4_recipe {
   /// the tensor amax, or null to compute it.
   void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
                         tensor_type& t, const float* given_amax = nullptr) const {
-    detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
+    const bool te_bits = te_order && stochastic && sr_layout == nvfp4_sr_layout::te_vector_blockwise;
+    if (te_bits && (hadamard || !(block == block_rowwise(16) || block == block_columnwise(16) ||
+                                  block == block_shape{16, 16}))) {
+      throw std::invalid_argument(
+          "mixprec::nvfp4_recipe::quantize: sr_layout te_vector_blockwise models TE's kernel for 1x16, 16x1 and "
+          "16x16 blocks without the Hadamard transform (allowed: those blocks, hadamard = false; or sr_layout "
+          "counter)");
+    }
+    detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
     const bool rowwise16 = block == block_rowwise(16), tiles16 = block == block_shape{16, 16};
     if (te_order && !stochastic && !hadamard && (rowwise16 || tiles16) && cols % 16 == 0 &&
@@ -244,7 +345,7 @@ struct nvfp4_recipe {
       }
     }
     const bool colwise16 = block == block_columnwise(16);
-    if (te_order && (stochastic ? rowwise16 || colwise16 : colwise16) && !hadamard && cols % 16 == 0 &&
+    if (te_order && !te_bits && (stochastic ? rowwise16 || colwise16 : colwise16) && !hadamard && cols % 16 == 0 &&
         level != detail::simd_level::portable &&
         (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
       detail::nvfp4_fast_params p;
@@ -277,6 +378,7 @@ struct nvfp4_recipe {
     const float pts = order == nvfp4_order::torchao ? detail::f32_div(amax, 2688.0f) : 1.0f;
     t.tensor_scale = te ? s_enc : pts;
     const float flt_max = std::numeric_limits<float>::max();
+    detail::te_vector_blockwise_bits te_rbits(seed, sr_offset, cols, block == block_columnwise(16), sr_after_rowwise);
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       const float b = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
@@ -301,7 +403,10 @@ struct nvfp4_recipe {
         for (std::size_t j = c0; j < c1; ++j) {
           const std::size_t k = i * cols + j;
           const float v = in[k] * r;  // one IEEE float product (= f32_mul; nothing to contract with)
-          if (te && stochastic) {
+          if (te_bits) {
+            t.elements[k] = round_to<float4_e2m1fn>(detail::te_sr_e2m1(v, te_rbits(i, j)), rounding::nearest_even,
+                                                    overflow::saturate);
+          } else if (te && stochastic) {
             const auto bits = static_cast<std::uint32_t>(detail::counter_bits(seed, k) >> 32);
             t.elements[k] = round_to<float4_e2m1fn>(v, rounding::stochastic, overflow::saturate, bits);
           } else {
