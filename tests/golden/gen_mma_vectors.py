@@ -1,11 +1,27 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""Generates tests/golden/mma_vectors.txt: tensor-core outputs computed by MMA-Sim
-(github microsoft/MMA-Sim, MIT; arXiv 2511.10909), the bit-accurate reference that mixprec's
-presets (include/mixprec/kernels/tensor_core.hpp) are checked against by tests/test_gemm.cpp.
+"""Generates tests/golden/mma_vectors.txt and tests/golden/mma_vectors_f8f6f4.txt: tensor-core
+outputs computed by MMA-Sim (github microsoft/MMA-Sim, MIT; arXiv 2511.10909), the bit-accurate
+reference that mixprec's presets (include/mixprec/kernels/tensor_core.hpp) are checked against by
+tests/test_gemm.cpp and tests/test_tensor_core.cpp.
 
-    python3 tests/golden/gen_mma_vectors.py /path/to/MMA-Sim [out.txt [preset,preset,...]]
+    python3 tests/golden/gen_mma_vectors.py /path/to/MMA-Sim [out.txt [preset,preset,...|f8f6f4]]
     python3 tests/golden/gen_mma_vectors.py /path/to/MMA-Sim --time    # MMA-Sim's speed
+
+out.txt (default tests/golden/mma_vectors.txt) gets the presets' tiles; the FP4/FP6 operand tiles
+of kind::f8f6f4 and kind::mxf8f6f4 go to out.txt's name with _f8f6f4 before .txt. A list of presets
+writes only those (`f8f6f4`: only the FP4/FP6 file). The presets from cdna1_mfma_f16_f32 on and the
+FP4/FP6 tiles reseed per preset, so a partial run gives the same tiles as a full one.
+
+Two of MMA-Sim's models fail as published, and the script runs them with these changes (nothing
+else of MMA-Sim is changed; tests/golden/README or docs/pages/tensor-cores.md say what is claimed):
+- AMD CDNA1/CDNA2 f16/bf16 mfma: pairwise_dot asserts float32 operands; they are widened to float32
+  (exact) before it.
+- Blackwell kind::f8f6f4 / kind::mxf8f6f4 with e2m1 operands (given as uint8, which its fused sum
+  cannot decode) or e2m3 / e3m2 (marked TODO): the operands are carried in an FNUZ FP8 tensor that
+  holds their values exactly, and MMA-Sim's table of smallest normal exponents (dtype_min_exponent)
+  gives the carrier the FP4/FP6 format's own (e2m1 and e2m3: 0, e3m2: -2), so MMA-Sim's own fused
+  sum runs on them unchanged.
 
 MMA-Sim needs torch (PyPI's torch; on a machine without CUDA its CUDA libraries still install
 from PyPI and load). The output is deterministic (seeded).
@@ -35,10 +51,13 @@ from mmasim.simulator.amd import mfma  # noqa: E402
 DT = {"f16": torch.float16, "bf16": torch.bfloat16, "tf32": torch.float32, "e4m3": torch.float8_e4m3fn,
       "e5m2": torch.float8_e5m2, "f32": torch.float32, "e4m3fnuz": torch.float8_e4m3fnuz,
       "e5m2fnuz": torch.float8_e5m2fnuz, "ue8m0": torch.float8_e8m0fnu, "ue4m3": torch.float8_e4m3fn}
-WIDTH = {"e4m3fnuz": 2, "e5m2fnuz": 2, "f16": 4, "bf16": 4, "tf32": 8, "e4m3": 2, "e5m2": 2, "e2m1": 1, "f32": 8, "ue8m0": 2, "ue4m3": 2}
+WIDTH = {"e2m3": 2, "e3m2": 2, "e4m3fnuz": 2, "e5m2fnuz": 2, "f16": 4, "bf16": 4, "tf32": 8, "e4m3": 2, "e5m2": 2, "e2m1": 1, "f32": 8, "ue8m0": 2, "ue4m3": 2}
 # (exponent bits, mantissa bits, storage bits) of the operand codes
 LAYOUT = {"f16": (5, 10, 16), "bf16": (8, 7, 16), "tf32": (8, 23, 32), "e4m3": (4, 3, 8), "e5m2": (5, 2, 8),
-          "e2m1": (2, 1, 4), "e4m3fnuz": (4, 3, 8), "e5m2fnuz": (5, 2, 8)}
+          "e2m1": (2, 1, 4), "e4m3fnuz": (4, 3, 8), "e5m2fnuz": (5, 2, 8), "e2m3": (2, 3, 6), "e3m2": (3, 2, 6)}
+FP4FP6 = ("e2m1", "e2m3", "e3m2")  # no Inf or NaN
+# FP4/FP6 in kind::f8f6f4: the FNUZ FP8 tensor that carries the values, and the format's emin
+CARRIER = {"e2m1": (torch.float8_e4m3fnuz, 0), "e2m3": (torch.float8_e4m3fnuz, 0), "e3m2": (torch.float8_e5m2fnuz, -2)}
 AMD_Q = {"e4m3fnuz": "fp8", "e5m2fnuz": "bf8"}
 
 # preset -> (constructor(a_fmt, b_fmt), instruction k, operand formats, accumulator "f32"/"f16", scales)
@@ -80,7 +99,27 @@ PRESETS = {
     "cdna3_mfma_bf16_f32": (lambda a, b: mfma("CDNA3", "f32_32x32x8_bf16"), 8, ["bf16"], "f32", None),
     "cdna3_mfma_fp8_f32": (lambda a, b: mfma("CDNA3", f"f32_16x16x32_{AMD_Q[a]}_{AMD_Q[b]}"), 32,
                            ["e4m3fnuz", "e5m2fnuz"], "f32", None),
+    # AMD CDNA1/CDNA2 (pairwise_dot given float32 operands: the docstring)
+    "cdna1_mfma_f16_f32": (lambda a, b: mfma("CDNA1", "f32_32x32x8f16"), 8, ["f16"], "f32", None),
+    "cdna1_mfma_bf16_f32": (lambda a, b: mfma("CDNA1", "f32_32x32x4bf16"), 4, ["bf16"], "f32", None),
+    "cdna2_mfma_f16_f32": (lambda a, b: mfma("CDNA2", "f32_32x32x8f16"), 8, ["f16"], "f32", None),
+    "cdna2_mfma_bf16_f32": (lambda a, b: mfma("CDNA2", "f32_32x32x8bf16_1k"), 8, ["bf16"], "f32", None),
 }
+RESEED_FROM = "cdna1_mfma_f16_f32"
+# kind::f8f6f4 / kind::mxf8f6f4 with FP4/FP6 operands: preset -> operand pairs (mma_vectors_f8f6f4.txt)
+F6F4_PAIRS = [("e2m1", "e2m1"), ("e2m3", "e2m3"), ("e3m2", "e3m2"), ("e2m3", "e3m2"), ("e4m3", "e2m1"),
+              ("e3m2", "e5m2"), ("e2m1", "e2m3"), ("e5m2", "e2m3")]
+F6F4_PRESETS = ["blackwell_tcgen05_f8f6f4_f32", "blackwell_tcgen05_f8f6f4_f16", "blackwell_tcgen05_mxf8f6f4"]
+
+
+def _widened_pairwise():
+    """MMA-Sim's CDNA1/2 mfma with pairwise_dot given float32 operands (exact widening)."""
+    import mmasim.simulator.amd as amd_sim
+    orig = amd_sim.pairwise_dot
+    amd_sim.pairwise_dot = lambda a, b, flush=False: orig(a.float(), b.float(), flush)
+
+
+_widened_pairwise()
 
 rng = random.Random(20261204)
 
@@ -90,7 +129,7 @@ def make_code(fmt, style):
     e_bits, m_bits, _ = LAYOUT[fmt]
     bias = (1 << (e_bits - 1)) - 1
     sign = rng.getrandbits(1)
-    e_max_field = (1 << e_bits) - 1 if fmt in ("e4m3", "e2m1", "e4m3fnuz", "e5m2fnuz") else (1 << e_bits) - 2
+    e_max_field = (1 << e_bits) - 1 if fmt in ("e4m3", "e4m3fnuz", "e5m2fnuz") + FP4FP6 else (1 << e_bits) - 2
     if style == "zero" or (style != "special" and rng.random() < 0.04):
         e, m = 0, 0
     elif style == "sub":
@@ -133,7 +172,17 @@ def special_code(fmt):
     return rng.choice([0x7F800000, 0xFF800000, 0x7FC00000])
 
 
-def codes_to_tensor(codes, fmt, shape):
+def fp4fp6_value(code, fmt):
+    e_bits, m_bits, _ = LAYOUT[fmt]
+    bias = (1 << (e_bits - 1)) - 1
+    e, m = (code >> m_bits) & ((1 << e_bits) - 1), code & ((1 << m_bits) - 1)
+    v = m * 2.0 ** (1 - bias - m_bits) if e == 0 else (1 + m * 2.0 ** -m_bits) * 2.0 ** (e - bias)
+    return -v if code >> (e_bits + m_bits) else v
+
+
+def codes_to_tensor(codes, fmt, shape, packed=True):
+    if fmt in FP4FP6 and not (packed and fmt == "e2m1"):  # kind::f8f6f4: the FNUZ FP8 carrier
+        return torch.tensor([fp4fp6_value(c, fmt) for c in codes], dtype=torch.float64).reshape(shape).to(CARRIER[fmt][0])
     if fmt == "e2m1":  # packed two per byte, element 2i in the low nibble
         rows, cols = shape
         flat = []
@@ -155,9 +204,8 @@ def tensor_bits(t, acc):
 
 
 def value_of(code, fmt):
-    if fmt == "e2m1":
-        v = [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 4.0, 6.0][code & 7]
-        return -v if code & 8 else v
+    if fmt in FP4FP6:
+        return fp4fp6_value(code, fmt)
     return codes_to_tensor([code], fmt, (1, 1)).double().item() if fmt != "tf32" else \
         codes_to_tensor([code], fmt, (1, 1)).item()
 
@@ -199,7 +247,17 @@ def scale_code(sfmt, style, top=254):
 
 def gen_tile(preset, a_fmt, b_fmt, k_total, rows, styles, special=False, sfmt=None, block=0, full=False):
     ctor, ik, _, acc, scales = PRESETS[preset]
-    sim = ctor(a_fmt, b_fmt) if scales is None else ctor(a_fmt, b_fmt, sfmt, block)
+    f6f4 = ik == 32 and (a_fmt in FP4FP6 or b_fmt in FP4FP6)  # kind::f8f6f4 with FP4/FP6: the carriers
+    qa, qb = ("e4m3" if f6f4 and a_fmt in FP4FP6 else a_fmt), ("e4m3" if f6f4 and b_fmt in FP4FP6 else b_fmt)
+    sim = ctor(qa, qb) if scales is None else ctor(qa, qb, sfmt, block)
+    if f6f4:
+        from mmasim.simulator import arithmetic
+        saved = dict(arithmetic.dtype_min_exponent)
+        for f in (a_fmt, b_fmt):
+            if f in FP4FP6:
+                arithmetic.dtype_min_exponent[CARRIER[f][0]] = CARRIER[f][1]
+        sim.a_type = CARRIER[a_fmt][0] if a_fmt in FP4FP6 else sim.a_type
+        sim.b_type = CARRIER[b_fmt][0] if b_fmt in FP4FP6 else sim.b_type
     M, N = sim.m, sim.n
     if full:
         rows = M
@@ -228,7 +286,7 @@ def gen_tile(preset, a_fmt, b_fmt, k_total, rows, styles, special=False, sfmt=No
                 if b_fmt in ("e4m3fnuz", "e5m2fnuz") and Bt[j][p] == 0x80:
                     Bt[j][p] = 0
             Bt[j][rng.randrange(k_total)] = make_code(b_fmt, "narrow")
-    if special and a_fmt != "e2m1":  # e2m1 has no Inf or NaN (the scales do)
+    if special and a_fmt not in FP4FP6 and b_fmt not in FP4FP6:  # FP4/FP6 have no Inf or NaN (the scales do)
         for _ in range(3):
             i, j, p = rng.randrange(min(rows, M)), rng.randrange(N), rng.randrange(k_total)
             if rng.random() < 0.5:
@@ -259,8 +317,8 @@ def gen_tile(preset, a_fmt, b_fmt, k_total, rows, styles, special=False, sfmt=No
     for k0 in range(0, k_total, ik):
         a_codes = [A[i][k0 + p] if k0 + p < k_total else 0 for i in range(M) for p in range(ik)]
         b_codes = [Bt[j][k0 + p] if k0 + p < k_total else 0 for j in range(N) for p in range(ik)]
-        At = codes_to_tensor(a_codes, a_fmt, (M, ik))
-        Bm = codes_to_tensor(b_codes, b_fmt, (N, ik)).T  # e2m1: packed along k
+        At = codes_to_tensor(a_codes, a_fmt, (M, ik), ik == 64)
+        Bm = codes_to_tensor(b_codes, b_fmt, (N, ik), ik == 64).T  # mxf4nvf4's e2m1: packed along k
         if scales is None:
             D = sim(At, Bm, D)
         else:
@@ -269,6 +327,9 @@ def gen_tile(preset, a_fmt, b_fmt, k_total, rows, styles, special=False, sfmt=No
             sa = [SA[i][k0 // block + q] if k0 + q * block < k_total else one for i in range(M) for q in range(nb)]
             sb = [SB[j][k0 // block + q] if k0 + q * block < k_total else one for q in range(nb) for j in range(N)]
             D = sim(At, Bm, D, codes_to_tensor(sa, sfmt, (M, nb)), codes_to_tensor(sb, sfmt, (nb, N)))
+    if f6f4:
+        arithmetic.dtype_min_exponent.clear()
+        arithmetic.dtype_min_exponent.update(saved)
     dbits = tensor_bits(D, acc)
     w, wc = WIDTH[a_fmt], (8 if acc == "f32" else 4)
     hx = lambda vals, width: "".join(format(v, "0%dx" % width) for v in vals)
@@ -307,11 +368,16 @@ def time_mmasim():
 def main():
     if OUT == "--time":
         return time_mmasim()
+    global rng
     out = ["# MMA-Sim tensor-core vectors, generated by tests/golden/gen_mma_vectors.py (see its docstring)."]
     only = set(sys.argv[3].split(",")) if len(sys.argv) > 3 else None
+    reseed = False
     for preset, (_, ik, fmts, acc, scales) in PRESETS.items():
+        reseed = reseed or preset == RESEED_FROM
         if only and preset not in only:
             continue
+        if reseed:
+            rng = random.Random("20261204 " + preset)
         pairs = [(a, b) for a in fmts for b in fmts]
         layouts = scales or [(None, 0)]
         rows = 8
@@ -339,7 +405,29 @@ def main():
         if preset == "hopper_wgmma_fp8_f32":  # the issue's case: a whole random m64n8k32 e4m3 tile
             out.append(gen_tile(preset, "e4m3", "e4m3", 32, 64, ["narrow"], full=True))
         print(preset, n, "tiles", file=sys.stderr)
-    with open(OUT, "w") as f:
+    if not only or only != {"f8f6f4"}:
+        with open(OUT, "w") as f:
+            f.write("\n".join(out) + "\n")
+    if only and "f8f6f4" not in only:
+        return
+    out = ["# MMA-Sim tensor-core vectors with FP4/FP6 operands (kind::f8f6f4, kind::mxf8f6f4), generated by",
+           "# tests/golden/gen_mma_vectors.py (see its docstring: the operands' carrier and emin)."]
+    for preset in F6F4_PRESETS:
+        rng = random.Random("20261204 f8f6f4 " + preset)
+        scales = PRESETS[preset][4]
+        sfmt, block = scales[0] if scales else (None, 0)
+        plan = [(32, ["narrow", "rand", "mixed", "sub"], False), (32, ["cancel", "narrow", "mixed"], False),
+                (32, ["sub", "zero", "narrow"], False), (96, ["narrow", "cancel", "mixed"], False),
+                (64 if block else 51, ["rand", "mixed"], False)]
+        if block:
+            plan.append((32, ["narrow", "rand"], True))  # a NaN scale
+        n = 0
+        for a, b in F6F4_PAIRS:
+            for k_total, styles, special in plan:
+                out.append(gen_tile(preset, a, b, k_total, 8, styles, special, sfmt, block))
+                n += 1
+        print(preset, "FP4/FP6", n, "tiles", file=sys.stderr)
+    with open(OUT[:-4] + "_f8f6f4.txt", "w") as f:
         f.write("\n".join(out) + "\n")
 
 

@@ -90,6 +90,10 @@ enum class mma_preset : unsigned char {
   cdna3_mfma_f16_f32,            ///< AMD CDNA3 v_mfma_f32_32x32x8_f16 (groups of 8)
   cdna3_mfma_bf16_f32,           ///< AMD CDNA3 v_mfma_f32_32x32x8_bf16 (groups of 8)
   cdna3_mfma_fp8_f32,            ///< AMD CDNA3 v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (groups of 16)
+  cdna1_mfma_f16_f32,            ///< AMD CDNA1 v_mfma_f32_32x32x8f16 (pairwise f32 sums of 4)
+  cdna1_mfma_bf16_f32,           ///< AMD CDNA1 v_mfma_f32_32x32x4bf16 (pairwise f32 sums of 2)
+  cdna2_mfma_f16_f32,            ///< AMD CDNA2 v_mfma_f32_32x32x8f16 (pairwise sums of 4, subnormals flushed)
+  cdna2_mfma_bf16_f32,           ///< AMD CDNA2 v_mfma_f32_32x32x8bf16_1k (pairwise sums of 4, subnormals flushed)
   count_                         ///< not a preset
 };
 
@@ -110,6 +114,8 @@ inline constexpr unsigned mma_e5m2 = 16u;       ///< operand flag: float8_e5m2
 inline constexpr unsigned mma_e2m1 = 32u;       ///< operand flag: float4_e2m1fn
 inline constexpr unsigned mma_e4m3fnuz = 64u;   ///< operand flag: float8_e4m3fnuz
 inline constexpr unsigned mma_e5m2fnuz = 128u;  ///< operand flag: float8_e5m2fnuz
+inline constexpr unsigned mma_e2m3 = 256u;      ///< operand flag: float6_e2m3fn
+inline constexpr unsigned mma_e3m2 = 512u;      ///< operand flag: float6_e3m2fn
 
 // Block-scale layouts (bit flags of mma_model::scales).
 inline constexpr unsigned mma_ue8m0_block32 = 1u;  ///< scale flag: UE8M0 per 32 elements
@@ -128,75 +134,88 @@ struct mma_model {
   mma_output out;           ///< the output
   unsigned operands;        ///< allowed operand formats (mma_f16, mma_bf16, ... flags), A and B alike
   unsigned scales;          ///< block-scale layouts (mma_ue8m0_block32, ... flags); 0: none
-  int amd;                  ///< 0: NVIDIA's fused sum; 1: CDNA3 round-down fused sum; 2: its two-stage FP8 form
+  int amd;                  ///< 0: NVIDIA's fused sum; 1: CDNA3 round-down fused sum; 2: its two-stage FP8 form;
+                            ///< 3: CDNA1 pairwise f32 sums; 4: CDNA2 pairwise f32 sums, subnormals flushed
+  int group;                ///< AMD: products per group (fused or pairwise sum); 0 for NVIDIA
 };
 
 namespace detail {
 
 inline const mma_model* mma_table() noexcept {
   constexpr unsigned f16 = mma_f16, bf16 = mma_bf16, tf32 = mma_tf32, fp8 = mma_e4m3 | mma_e5m2;
+  constexpr unsigned f8f6f4 = fp8 | mma_e2m3 | mma_e3m2 | mma_e2m1;
   static const mma_model t[] = {
-      {mma_preset::none, "none", "", "", 0, 1, 0, mma_output::f32, 0, 0, 0},
+      {mma_preset::none, "none", "", "", 0, 1, 0, mma_output::f32, 0, 0, 0, 0},
       {mma_preset::volta_mma_f16_f32, "volta_mma_f16_f32", "mma.sync.aligned.m8n8k4.f32.f16.f16.f32 (sm_70)",
-       "mma('Volta', 'm8n8k4.f32.f16.f16.f32')", 4, 1, 23, mma_output::f32, f16, 0, 0},
+       "mma('Volta', 'm8n8k4.f32.f16.f16.f32')", 4, 1, 23, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::volta_mma_f16_f16, "volta_mma_f16_f16", "mma.sync.aligned.m8n8k4.f16.f16.f16.f16 (sm_70)",
-       "mma('Volta', 'm8n8k4.f16.f16.f16.f16')", 4, 1, 23, mma_output::f16, f16, 0, 0},
+       "mma('Volta', 'm8n8k4.f16.f16.f16.f16')", 4, 1, 23, mma_output::f16, f16, 0, 0, 0},
       {mma_preset::turing_mma_f16_f32, "turing_mma_f16_f32", "mma.sync.aligned.m16n8k8.f32.f16.f16.f32 (sm_75)",
-       "mma('Turing', 'm16n8k8.f32.f16.f16.f32')", 8, 1, 24, mma_output::f32, f16, 0, 0},
+       "mma('Turing', 'm16n8k8.f32.f16.f16.f32')", 8, 1, 24, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::turing_mma_f16_f16, "turing_mma_f16_f16", "mma.sync.aligned.m16n8k8.f16.f16.f16.f16 (sm_75)",
-       "mma('Turing', 'm16n8k8.f16.f16.f16.f16')", 8, 1, 24, mma_output::f16, f16, 0, 0},
+       "mma('Turing', 'm16n8k8.f16.f16.f16.f16')", 8, 1, 24, mma_output::f16, f16, 0, 0, 0},
       {mma_preset::ampere_mma_f16_f32, "ampere_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f32.f16.f16.f32')", 16, 2, 24, mma_output::f32, f16, 0, 0},
+       "mma('Ampere', 'm16n8k16.f32.f16.f16.f32')", 16, 2, 24, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::ampere_mma_f16_f16, "ampere_mma_f16_f16", "mma.sync.aligned.m16n8k16.f16.f16.f16.f16 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f16.f16.f16.f16')", 16, 2, 24, mma_output::f16, f16, 0, 0},
+       "mma('Ampere', 'm16n8k16.f16.f16.f16.f16')", 16, 2, 24, mma_output::f16, f16, 0, 0, 0},
       {mma_preset::ampere_mma_bf16_f32, "ampere_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k16.f32.bf16.bf16.f32')", 16, 2, 24, mma_output::f32, bf16, 0, 0},
+       "mma('Ampere', 'm16n8k16.f32.bf16.bf16.f32')", 16, 2, 24, mma_output::f32, bf16, 0, 0, 0},
       {mma_preset::ampere_mma_tf32_f32, "ampere_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_80)",
-       "mma('Ampere', 'm16n8k8.f32.tf32.tf32.f32')", 8, 2, 24, mma_output::f32, tf32, 0, 0},
+       "mma('Ampere', 'm16n8k8.f32.tf32.tf32.f32')", 8, 2, 24, mma_output::f32, tf32, 0, 0, 0},
       {mma_preset::ada_mma_fp8_f32, "ada_mma_fp8_f32", "mma.sync.aligned.m16n8k32.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32 (sm_89)",
-       "mma('Ada Lovelace', 'm16n8k32.f32.<a>.<b>.f32')", 32, 2, 13, mma_output::f32_e8m13, fp8, 0, 0},
+       "mma('Ada Lovelace', 'm16n8k32.f32.<a>.<b>.f32')", 32, 2, 13, mma_output::f32_e8m13, fp8, 0, 0, 0},
       {mma_preset::ada_mma_fp8_f16, "ada_mma_fp8_f16", "mma.sync.aligned.m16n8k32.f16.{e4m3,e5m2}.{e4m3,e5m2}.f16 (sm_89)",
-       "mma('Ada Lovelace', 'm16n8k32.f16.<a>.<b>.f16')", 32, 2, 13, mma_output::f16, fp8, 0, 0},
+       "mma('Ada Lovelace', 'm16n8k32.f16.<a>.<b>.f16')", 32, 2, 13, mma_output::f16, fp8, 0, 0, 0},
       {mma_preset::hopper_mma_f16_f32, "hopper_mma_f16_f32", "mma.sync.aligned.m16n8k16.f32.f16.f16.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k16.f32.f16.f16.f32')", 16, 1, 25, mma_output::f32, f16, 0, 0},
+       "mma('Hopper', 'm16n8k16.f32.f16.f16.f32')", 16, 1, 25, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::hopper_mma_bf16_f32, "hopper_mma_bf16_f32", "mma.sync.aligned.m16n8k16.f32.bf16.bf16.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k16.f32.bf16.bf16.f32')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
+       "mma('Hopper', 'm16n8k16.f32.bf16.bf16.f32')", 16, 1, 25, mma_output::f32, bf16, 0, 0, 0},
       {mma_preset::hopper_mma_tf32_f32, "hopper_mma_tf32_f32", "mma.sync.aligned.m16n8k8.f32.tf32.tf32.f32 (sm_90)",
-       "mma('Hopper', 'm16n8k8.f32.tf32.tf32.f32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
+       "mma('Hopper', 'm16n8k8.f32.tf32.tf32.f32')", 8, 1, 25, mma_output::f32, tf32, 0, 0, 0},
       {mma_preset::hopper_wgmma_f16_f32, "hopper_wgmma_f16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.f16.f16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0},
+       "wgmma('Hopper', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::hopper_wgmma_f16_f16, "hopper_wgmma_f16_f16", "wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f16.f16.f16')", 16, 1, 25, mma_output::f16, f16, 0, 0},
+       "wgmma('Hopper', 'm64n8k16.f16.f16.f16')", 16, 1, 25, mma_output::f16, f16, 0, 0, 0},
       {mma_preset::hopper_wgmma_bf16_f32, "hopper_wgmma_bf16_f32", "wgmma.mma_async.sync.aligned.m64nNk16.f32.bf16.bf16 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
+       "wgmma('Hopper', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0, 0},
       {mma_preset::hopper_wgmma_tf32_f32, "hopper_wgmma_tf32_f32", "wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32 (sm_90a)",
-       "wgmma('Hopper', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
+       "wgmma('Hopper', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0, 0},
       {mma_preset::hopper_wgmma_fp8_f32, "hopper_wgmma_fp8_f32", "wgmma.mma_async.sync.aligned.m64nNk32.f32.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
-       "wgmma('Hopper', 'm64n8k32.f32.<a>.<b>')", 32, 1, 13, mma_output::f32_e8m13, fp8, 0, 0},
+       "wgmma('Hopper', 'm64n8k32.f32.<a>.<b>')", 32, 1, 13, mma_output::f32_e8m13, fp8, 0, 0, 0},
       {mma_preset::hopper_wgmma_fp8_f16, "hopper_wgmma_fp8_f16", "wgmma.mma_async.sync.aligned.m64nNk32.f16.{e4m3,e5m2}.{e4m3,e5m2} (sm_90a)",
-       "wgmma('Hopper', 'm64n8k32.f16.<a>.<b>')", 32, 1, 13, mma_output::f16, fp8, 0, 0},
+       "wgmma('Hopper', 'm64n8k32.f16.<a>.<b>')", 32, 1, 13, mma_output::f16, fp8, 0, 0, 0},
       {mma_preset::blackwell_tcgen05_f16_f32, "blackwell_tcgen05_f16_f32", "tcgen05.mma.cta_group::1.kind::f16, f16 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0},
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.f16.f16')", 16, 1, 25, mma_output::f32, f16, 0, 0, 0},
       {mma_preset::blackwell_tcgen05_bf16_f32, "blackwell_tcgen05_bf16_f32", "tcgen05.mma.cta_group::1.kind::f16, bf16 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0},
+       "tcgen05mma('Blackwell', 'm64n8k16.f32.bf16.bf16')", 16, 1, 25, mma_output::f32, bf16, 0, 0, 0},
       {mma_preset::blackwell_tcgen05_tf32_f32, "blackwell_tcgen05_tf32_f32", "tcgen05.mma.cta_group::1.kind::tf32 (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0},
-      {mma_preset::blackwell_tcgen05_f8f6f4_f32, "blackwell_tcgen05_f8f6f4_f32", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f32 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k32.f32.<a>.<b>')", 32, 1, 25, mma_output::f32, fp8, 0, 0},
-      {mma_preset::blackwell_tcgen05_f8f6f4_f16, "blackwell_tcgen05_f8f6f4_f16", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2 A/B, f16 D (sm_100a)",
-       "tcgen05mma('Blackwell', 'm64n8k32.f16.<a>.<b>')", 32, 1, 25, mma_output::f16, fp8, 0, 0},
-      {mma_preset::blackwell_tcgen05_mxf8f6f4, "blackwell_tcgen05_mxf8f6f4", "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X, e4m3/e5m2, ue8m0 (sm_100a)",
-       "tcgen05mma_block_scale('Blackwell', 'm128n8k32.block32.f32.<a>.<b>.ue8m0')", 32, 1, 25, mma_output::f32, fp8,
-       mma_ue8m0_block32, 0},
+       "tcgen05mma('Blackwell', 'm64n8k8.f32.tf32.tf32')", 8, 1, 25, mma_output::f32, tf32, 0, 0, 0},
+      {mma_preset::blackwell_tcgen05_f8f6f4_f32, "blackwell_tcgen05_f8f6f4_f32", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2/e2m3/e3m2/e2m1 A/B, f32 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k32.f32.<a>.<b>') (e2m3/e3m2/e2m1: its sum, operands at their own emin)", 32, 1, 25,
+       mma_output::f32, f8f6f4, 0, 0, 0},
+      {mma_preset::blackwell_tcgen05_f8f6f4_f16, "blackwell_tcgen05_f8f6f4_f16", "tcgen05.mma.cta_group::1.kind::f8f6f4, e4m3/e5m2/e2m3/e3m2/e2m1 A/B, f16 D (sm_100a)",
+       "tcgen05mma('Blackwell', 'm64n8k32.f16.<a>.<b>') (e2m3/e3m2/e2m1: its sum, operands at their own emin)", 32, 1, 25,
+       mma_output::f16, f8f6f4, 0, 0, 0},
+      {mma_preset::blackwell_tcgen05_mxf8f6f4, "blackwell_tcgen05_mxf8f6f4", "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X, e4m3/e5m2/e2m3/e3m2/e2m1, ue8m0 (sm_100a)",
+       "tcgen05mma_block_scale('Blackwell', 'm128n8k32.block32.f32.<a>.<b>.ue8m0') (e2m3/e3m2/e2m1: its sum, operands at their own emin)",
+       32, 1, 25, mma_output::f32, f8f6f4, mma_ue8m0_block32, 0, 0},
       {mma_preset::blackwell_tcgen05_mxf4nvf4, "blackwell_tcgen05_mxf4nvf4", "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::{2X,4X}, e2m1 (sm_100a)",
        "tcgen05mma_block_scale('Blackwell', 'm128n8k64.block{32,16}.f32.e2m1.e2m1.{ue8m0,ue4m3}')", 64, 1, 35,
-       mma_output::f32, mma_e2m1, mma_ue8m0_block32 | mma_ue8m0_block16 | mma_ue4m3_block16, 0},
+       mma_output::f32, mma_e2m1, mma_ue8m0_block32 | mma_ue8m0_block16 | mma_ue4m3_block16, 0, 0},
       {mma_preset::cdna3_mfma_f16_f32, "cdna3_mfma_f16_f32", "v_mfma_f32_32x32x8_f16 (CDNA3, gfx942)",
-       "mfma('CDNA3', 'f32_32x32x8_f16')", 8, 1, 24, mma_output::f32_rne, f16, 0, 1},
+       "mfma('CDNA3', 'f32_32x32x8_f16')", 8, 1, 24, mma_output::f32_rne, f16, 0, 1, 8},
       {mma_preset::cdna3_mfma_bf16_f32, "cdna3_mfma_bf16_f32", "v_mfma_f32_32x32x8_bf16 (CDNA3, gfx942)",
-       "mfma('CDNA3', 'f32_32x32x8_bf16')", 8, 1, 24, mma_output::f32_rne, bf16, 0, 1},
+       "mfma('CDNA3', 'f32_32x32x8_bf16')", 8, 1, 24, mma_output::f32_rne, bf16, 0, 1, 8},
       {mma_preset::cdna3_mfma_fp8_f32, "cdna3_mfma_fp8_f32", "v_mfma_f32_16x16x32_{fp8,bf8}_{fp8,bf8} (CDNA3, gfx942; FNUZ E4M3 / E5M2)",
-       "mfma('CDNA3', 'f32_16x16x32_<a>_<b>')", 16, 1, 24, mma_output::f32_rne, mma_e4m3fnuz | mma_e5m2fnuz, 0, 2},
+       "mfma('CDNA3', 'f32_16x16x32_<a>_<b>')", 16, 1, 24, mma_output::f32_rne, mma_e4m3fnuz | mma_e5m2fnuz, 0, 2, 16},
+      {mma_preset::cdna1_mfma_f16_f32, "cdna1_mfma_f16_f32", "v_mfma_f32_32x32x8f16 (CDNA1, gfx908)",
+       "mfma('CDNA1', 'f32_32x32x8f16') (operands widened to f32 for its pairwise_dot)", 8, 1, 0, mma_output::f32_rne, f16, 0, 3, 4},
+      {mma_preset::cdna1_mfma_bf16_f32, "cdna1_mfma_bf16_f32", "v_mfma_f32_32x32x4bf16 (CDNA1, gfx908)",
+       "mfma('CDNA1', 'f32_32x32x4bf16') (operands widened to f32 for its pairwise_dot)", 4, 1, 0, mma_output::f32_rne, bf16, 0, 3, 2},
+      {mma_preset::cdna2_mfma_f16_f32, "cdna2_mfma_f16_f32", "v_mfma_f32_32x32x8f16 (CDNA2, gfx90a)",
+       "mfma('CDNA2', 'f32_32x32x8f16') (operands widened to f32 for its pairwise_dot)", 8, 1, 0, mma_output::f32_rne, f16, 0, 4, 4},
+      {mma_preset::cdna2_mfma_bf16_f32, "cdna2_mfma_bf16_f32", "v_mfma_f32_32x32x8bf16_1k (CDNA2, gfx90a)",
+       "mfma('CDNA2', 'f32_32x32x8bf16_1k') (operands widened to f32 for its pairwise_dot)", 8, 1, 0, mma_output::f32_rne, bf16, 0, 4, 4},
   };
   static_assert(sizeof(t) / sizeof(t[0]) == static_cast<std::size_t>(mma_preset::count_), "one row per preset");
   return t;
@@ -246,14 +265,17 @@ constexpr unsigned mma_operand_of() noexcept {
   else if constexpr (std::is_same<T, float4_e2m1fn>::value) return mma_e2m1;
   else if constexpr (std::is_same<T, float8_e4m3fnuz>::value) return mma_e4m3fnuz;
   else if constexpr (std::is_same<T, float8_e5m2fnuz>::value) return mma_e5m2fnuz;
+  else if constexpr (std::is_same<T, float6_e2m3fn>::value) return mma_e2m3;
+  else if constexpr (std::is_same<T, float6_e3m2fn>::value) return mma_e3m2;
   else return 0u;
 }
 
 inline std::string mma_operand_names(unsigned bits) {
   static const char* const names[] = {"half (f16)", "bfloat16", "tf32 or float (truncated to tf32)", "float8_e4m3fn",
-                                      "float8_e5m2", "float4_e2m1fn", "float8_e4m3fnuz", "float8_e5m2fnuz"};
+                                      "float8_e5m2", "float4_e2m1fn", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                                      "float6_e2m3fn", "float6_e3m2fn"};
   std::string s;
-  for (unsigned i = 0; i < 8; ++i) {
+  for (unsigned i = 0; i < 10; ++i) {
     if ((bits >> i) & 1u) {
       if (!s.empty()) s += ", ";
       s += names[i];
@@ -265,7 +287,7 @@ inline std::string mma_operand_names(unsigned bits) {
 /// The smallest normal exponent of an operand format.
 MIXPREC_HD constexpr int mma_operand_emin(unsigned op) noexcept {
   return op == mma_f16 ? -14 : op == mma_e4m3 ? -6 : op == mma_e5m2 ? -14 : op == mma_e2m1 ? 0
-         : op == mma_e4m3fnuz ? -7 : op == mma_e5m2fnuz ? -15 : -126;
+         : op == mma_e4m3fnuz ? -7 : op == mma_e5m2fnuz ? -15 : op == mma_e2m3 ? 0 : op == mma_e3m2 ? -2 : -126;
 }
 
 /// 2^e as a double, e in [-1022, 1023].
@@ -349,12 +371,39 @@ MIXPREC_HD inline std::int64_t mma_floor_shift(std::int64_t x, int sh) noexcept 
   return x >= 0 ? x >> -sh : -((-x + (std::int64_t{1} << -sh) - 1) >> -sh);
 }
 
+/// AMD CDNA1/CDNA2 (MMA-Sim's pairwise mfma): per group of m.group products, each product rounded
+/// to f32 (a zero product is +0), the group summed as a pairwise tree of f32 additions (nearest
+/// even), then added to the f32 sum in order. CDNA2 (amd 4) flushes: subnormal operands and c to
+/// +0 on input, and every f32 sum below 2^-126 to a zero of its sign.
+MIXPREC_HD inline double mma_pairwise_amd(const mma_model& m, double c, const mma_term* a, const mma_term* b,
+                                          std::size_t n) noexcept {
+  const bool flush = m.amd == 4;
+  const std::size_t g = static_cast<std::size_t>(m.group);
+  auto fl = [flush](float x) { return flush && std::fabs(x) < 0x1p-126f ? x * 0.0f : x; };
+  auto in = [flush](const mma_term& t) { return flush && std::fabs(t.v) < mma_pow2(t.e) ? 0.0 : t.v; };
+  float s = static_cast<float>(c);
+  if (flush && std::fabs(s) < 0x1p-126f) s = 0.0f;
+  float v[64];
+  for (std::size_t p0 = 0; p0 < n; p0 += g) {
+    for (std::size_t p = 0; p < g; ++p) {
+      const double x = in(a[p0 + p]) * in(b[p0 + p]);  // exact: f16 or bf16 operands
+      v[p] = fl(exact_eq(x, 0.0) ? 0.0f : static_cast<float>(x));
+    }
+    for (std::size_t w = g; w > 1; w /= 2) {
+      for (std::size_t p = 0; p < w / 2; ++p) v[p] = fl(v[2 * p] + v[2 * p + 1]);
+    }
+    s = fl(s + v[0]);
+  }
+  return static_cast<double>(s);
+}
+
 /// AMD CDNA3 (MMA-Sim's amd_fused_dot_rd_add): the products aligned to their largest exponent and
 /// truncated to 24 fraction bits, summed exactly (FP8: the even and the odd products apart, each
 /// then aligned to the larger of the two and rounded down to 24 bits); that sum rounded down to 31
 /// fraction bits and c rounded down to 24 bits below the larger exponent of the two (FP8: c dropped
 /// below 25 bits under it); their sum rounded to f32, nearest even. Inf or NaN: the double sum.
 MIXPREC_HD inline double mma_fused_amd(const mma_model& m, double c, const mma_term* a, const mma_term* b, std::size_t n) noexcept {
+  if (m.amd >= 3) return mma_pairwise_amd(m, c, a, b, n);
   double chk = c;
   for (std::size_t p = 0; p < n; ++p) chk += a[p].v * b[p].v;
   if (!exact_eq(chk - chk, 0.0)) return static_cast<double>(static_cast<float>(chk));  // not verified (NaN bits)
