@@ -296,8 +296,7 @@ TEST_CASE("optim fast path: Adam and AdamW, bit for bit with the portable loop")
     compare_adam<half, e4m3>(mixprec::exec::seq, false, {}, {}, true, 11, -12, -4);
   }
   SUBCASE("half, stochastic, parameters around half's subnormal range (1e-9 to 1e-3, finite)") {
-    // whole vectors of finite values with lanes below 2^-14 take stochastic_half_wide in the
-    // loop (only a vector with a NaN lane takes the fix-up after its chunk)
+    // whole vectors of finite values with lanes below 2^-14 take the encoder's general form
     mixprec::adam_options o;
     o.lr = 1e-6f;  // updates of about 1e-6: the parameters stay in that range
     for (const bool with_copy : {false, true}) {
@@ -339,14 +338,23 @@ TEST_CASE("optim fast path: SGD, bit for bit with the portable loop") {
 #if defined(MIXPREC_OPTIM_SIMD)
 namespace {
 namespace so = mixprec::detail::simd_optim;
-constexpr std::size_t kLanes = so::isa::N;
+using V = so::vec;
+using S = so::steps<V>;
+constexpr std::size_t kLanes = V::N;
 
 /// Runs f on a vector of floats and returns the lanes.
 template <class F>
 std::vector<float> lanes_of(const float* in, F f) {
   float out[kLanes];
-  so::store(out, f(so::isa::load(in)));
+  V::f_store(out, f(V::f_load(in)));
   return std::vector<float>(out, out + kLanes);
+}
+/// Runs f on a vector of floats and returns the 32-bit lanes of its result.
+template <class F>
+std::vector<std::uint32_t> codes_of(const float* in, F f) {
+  std::uint32_t out[kLanes];
+  V::store(out, f(V::f_load(in)));
+  return std::vector<std::uint32_t>(out, out + kLanes);
 }
 }  // namespace
 
@@ -375,20 +383,19 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
       const std::uint32_t pick = gen() % 8;
       r[k] = pick == 0 ? 0u : pick == 1 ? 0xffffffffu : static_cast<std::uint32_t>(gen());
     }
-    so::vi rv;
-    std::memcpy(&rv, r, sizeof rv);
-    const std::vector<float> hb = lanes_of(x, [](so::vf v) { return so::held<bfloat16>(v); });
-    const std::vector<float> hh = lanes_of(x, [](so::vf v) { return so::held<half>(v); });
-    const std::vector<float> rb = lanes_of(x, [](so::vf v) { return so::held_result<bfloat16>(v); });
-    const std::vector<float> sb = lanes_of(x, [&](so::vf v) { return so::stochastic(v, rv, so::tag<bfloat16>{}); });
-    const std::vector<float> sh = lanes_of(x, [&](so::vf v) { return so::stochastic(v, rv, so::tag<half>{}); });
+    const V::vi rv = V::load(r);
+    const std::vector<float> hb = lanes_of(x, [](V::vf v) { return S::held<bfloat16>(v); });
+    const std::vector<float> hh = lanes_of(x, [](V::vf v) { return S::held<half>(v); });
+    const std::vector<float> rb = lanes_of(x, [](V::vf v) { return S::held_result<bfloat16>(v); });
+    const std::vector<std::uint32_t> sb = codes_of(x, [&](V::vf v) { return S::stochastic<bfloat16>(v, rv); });
+    const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
     for (std::size_t k = 0; k < kLanes; ++k) {
       const bfloat16 want_hb = mixprec::round_to<bfloat16>(x[k]);
       const half want_hh = mixprec::round_to<half>(x[k]);
       const bfloat16 want_sb = mixprec::round_to<bfloat16>(x[k], mixprec::rounding::stochastic, mixprec::overflow::ieee, r[k]);
       const half want_sh = mixprec::round_to<half>(x[k], mixprec::rounding::stochastic, mixprec::overflow::ieee, r[k]);
       const bool ok = bits_of(bfloat16(hb[k])) == bits_of(want_hb) && bits_of(half(hh[k])) == bits_of(want_hh) &&
-                      bits_of(bfloat16(sb[k])) == bits_of(want_sb) && bits_of(half(sh[k])) == bits_of(want_sh);
+                      sb[k] == bits_of(want_sb) && sh[k] == bits_of(want_sh);
       // held_result: for anything but a NaN with payload bits in the low half or a signalling NaN
       const std::uint32_t u = patterns[i + k];
       const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
@@ -396,9 +403,9 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
         REQUIRE(bits_of(bfloat16(rb[k])) == bits_of(want_hb));
       }
       if (!ok && mismatches++ < 5) {
-        MESSAGE("x bits 0x" << std::hex << patterns[i + k] << " r 0x" << r[k] << ": stochastic half 0x"
-                            << bits_of(half(sh[k])) << " want 0x" << bits_of(want_sh) << ", bfloat16 0x"
-                            << bits_of(bfloat16(sb[k])) << " want 0x" << bits_of(want_sb));
+        MESSAGE("x bits 0x" << std::hex << patterns[i + k] << " r 0x" << r[k] << ": stochastic half 0x" << sh[k]
+                            << " want 0x" << bits_of(want_sh) << ", bfloat16 0x" << sb[k] << " want 0x"
+                            << bits_of(want_sb));
       }
       rounded_up += bits_of(want_sh) != bits_of(mixprec::round_to<half>(x[k], mixprec::rounding::toward_zero)) ? 1 : 0;
       ++checked;
@@ -410,11 +417,11 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
 }
 
 TEST_CASE("optim fast path: stochastic half = round_to below half's normal range") {
-  // Vectors without NaN (stochastic_half_wide: the rule with the exponent's shift, and 0 or
-  // 2^-24 below 2^-24): every float exponent from 2^-24 to 2^-13 with random significands,
-  // values below 2^-24 (float subnormals included), zeros of both signs, the ends of the range
-  // (2^-24 and the floats next to it, the largest float below 2^-14, which the all-ones bits
-  // carry to 2^-14) and a few normals; random bits with 0 and 2^32 - 1.
+  // Vectors without NaN below half's normals (the encoder's general form: the exponent's shift,
+  // and 0 or 2^-24 below 2^-24): every float exponent from 2^-24 to 2^-13 with random
+  // significands, values below 2^-24 (float subnormals included), zeros of both signs, the ends
+  // of the range (2^-24 and the floats next to it, the largest float below 2^-14, which the
+  // all-ones bits carry to 2^-14) and a few normals; random bits with 0 and 2^32 - 1.
   std::mt19937 gen(5);
   std::size_t checked = 0, mismatches = 0, wide = 0, tiny = 0, tiny_up = 0;
   for (int round = 0; round < 20000; ++round) {
@@ -443,18 +450,15 @@ TEST_CASE("optim fast path: stochastic half = round_to below half's normal range
       const std::uint32_t rp = gen() % 8;
       r[k] = rp == 0 ? 0u : rp == 1 ? 0xffffffffu : static_cast<std::uint32_t>(gen());
     }
-    so::vi rv;
-    std::memcpy(&rv, r, sizeof rv);
-    const std::vector<float> sh = lanes_of(x, [&](so::vf v) { return so::stochastic(v, rv, so::tag<half>{}); });
-    const std::vector<float> sw = lanes_of(x, [&](so::vf v) { return so::held<half>(so::stochastic_half_wide(v, rv)); });
+    const V::vi rv = V::load(r);
+    const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
     for (std::size_t k = 0; k < kLanes; ++k) {
       const half want = mixprec::round_to<half>(x[k], mixprec::rounding::stochastic, mixprec::overflow::ieee, r[k]);
-      const bool ok = bits_of(half(sh[k])) == bits_of(want) && bits_of(half(sw[k])) == bits_of(want);
-      if (!ok && mismatches++ < 5) {
+      if (sh[k] != bits_of(want) && mismatches++ < 5) {
         std::uint32_t u;
         std::memcpy(&u, &x[k], 4);
-        MESSAGE("x bits 0x" << std::hex << u << " r 0x" << r[k] << ": stochastic 0x" << bits_of(half(sh[k]))
-                            << ", wide 0x" << bits_of(half(sw[k])) << ", want 0x" << bits_of(want));
+        MESSAGE("x bits 0x" << std::hex << u << " r 0x" << r[k] << ": stochastic 0x" << sh[k] << ", want 0x"
+                            << bits_of(want));
       }
       wide += std::fabs(x[k]) < 0x1p-14f && x[k] != 0.0f ? 1 : 0;
       tiny += std::fabs(x[k]) < 0x1p-24f && x[k] != 0.0f ? 1 : 0;
@@ -470,11 +474,11 @@ TEST_CASE("optim fast path: stochastic half = round_to below half's normal range
 
 TEST_CASE("optim fast path: a stochastic half write below 2^-32 reads bit 0 of the random bits") {
   // Below 2^-32 the discarded part, left-aligned in 32 bits, can be odd, so the carry reads
-  // bit 0 of counter_rng's bits (which next_raw() does not give: the loop must fix it up). For
-  // an element whose bits r are odd and in [2^32 - 2^24, 2^32 - 2^23], the parameter -lr with
-  // lr = (2^32 - r) 2^-56 (in [2^-33, 2^-32), 24 significant bits) has rem + r = 2^32 exactly:
-  // it rounds to -2^-24, and would round to -0 with r's bit 0 cleared. Adam with beta1 = beta2
-  // = eps = 0 and m = v = g = 1 makes every update exactly -lr (no NaN lane: the in-loop rule).
+  // bit 0 of counter_rng's bits. For an element whose bits r are odd and in [2^32 - 2^24,
+  // 2^32 - 2^23], the parameter -lr with lr = (2^32 - r) 2^-56 (in [2^-33, 2^-32), 24
+  // significant bits) has rem + r = 2^32 exactly: it rounds to -2^-24, and would round to -0
+  // with r's bit 0 cleared. Adam with beta1 = beta2 = eps = 0 and m = v = g = 1 makes every
+  // update exactly -lr.
   const mixprec::counter_rng rng(41);
   constexpr std::size_t n = std::size_t{1} << 16;
   int found = 0;
@@ -504,37 +508,32 @@ TEST_CASE("optim fast path: a stochastic half write below 2^-32 reads bit 0 of t
   CHECK(found == 4);
 }
 
-TEST_CASE("optim fast path: the vector random stream is counter_rng's") {
-  for (std::uint64_t seed : {0ull, 1ull, 0xdeadbeefull}) {
-    for (std::uint64_t offset : {0ull, 5ull, 0xfffffffffffffff0ull}) {
-      const mixprec::counter_rng rng(seed);
-      so::isa::rng_stream s(rng.key(), offset);
-      for (int round = 0; round < 6; ++round) {
-        // next(), next16() (the top 16 bits), next_raw() (bit 0 before SplitMix64's last
-        // xor-shift, h0 = want0 ^ want31) in turn, and last() (next()'s values again) after each
-        const int kind = round % 3;
-        const so::vi v = kind == 1 ? s.next16() : kind == 2 ? s.next_raw() : s.next();
-        const so::vi again = s.last();
-        std::uint32_t got[kLanes], got_again[kLanes];
-        std::memcpy(got, &v, sizeof got);
-        std::memcpy(got_again, &again, sizeof got_again);
-        for (std::size_t k = 0; k < kLanes; ++k) {
-          const std::uint32_t want = rng(offset + static_cast<std::uint64_t>(round) * kLanes + k);
-          REQUIRE(got[k] == (kind == 1 ? want >> 16 : kind == 2 ? want ^ (want >> 31) : want));
-          REQUIRE(got_again[k] == want);
-        }
-      }
-      // stride 2 (the odd elements of a block): lane k of round j is counter offset + 1 + 2 (j N + k)
-      so::isa::rng_stream odd(rng.key(), offset + 1, 2);
-      for (int round = 0; round < 2; ++round) {
-        const so::vi v = odd.next();
-        std::uint32_t got[kLanes];
-        std::memcpy(got, &v, sizeof got);
-        for (std::size_t k = 0; k < kLanes; ++k) {
-          REQUIRE(got[k] == rng(offset + 1 + 2 * (static_cast<std::uint64_t>(round) * kLanes + k)));
+TEST_CASE("optim fast path: the block random bits are counter_rng's") {
+  // Lane j of vector k of a block's bits is the bits of the element load_block puts there:
+  // element k N + j, or 2 j + k for bfloat16 blocks held as even and odd elements.
+  const auto check = [](auto tag) {
+    using T = decltype(tag);
+    for (std::uint64_t seed : {0ull, 1ull, 0xdeadbeefull}) {
+      for (std::uint64_t offset : {0ull, 5ull, 0xfffffffffffffff0ull}) {
+        const mixprec::counter_rng rng(seed);
+        S::block_rng<T> s(rng.key(), offset);
+        for (std::uint64_t round = 0; round < 4; ++round) {
+          V::vi r[S::K];
+          s.next(r);
+          for (std::size_t k = 0; k < S::K; ++k) {
+            std::uint32_t got[kLanes];
+            V::store(got, r[k]);
+            for (std::size_t j = 0; j < kLanes; ++j) {
+              const std::uint64_t e = S::even_odd<T> ? 2 * j + k : k * kLanes + j;
+              REQUIRE(got[j] == rng(offset + round * S::K * kLanes + e));
+            }
+          }
         }
       }
     }
-  }
+  };
+  check(half{});
+  check(bfloat16{});
+  CHECK(S::even_odd<bfloat16> == !V::has_lookup128);
 }
 #endif

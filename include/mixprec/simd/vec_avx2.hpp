@@ -107,6 +107,32 @@ struct vec256 {
   static vf f_set1(float x) noexcept { return _mm256_set1_ps(x); }
   static vf f_mul(vf a, vf b) noexcept { return _mm256_mul_ps(a, b); }
   static void f_store(float* p, vf x) noexcept { _mm256_storeu_ps(p, x); }
+  // IEEE float arithmetic (lane by lane, correctly rounded) and bit moves: the optimizer steps
+  static vf f_load(const float* p) noexcept { return _mm256_loadu_ps(p); }
+  static vf f_add(vf a, vf b) noexcept { return _mm256_add_ps(a, b); }
+  static vf f_sub(vf a, vf b) noexcept { return _mm256_sub_ps(a, b); }
+  static vf f_div(vf a, vf b) noexcept { return _mm256_div_ps(a, b); }
+  static vf f_sqrt(vf a) noexcept { return _mm256_sqrt_ps(a); }
+#if defined(__FMA__)
+  static vf f_fma(vf a, vf b, vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }  ///< a b + c, one rounding
+#endif
+  static vi f_bits(vf a) noexcept { return _mm256_castps_si256(a); }
+  static vf f_from_bits(vi a) noexcept { return _mm256_castsi256_ps(a); }
+  static mask f_nan(vf a) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
+  static void store(void* p, vi a) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), a); }
+  static vh h_load(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+  /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float).
+  static vi h_to_high(vh w) noexcept { return _mm256_slli_epi32(_mm256_cvtepu16_epi32(w), 16); }
+  /// The high halves of the lanes, packed (float -> bfloat16 by truncation).
+  static vh high_to_h(vi a) noexcept { return narrow16(_mm256_srli_epi32(a, 16)); }
+  static constexpr bool has_bf16_pair = false;  ///< no vcvtne2ps2bf16
+  /// even: lanes 0, 2, 4, 6 of a then of b; odd: lanes 1, 3, 5, 7 of a then of b.
+  static void deinterleave(vi a, vi b, vi& even, vi& odd) noexcept {
+    const __m256 fa = _mm256_castsi256_ps(a), fb = _mm256_castsi256_ps(b);
+    const __m256 e = _mm256_shuffle_ps(fa, fb, _MM_SHUFFLE(2, 0, 2, 0)), o = _mm256_shuffle_ps(fa, fb, _MM_SHUFFLE(3, 1, 3, 1));
+    even = _mm256_permute4x64_epi64(_mm256_castps_si256(e), _MM_SHUFFLE(3, 1, 2, 0));
+    odd = _mm256_permute4x64_epi64(_mm256_castps_si256(o), _MM_SHUFFLE(3, 1, 2, 0));
+  }
 
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {

@@ -108,6 +108,45 @@ struct vec512 {
   static vf f_set1(float x) noexcept { return _mm512_set1_ps(x); }
   static vf f_mul(vf a, vf b) noexcept { return _mm512_mul_ps(a, b); }
   static void f_store(float* p, vf x) noexcept { _mm512_storeu_ps(p, x); }
+  // IEEE float arithmetic (lane by lane, correctly rounded) and bit moves: the optimizer steps
+  static vf f_load(const float* p) noexcept { return _mm512_loadu_ps(p); }
+  static vf f_add(vf a, vf b) noexcept { return _mm512_add_ps(a, b); }
+  static vf f_sub(vf a, vf b) noexcept { return _mm512_sub_ps(a, b); }
+  static vf f_div(vf a, vf b) noexcept { return _mm512_div_ps(a, b); }
+  static vf f_sqrt(vf a) noexcept { return _mm512_sqrt_ps(a); }
+  static vf f_fma(vf a, vf b, vf c) noexcept { return _mm512_fmadd_ps(a, b, c); }  ///< a b + c, one rounding
+  static vi f_bits(vf a) noexcept { return _mm512_castps_si512(a); }
+  static vf f_from_bits(vi a) noexcept { return _mm512_castsi512_ps(a); }
+  static mask f_nan(vf a) noexcept { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  static void store(void* p, vi a) noexcept { _mm512_storeu_si512(p, a); }
+  static vh h_load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float): one vpermw.
+  static vi h_to_high(vh w) noexcept {
+    const __m512i idx = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0,
+                                         3, 0, 2, 0, 1, 0, 0, 0);
+    return _mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, idx, _mm512_castsi256_si512(w));
+  }
+  /// The high halves of the lanes, packed (float -> bfloat16 by truncation): one vpermw.
+  static vh high_to_h(vi a) noexcept {
+    const __m512i idx = _mm512_set_epi16(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 31, 29, 27, 25, 23, 21, 19, 17,
+                                         15, 13, 11, 9, 7, 5, 3, 1);
+    return _mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, a));
+  }
+#if defined(__AVX512BF16__)
+  static constexpr bool has_bf16_pair = true;
+  /// a and b rounded to bfloat16, nearest even, as floats, by one vcvtne2ps2bf16 (and two vpermw):
+  /// it reads float subnormal inputs as zero, so only for lanes that cannot be subnormal.
+  static void f_bf16_pair(vf& a, vf& b) noexcept {
+    const __m512i p = reinterpret_cast<__m512i>(_mm512_cvtne2ps_pbh(b, a));  // words 0-15: a, 16-31: b
+    const __m512i lo = _mm512_set_epi16(15, 0, 14, 0, 13, 0, 12, 0, 11, 0, 10, 0, 9, 0, 8, 0, 7, 0, 6, 0, 5, 0, 4, 0, 3,
+                                        0, 2, 0, 1, 0, 0, 0);
+    const __m512i hi = _mm512_add_epi16(lo, _mm512_set1_epi32(16 << 16));
+    a = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, lo, p));
+    b = _mm512_castsi512_ps(_mm512_maskz_permutexvar_epi16(0xAAAAAAAAu, hi, p));
+  }
+#else
+  static constexpr bool has_bf16_pair = false;  ///< no vcvtne2ps2bf16
+#endif
 
   // 32 lanes of 16 bits and a 128-entry table lookup (vpermt2w): the byte formats' decoder
   static constexpr bool has_lookup128 = true;
