@@ -24,7 +24,7 @@ std::string show(double v) {
   int e = 0;
   const double m = std::frexp(std::fabs(v), &e);
   std::snprintf(buf, sizeof buf, "%.6g", v);
-  if (mixprec::detail::exact_decimal(v) == buf) {
+  if (mixprec::exact_decimal(v) == buf) {
     // short and exact as it stands (exact_decimal: every digit, no exponent, no trailing zeros)
   } else if (m == 0.5) {
     std::snprintf(buf, sizeof buf, "%s2^%d (%.3g)", v < 0 ? "-" : "", e - 1, v);

@@ -16,6 +16,10 @@ listed in scripts/layer_allowlist.txt ("from -> to", paths relative to include/m
 pair that no longer occurs is an error too, so the list only shrinks. A header (other than a
 forwarding header, "// mixprec: forwarding header") that includes an old path, which now only
 forwards, is an error too: the library includes its headers by their folders.
+
+The examples use the public API only: a file under examples/ that names mixprec::detail or
+includes a header from a detail/ folder (<mixprec/core/detail/bits.hpp>, <mixprec/detail/json.hpp>)
+is an error. An example's own namespace called detail (precision_study::detail) is its own.
 """
 import os
 import re
@@ -43,6 +47,8 @@ FLAT = {
 FLAT_LAYER = {name + ".hpp": layer for layer, names in FLAT.items() for name in names.split()}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+EXAMPLE_DETAIL = re.compile(r'mixprec\s*::\s*detail\b|^\s*#\s*include\s*[<"][^>"]*\bdetail/', re.M)
+EXAMPLE_SOURCES = (".cpp", ".hpp", ".h", ".cc", ".cu", ".cuh", ".c", ".inl")
 
 
 def layer_of(rel):
@@ -63,6 +69,24 @@ def headers(inc):
         for f in sorted(files):
             if f.endswith((".hpp", ".h", ".cuh")):
                 yield os.path.relpath(os.path.join(dirpath, f), inc).replace(os.sep, "/")
+
+
+def example_errors(root):
+    """Every place a file under examples/ reaches into mixprec's internals."""
+    errors = []
+    for dirpath, dirs, files in os.walk(os.path.join(root, "examples")):
+        dirs.sort()
+        for f in sorted(files):
+            if not f.endswith(EXAMPLE_SOURCES):
+                continue
+            path = os.path.join(dirpath, f)
+            with open(path, encoding="utf-8") as fh:
+                text = fh.read()
+            for m in EXAMPLE_DETAIL.finditer(text):
+                line = text.count("\n", 0, m.start()) + 1
+                errors.append("%s:%d uses mixprec's internals (%s): examples use the public API" %
+                              (os.path.relpath(path, root).replace(os.sep, "/"), line, m.group(0).strip()))
+    return errors
 
 
 def main(argv):
@@ -107,6 +131,7 @@ def main(argv):
                     errors.append("%s (%s) includes %s (%s), a higher layer" % (rel, lf, path, lt))
     for a, b in sorted(allowed - found):
         errors.append("scripts/layer_allowlist.txt lists %s -> %s, which no longer occurs: remove the line" % (a, b))
+    errors += example_errors(root)
     for e in errors:
         print("check_layers: " + e)
     n = sum(1 for _ in headers(inc))

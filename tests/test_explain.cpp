@@ -157,3 +157,42 @@ TEST_CASE("explain prints the value line exactly") {
   os << mixprec::explain(mixprec::float6_e2m3fn(0.125f));
   CHECK(os.str().rfind("float6_e2m3fn value 0.125\n", 0) == 0);
 }
+
+TEST_CASE("the explanations' texts as public functions: exact_decimal, exact_value_text, error texts") {
+  // Python: str(decimal.Decimal(0.1)), Decimal(1/3); MPFR's exact printing for the rest.
+  CHECK(mixprec::exact_decimal(0.1) == "0.1000000000000000055511151231257827021181583404541015625");
+  CHECK(mixprec::exact_decimal(1.0 / 3.0) == "0.333333333333333314829616256247390992939472198486328125");
+  CHECK(mixprec::exact_decimal(65504.0) == "65504");
+  CHECK(mixprec::exact_decimal(-0.0) == "-0");
+  CHECK(mixprec::exact_decimal(std::numeric_limits<double>::max()) == mpfr_exact(std::numeric_limits<double>::max()));
+  CHECK(mixprec::exact_decimal(std::numeric_limits<double>::denorm_min()) ==
+        mpfr_exact(std::numeric_limits<double>::denorm_min()));
+  CHECK(mixprec::exact_decimal(0.1f) == mpfr_exact(static_cast<double>(0.1f)));
+  CHECK(mixprec::exact_decimal(mixprec::half(0.1f)) == "0.0999755859375");  // 0x2e66 = 1638 * 2^-14
+  CHECK(mixprec::exact_decimal(std::numeric_limits<mixprec::half>::denorm_min()) == "0.000000059604644775390625");
+
+  const mixprec::value_explanation tiny = mixprec::explain(std::numeric_limits<mixprec::half>::denorm_min());
+  CHECK(mixprec::exact_value_text(tiny) == "5.9604644775390625e-08 (about 6e-08)");
+  CHECK(mixprec::exact_value_text(tiny) == mixprec::exact_value_text(std::numeric_limits<mixprec::half>::denorm_min()));
+  CHECK(mixprec::exact_value_text(mixprec::explain(mixprec::half(0.125f))) == "0.125");
+
+  // 0.1 in bfloat16: stored 0.10009765625 (0x3dcd), error 0.10009765625 - 0.1 exactly (a double).
+  const auto c = mixprec::explain<mixprec::bfloat16>(0.1);
+  CHECK(c.stored.exact == "0.10009765625");
+  CHECK(mixprec::abs_error_text(c.abs_error) == mpfr_exact(0.10009765625 - 0.1));
+  CHECK(mixprec::abs_error_text(-0.0001220703125) == "-0.0001220703125");
+  CHECK(mixprec::abs_error_text(std::numeric_limits<double>::infinity()) == "infinite");
+  CHECK(mixprec::abs_error_text(-std::numeric_limits<double>::infinity()) == "-infinite");
+  CHECK(mixprec::abs_error_text(std::numeric_limits<double>::quiet_NaN()) == "undefined (NaN)");
+  CHECK(mixprec::error_quotient_text(0.5) == "0.5");
+  CHECK(mixprec::error_quotient_text(1e-05) == "1e-05");
+  CHECK(mixprec::error_quotient_text(1.0 / 3.0) == "0.3333333333333333");  // Python: repr(1/3)
+  CHECK(mixprec::error_quotient_text(-std::numeric_limits<double>::infinity()) == "-infinite");
+  CHECK(mixprec::error_quotient_text(std::numeric_limits<double>::quiet_NaN()) == "undefined (NaN)");
+  // The printed explanation uses them.
+  std::ostringstream os;
+  os << c;
+  CHECK(os.str().find("  error     " + mixprec::abs_error_text(c.abs_error) + " absolute, " +
+                      mixprec::error_quotient_text(c.rel_error) + " relative, " +
+                      mixprec::error_quotient_text(c.ulp_error) + " ulp\n") != std::string::npos);
+}

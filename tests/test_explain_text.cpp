@@ -132,7 +132,7 @@ TEST_CASE_TEMPLATE("explain(text) of an exact double equals round_to<T>(double),
     if ((rng() & 1u) != 0) d = -d;
     char hex[64];
     std::snprintf(hex, sizeof hex, "%a", d);  // exact
-    const std::string dec = mixprec::detail::exact_decimal(d);  // exact, every digit
+    const std::string dec = mixprec::exact_decimal(d);  // exact, every digit
     for (rounding mode : modes) {
       for (overflow policy : {overflow::ieee, overflow::saturate}) {
         CAPTURE(hex);

@@ -30,7 +30,7 @@
 //
 //   precision_study_check [WORK_DIR [STUDY_ARGS...]]   (default ./precision_study_check_out; STUDY_ARGS,
 //                                                     e.g. --data synthetic, go to every study run)
-#include <mixprec/detail/json.hpp>
+#include <mixprec/text/json.hpp>
 #include <mixprec/types.hpp>
 
 #include <cmath>
@@ -55,7 +55,7 @@
 
 namespace {
 
-namespace json = mixprec::detail::json;
+namespace json = mixprec::json;
 namespace ps = precision_study;
 
 int failures = 0;

@@ -20,7 +20,7 @@
 #ifndef MIXPREC_PRECISION_STUDY_REPORT_HPP
 #define MIXPREC_PRECISION_STUDY_REPORT_HPP
 
-#include <mixprec/detail/json.hpp>
+#include <mixprec/text/json.hpp>
 
 #include <algorithm>
 #include <cmath>
@@ -60,10 +60,10 @@ inline std::string fmt(const char* f, double v) {
 inline std::string mib(std::size_t bytes) { return fmt("%.2f", static_cast<double>(bytes) / (1024.0 * 1024.0)); }
 
 inline std::string json_number(double v) {
-  return std::isfinite(v) ? mixprec::detail::json::format_double(v) : std::string("null");
+  return std::isfinite(v) ? mixprec::json::number_text(v) : std::string("null");
 }
 
-inline std::string json_string(const std::string& s) { return mixprec::detail::json::quote(s); }
+inline std::string json_string(const std::string& s) { return mixprec::json::quote(s); }
 
 inline std::string csv_field(const std::string& s) {
   if (s.find_first_of(",\"\n") == std::string::npos) return s;
@@ -75,7 +75,7 @@ inline std::string csv_field(const std::string& s) {
   return q + "\"";
 }
 
-inline std::string csv_number(double v) { return std::isfinite(v) ? mixprec::detail::json::format_double(v) : ""; }
+inline std::string csv_number(double v) { return std::isfinite(v) ? mixprec::json::number_text(v) : ""; }
 
 inline std::string xml_escape(const std::string& s) {
   std::string o;

@@ -53,7 +53,7 @@ std::string value_json(const mixprec::value_explanation& e) {
   return "{\"bits\":" + std::to_string(e.bits) + ",\"storage_bits\":" + std::to_string(e.storage_bits) +
          ",\"sign\":" + quoted(e.sign) + ",\"exponent\":" + quoted(e.exponent) + ",\"mantissa\":" + quoted(e.mantissa) +
          ",\"kind\":" + quoted(e.kind) + ",\"exact\":" + quoted(e.exact) + ",\"shortest\":" + quoted(e.shortest) +
-         ",\"value\":" + quoted(mixprec::detail::exact_text_of(e)) +
+         ",\"value\":" + quoted(mixprec::exact_value_text(e)) +
          ",\"ulp\":" + quoted(e.ulp) + ",\"below\":" + quoted(e.below) + ",\"above\":" + quoted(e.above) + "}";
 }
 
@@ -65,7 +65,7 @@ std::string error_text(const mixprec::text_explanation& c) {
     const std::string mag = c.source[0] == '+' || c.source[0] == '-' ? c.source.substr(1) : c.source;
     return "about " + std::string(c.abs_error < 0 ? "-" : "") + mag + " (beyond double)";
   }
-  return mixprec::detail::abs_error_text(c.abs_error);
+  return mixprec::abs_error_text(c.abs_error);
 }
 
 const char* error(const std::string& what) {
@@ -103,8 +103,8 @@ const char* mp_explain(const char* format, const char* text, int mode, int ovf) 
       out = "{\"format\":" + quoted(mixprec::finfo<T>::name) + ",\"stored\":" + value_json(c.stored) +
             ",\"abs_error\":" + number(c.abs_error) + ",\"rel_error\":" + number(c.rel_error) +
             ",\"ulp_error\":" + number(c.ulp_error) + ",\"abs_error_text\":" + quoted(error_text(c)) +
-            ",\"rel_error_text\":" + quoted(mixprec::detail::quotient_text(c.rel_error)) +
-            ",\"ulp_error_text\":" + quoted(mixprec::detail::quotient_text(c.ulp_error)) + ",\"range\":" +
+            ",\"rel_error_text\":" + quoted(mixprec::error_quotient_text(c.rel_error)) +
+            ",\"ulp_error_text\":" + quoted(mixprec::error_quotient_text(c.ulp_error)) + ",\"range\":" +
             quoted(c.range) + ",\"why\":" + quoted(c.why) + "}";
     });
     if (!known) return error(std::string("unknown format ") + format);

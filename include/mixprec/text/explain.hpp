@@ -71,15 +71,17 @@ struct conversion_explanation {
 //   (the exact error overflows double), rel -1 or +1 (the exact ratio, rounded to double);
 //   else abs = stored - source rounded to double, rel = abs / |source|, ulp = abs / ulp(stored).
 
-namespace detail {
-
+/// x's exact value in fixed decimal, every digit, no exponent and no trailing zeros (a binary
+/// fraction with quantum 2^q has exactly max(0, -q) digits after the point): exact_decimal(0.1)
+/// is "0.1000000000000000055511151231257827021181583404541015625", exact_decimal(65504.0)
+/// "65504", exact_decimal(half(0.5f)) "0.5". inf, -inf and nan as to_chars prints them.
+/// T: a mixprec type, float or double.
 template <class T>
 std::string exact_decimal(T x) {
-  // A binary fraction with quantum 2^q has exactly max(0, -q) digits after the point.
   using F = typename float_traits<T>::format_type;
-  const unpacked u = unpack<F>(float_traits<T>::to_bits(x));
+  const detail::unpacked u = detail::unpack<F>(float_traits<T>::to_bits(x));
   int digits = 0;
-  if (u.cls == value_class::finite) {
+  if (u.cls == detail::value_class::finite) {
     int trailing = 0;  // u.sig != 0 for finite values
     while (((u.sig >> trailing) & 1u) == 0) ++trailing;
     const int q = u.exp - (63 - trailing);  // the weight of the lowest set bit
@@ -89,6 +91,8 @@ std::string exact_decimal(T x) {
   const auto r = mixprec::to_chars(&buf[0], &buf[0] + buf.size(), x, std::chars_format::fixed, digits);
   return std::string(&buf[0], r.ptr);
 }
+
+namespace detail {
 
 template <class T>
 std::string shortest_decimal(T x) {
@@ -140,25 +144,6 @@ inline std::string exact_text_of(const std::string& exact, const std::string& sh
   return sci == shortest ? sci : sci + " (about " + shortest + ")";
 }
 
-/// exact_value_text of an explained value.
-inline std::string exact_text_of(const value_explanation& e) { return exact_text_of(e.exact, e.shortest); }
-
-/// An absolute error as text: its exact decimal; "infinite" / "-infinite" for +-inf,
-/// "undefined (NaN)" for NaN.
-inline std::string abs_error_text(double v) {
-  if (std::isnan(v)) return "undefined (NaN)";
-  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
-  return exact_decimal(v);
-}
-
-/// An error quotient as text: the shortest text that reads back; "infinite" / "-infinite" for
-/// +-inf, "undefined (NaN)" for NaN.
-inline std::string quotient_text(double v) {
-  if (std::isnan(v)) return "undefined (NaN)";
-  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
-  return shortest_decimal(v);
-}
-
 inline std::string bit_string(std::uint64_t v, int width) {
   std::string s;
   for (int i = width - 1; i >= 0; --i) s += ((v >> i) & 1u) != 0 ? '1' : '0';
@@ -178,7 +163,32 @@ std::string exact_value_text(T x) {
   using F = typename float_traits<T>::format_type;
   const std::string shortest = detail::shortest_decimal(x);
   if (detail::unpack<F>(float_traits<T>::to_bits(x)).cls != detail::value_class::finite) return shortest;
-  return detail::exact_text_of(detail::exact_decimal(x), shortest);
+  return detail::exact_text_of(exact_decimal(x), shortest);
+}
+
+/// exact_value_text of an explained value: e's exact decimal (e.exact) when at most 20
+/// characters, else in scientific notation with e.shortest beside it when they differ
+/// ("5.9604644775390625e-08 (about 6e-08)"); inf, -inf, nan as they stand. What the first line of
+/// `os << e` shows.
+inline std::string exact_value_text(const value_explanation& e) { return detail::exact_text_of(e.exact, e.shortest); }
+
+/// An absolute error (conversion_explanation::abs_error, text_explanation::abs_error) as the
+/// explanations print it: its exact decimal, every digit (exact_decimal); "infinite" /
+/// "-infinite" for +-inf; "undefined (NaN)" for NaN. abs_error_text(-0.0001220703125) is
+/// "-0.0001220703125".
+inline std::string abs_error_text(double v) {
+  if (std::isnan(v)) return "undefined (NaN)";
+  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+  return exact_decimal(v);
+}
+
+/// An error quotient (rel_error, ulp_error of an explanation: rounded to double) as the
+/// explanations print it: the shortest text that reads back as v ("-0.5", "0.0001220703125",
+/// "1e-05"); "infinite" / "-infinite" for +-inf; "undefined (NaN)" for NaN.
+inline std::string error_quotient_text(double v) {
+  if (std::isnan(v)) return "undefined (NaN)";
+  if (std::isinf(v)) return v > 0 ? "infinite" : "-infinite";
+  return detail::shortest_decimal(v);
 }
 
 /// Explains a value of a mixprec type.
@@ -201,14 +211,14 @@ value_explanation explain(basic_float<F> x) {
     default: e.kind = "normal"; break;
   }
   e.shortest = detail::shortest_decimal(x);
-  e.exact = isfinite(x) ? detail::exact_decimal(x) : e.shortest;
+  e.exact = isfinite(x) ? exact_decimal(x) : e.shortest;
   if (isfinite(x)) {
     e.unbiased_exponent = x == T(0) ? 0 : ilogb(x);
-    e.ulp = detail::exact_decimal(ulp(x));
+    e.ulp = exact_decimal(ulp(x));
     const T lo = nextafter(x, std::numeric_limits<T>::lowest());
     const T hi = nextafter(x, std::numeric_limits<T>::max());
-    if (isfinite(lo) && !(lo == x && x == std::numeric_limits<T>::lowest())) e.below = detail::exact_decimal(lo);
-    if (isfinite(hi) && !(hi == x && x == std::numeric_limits<T>::max())) e.above = detail::exact_decimal(hi);
+    if (isfinite(lo) && !(lo == x && x == std::numeric_limits<T>::lowest())) e.below = exact_decimal(lo);
+    if (isfinite(hi) && !(hi == x && x == std::numeric_limits<T>::max())) e.above = exact_decimal(hi);
   }
   return e;
 }
@@ -219,7 +229,7 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
   conversion_explanation c;
   const T stored = round_to<T>(source, mode);
   c.stored = explain(stored);
-  c.source = std::isfinite(source) ? detail::exact_decimal(source) : detail::shortest_decimal(source);
+  c.source = std::isfinite(source) ? exact_decimal(source) : detail::shortest_decimal(source);
   c.mode = to_string(mode);
   const double s = static_cast<double>(stored);
   c.abs_error = std::isinf(source) && detail::exact_eq(s, source) ? 0.0 : s - source;  // inf stored as inf: none
@@ -230,7 +240,7 @@ conversion_explanation explain(double source, rounding mode = rounding::nearest_
 
 /// Prints the explanation as text (one field per line).
 inline std::ostream& operator<<(std::ostream& os, const value_explanation& e) {
-  os << e.format << " value " << detail::exact_text_of(e) << '\n';
+  os << e.format << " value " << exact_value_text(e) << '\n';
   os << "  bits      0x" << std::hex << e.bits << std::dec << " = ";
   if (!e.sign.empty()) os << e.sign << ' ';
   os << e.exponent;
@@ -253,8 +263,8 @@ inline std::ostream& operator<<(std::ostream& os, const conversion_explanation& 
   os << c.stored;
   // The absolute error exactly (it is a double's exact value); the quotients as the shortest
   // text that reads back as the double (not the stream's 6 digits); infinite and undefined in words.
-  os << "  error     " << detail::abs_error_text(c.abs_error) << " absolute, " << detail::quotient_text(c.rel_error)
-     << " relative, " << detail::quotient_text(c.ulp_error) << " ulp\n";
+  os << "  error     " << abs_error_text(c.abs_error) << " absolute, " << error_quotient_text(c.rel_error)
+     << " relative, " << error_quotient_text(c.ulp_error) << " ulp\n";
   return os;
 }
 
@@ -402,7 +412,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   if (!detail::round_parsed(F{}, u, mode, policy).ok) {
     e.out_of_range = true;
     e.range = detail::range_reason<T>(u, mode) + "; from_chars reports result_out_of_range; round_to gives " +
-              detail::exact_text_of(e.stored);
+              exact_value_text(e.stored);
   }
   e.why = detail::why_line<T>(u, stored, e.stored.kind, mode, policy);
   using D = typename float_traits<double>::format_type;
@@ -434,10 +444,10 @@ inline std::ostream& operator<<(std::ostream& os, const text_explanation& t) {
     const std::string_view mag = t.source[0] == '+' || t.source[0] == '-' ? std::string_view(t.source).substr(1)
                                                                           : std::string_view(t.source);
     os << "about " << (t.abs_error < 0 ? "-" : "") << mag << " absolute (beyond double), "
-       << detail::quotient_text(t.rel_error) << " relative, beyond double's range in ulps\n";
+       << error_quotient_text(t.rel_error) << " relative, beyond double's range in ulps\n";
   } else {
-    os << detail::abs_error_text(t.abs_error) << " absolute, " << detail::quotient_text(t.rel_error) << " relative, "
-       << detail::quotient_text(t.ulp_error) << " ulp\n";
+    os << abs_error_text(t.abs_error) << " absolute, " << error_quotient_text(t.rel_error) << " relative, "
+       << error_quotient_text(t.ulp_error) << " ulp\n";
   }
   return os;
 }
