@@ -228,8 +228,6 @@ def test_nvfp4_te_sr_layout_errors_and_default():
 
 
 def test_nvfp4_te_sr_layout_public_keyword():
-    if "sr_layout" not in mixprec.BLOCK_RECIPES["nvfp4"]:
-        pytest.skip("NOTICE: mixprec.block_quantize does not pass sr_layout yet (python/mixprec/__init__.py)")
     for c in te_sr_cases():
         x = te_sr_input(c["rows"] * c["cols"], c["salt"]).view(np.float32).reshape(c["rows"], c["cols"])
         q = mixprec.block_quantize(x, "nvfp4", block={"row": (1, 16), "col": (16, 1), "tile": (16, 16)}[c["kind"]],
@@ -237,3 +235,10 @@ def test_nvfp4_te_sr_layout_public_keyword():
                                    sr_offset=c["offset"], sr_after_rowwise=c["after"])
         assert np.array_equal(q.elements.reshape(-1), c["elems"]), c["name"]
         assert np.array_equal(q.scales.reshape(-1), c["scales"]), c["name"]
+    x = np.ones((1, 16), np.float32)
+    with pytest.raises(ValueError, match="sr_layout is for stochastic=True"):
+        mixprec.block_quantize(x, "nvfp4", sr_layout="te_vector_blockwise")
+    with pytest.raises(ValueError, match="unknown NVFP4 sr_layout 'philox'; one of counter, te_vector_blockwise"):
+        mixprec.block_quantize(x, "nvfp4", stochastic=True, seed=1, sr_layout="philox")
+    with pytest.raises(TypeError, match="sr_after_rowwise must be a bool"):
+        mixprec.block_quantize(x, "nvfp4", stochastic=True, seed=1, sr_after_rowwise=1)
