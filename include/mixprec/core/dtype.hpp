@@ -9,17 +9,19 @@
 //
 // Autocast and precision policies decide types at run time (a thread-local autocast dtype, a
 // policy parsed from a string), so they need types as values. A dtype identifies:
-//   - a floating format by its fields (exponent bits, mantissa bits, encoding, padding bits,
-//     bias, sign bit):
-//     float, double and every mixprec::basic_float; dtype::of<float>() == dtype::float32();
+//   - a floating format by its description, a mixprec::format_desc (core/format.hpp: the one
+//     description of a format, which format<...> and the codec use too): float, double and every
+//     mixprec::basic_float; dtype::of<float>() == dtype::float32(); desc() gives the description
+//     back, dtype::of(desc) makes the dtype of a description (named as the built-in format it
+//     describes: dtype::of(format_desc::make(5, 10)) == dtype::float16(), name "float16");
 //   - an integer type by its width and signedness ("int32", "uint8", ...), and bool;
 //   - "undefined" (the default-constructed value): no type, e.g. no floating argument.
 // Names are those of mixprec::finfo (numpy/ml_dtypes spelling): "float16", "bfloat16", "tf32",
 // "float32", "float64", "float8_e4m3fn", ...
 //
 // Decisions:
-//   - Equality compares the description, never the name: two spellings of one format are
-//     one dtype.
+//   - Equality compares the description (format_desc's ==: fields, encoding, padding, bias,
+//     sign), never the name: two spellings of one format are one dtype.
 //   - fits_in(a, b) is "every finite value of a is a value of b" (mantissa and exponent range;
 //     infinities/NaN are not considered). promote_types(a, b) is the narrower-into-wider
 //     answer when one fits in the other, else the first of float32, float64 that holds both
@@ -34,12 +36,30 @@
 #include <type_traits>
 
 #include "finfo.hpp"
+#include "format.hpp"
 #include "types.hpp"
 
 namespace mixprec {
 
 /// What kind of scalar a dtype describes.
 enum class dtype_kind : unsigned char { undefined, boolean, integer, floating };
+
+namespace detail {
+/// The name of the built-in floating format (float, double or a types.hpp type) that d
+/// describes; nullptr when d describes none of them.
+template <class T, class... Rest>
+MIXPREC_HD constexpr const char* builtin_float_name(const format_desc& d) noexcept {
+  using F = typename float_traits<T>::format_type;
+  if (d == format_desc::make(F::exponent_bits, F::mantissa_bits, F::enc, F::padding_bits, F::bias, F::is_signed)) {
+    return format_name<F>::value;
+  }
+  if constexpr (sizeof...(Rest) == 0) {
+    return nullptr;
+  } else {
+    return builtin_float_name<Rest...>(d);
+  }
+}
+}  // namespace detail
 
 /// A scalar type as a value. See the top of this header.
 class dtype {
@@ -52,19 +72,31 @@ class dtype {
   MIXPREC_HD static constexpr dtype of() noexcept {
     using U = std::remove_cv_t<T>;
     if constexpr (std::is_same<U, bool>::value) {
-      return dtype(dtype_kind::boolean, 8, false, 0, 0, encoding::ieee, 0, 0, 0, 0, "bool");
+      return dtype(dtype_kind::boolean, 8, false, "bool");
     } else if constexpr (std::is_integral<U>::value) {
-      return dtype(dtype_kind::integer, static_cast<unsigned char>(sizeof(U) * 8), std::is_signed<U>::value, 0, 0,
-                   encoding::ieee, 0, 0, 0, 0, integer_name(sizeof(U) * 8, std::is_signed<U>::value));
+      return dtype(dtype_kind::integer, static_cast<unsigned char>(sizeof(U) * 8), std::is_signed<U>::value,
+                   integer_name(sizeof(U) * 8, std::is_signed<U>::value));
     } else {
       static_assert(is_binary_float<U>::value,
                     "mixprec::dtype::of<T>: T must be float, double, a mixprec type, bool or an integer type");
       using F = typename float_traits<U>::format_type;
-      return dtype(dtype_kind::floating, static_cast<unsigned char>(F::bits), F::is_signed,
-                   static_cast<unsigned char>(F::exponent_bits), static_cast<unsigned char>(F::mantissa_bits), F::enc,
-                   static_cast<unsigned char>(F::padding_bits), F::bias, F::emin, F::emax,
+      return dtype(format_desc::make(F::exponent_bits, F::mantissa_bits, F::enc, F::padding_bits, F::bias,
+                                     F::is_signed),
                    detail::format_name<F>::value);
     }
+  }
+
+  /// The floating dtype that d describes (d must be a format: format_desc::invalid_reason gives
+  /// nullptr). Named as the built-in format d describes ("float16", "float32", ...); a format that
+  /// is none of them is named name (a string that outlives the dtype; default "custom").
+  ///   dtype::of(format_desc::make(8, 7)) == dtype::bfloat16()
+  MIXPREC_HD static constexpr dtype of(const format_desc& d, const char* name = "custom") noexcept {
+    const char* builtin =
+        detail::builtin_float_name<float, double, half, mixprec::bfloat16, tf32, float8_e4m3fn, float8_e5m2,
+                                   float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn,
+                                   float4_e2m1fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float4_e1m2,
+                                   float8_ue4m3, float8_ue5m3>(d);
+    return dtype(d, builtin != nullptr ? builtin : name);
   }
 
   /// The dtypes of half, bfloat16, float and double.
@@ -78,51 +110,44 @@ class dtype {
   MIXPREC_HD constexpr bool is_defined() const noexcept { return kind_ != dtype_kind::undefined; }
   /// Whether this is a floating-point type (float, double or a mixprec format).
   MIXPREC_HD constexpr bool is_floating_point() const noexcept { return kind_ == dtype_kind::floating; }
-  MIXPREC_HD constexpr bool is_signed() const noexcept { return signed_; }  ///< whether values can be negative
+  /// Whether values can be negative.
+  MIXPREC_HD constexpr bool is_signed() const noexcept { return is_floating_point() ? desc_.is_signed : signed_; }
   /// Width of the format (tf32: 19; int32: 32; bool: 8); 0 when undefined.
-  MIXPREC_HD constexpr int bits() const noexcept { return bits_; }
+  MIXPREC_HD constexpr int bits() const noexcept { return is_floating_point() ? desc_.bits : bits_; }
+  /// The description of a floating format (a default format_desc, every field 0, otherwise).
+  MIXPREC_HD constexpr format_desc desc() const noexcept { return desc_; }
   /// Floating only (0 otherwise): field widths, encoding, always-zero low storage bits.
-  MIXPREC_HD constexpr int exponent_bits() const noexcept { return exponent_bits_; }
-  MIXPREC_HD constexpr int mantissa_bits() const noexcept { return mantissa_bits_; }  ///< mantissa bits
-  MIXPREC_HD constexpr encoding enc() const noexcept { return enc_; }  ///< the encoding of the special values
-  MIXPREC_HD constexpr int padding_bits() const noexcept { return padding_bits_; }  ///< zero bits below the code
+  MIXPREC_HD constexpr int exponent_bits() const noexcept { return desc_.exponent_bits; }
+  MIXPREC_HD constexpr int mantissa_bits() const noexcept { return desc_.mantissa_bits; }  ///< mantissa bits
+  MIXPREC_HD constexpr encoding enc() const noexcept { return desc_.enc; }  ///< the encoding of the special values
+  MIXPREC_HD constexpr int padding_bits() const noexcept { return desc_.padding_bits; }  ///< zero bits below the code
   /// Floating only: the exponent bias.
-  MIXPREC_HD constexpr int bias() const noexcept { return bias_; }
+  MIXPREC_HD constexpr int bias() const noexcept { return desc_.bias; }
   /// Floating only: unbiased exponents of the smallest normal and of the largest finite value.
-  MIXPREC_HD constexpr int emin() const noexcept { return emin_; }
-  MIXPREC_HD constexpr int emax() const noexcept { return emax_; }  ///< exponent of the largest finite value
+  MIXPREC_HD constexpr int emin() const noexcept { return desc_.emin; }
+  MIXPREC_HD constexpr int emax() const noexcept { return desc_.emax; }  ///< exponent of the largest finite value
 
   /// "float16", "bfloat16", "float32", "int64", "bool", "undefined", ...
   constexpr std::string_view name() const noexcept { return std::string_view(name_); }
 
   /// Every finite value of *this is a value of other (both floating; false otherwise).
   MIXPREC_HD constexpr bool fits_in(dtype other) const noexcept {
-    return is_floating_point() && other.is_floating_point() && mantissa_bits_ <= other.mantissa_bits_ &&
-           emax_ <= other.emax_ && emin_ >= other.emin_ && (!signed_ || other.signed_);
+    return is_floating_point() && other.is_floating_point() && desc_.mantissa_bits <= other.desc_.mantissa_bits &&
+           desc_.emax <= other.desc_.emax && desc_.emin >= other.desc_.emin &&
+           (!desc_.is_signed || other.desc_.is_signed);
   }
 
-  /// Same kind, width, sign, fields, encoding, padding and bias.
+  /// Same kind; integers and bool: the same width and sign; floating: the same description.
   MIXPREC_HD friend constexpr bool operator==(dtype a, dtype b) noexcept {
-    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ &&
-           a.exponent_bits_ == b.exponent_bits_ && a.mantissa_bits_ == b.mantissa_bits_ && a.enc_ == b.enc_ &&
-           a.padding_bits_ == b.padding_bits_ && a.bias_ == b.bias_;
+    return a.kind_ == b.kind_ && a.bits_ == b.bits_ && a.signed_ == b.signed_ && a.desc_ == b.desc_;
   }
   MIXPREC_HD friend constexpr bool operator!=(dtype a, dtype b) noexcept { return !(a == b); }  ///< !(a == b)
 
  private:
-  MIXPREC_HD constexpr dtype(dtype_kind k, unsigned char bits, bool is_signed, unsigned char e, unsigned char m,
-                             encoding enc, unsigned char pad, int bias, int emin, int emax, const char* name) noexcept
-      : kind_(k),
-        bits_(bits),
-        signed_(is_signed),
-        exponent_bits_(e),
-        mantissa_bits_(m),
-        enc_(enc),
-        padding_bits_(pad),
-        bias_(bias),
-        emin_(emin),
-        emax_(emax),
-        name_(name) {}
+  MIXPREC_HD constexpr dtype(dtype_kind k, unsigned char bits, bool is_signed, const char* name) noexcept
+      : kind_(k), bits_(bits), signed_(is_signed), name_(name) {}
+  MIXPREC_HD constexpr dtype(const format_desc& d, const char* name) noexcept
+      : kind_(dtype_kind::floating), desc_(d), name_(name) {}
 
   MIXPREC_HD static constexpr const char* integer_name(std::size_t bits, bool is_signed) noexcept {
     return bits == 8    ? (is_signed ? "int8" : "uint8")
@@ -133,15 +158,9 @@ class dtype {
   }
 
   dtype_kind kind_ = dtype_kind::undefined;
-  unsigned char bits_ = 0;
-  bool signed_ = false;
-  unsigned char exponent_bits_ = 0;
-  unsigned char mantissa_bits_ = 0;
-  encoding enc_ = encoding::ieee;
-  unsigned char padding_bits_ = 0;
-  int bias_ = 0;
-  int emin_ = 0;
-  int emax_ = 0;
+  unsigned char bits_ = 0;  // integer and bool (floating: desc_.bits)
+  bool signed_ = false;     // integer and bool (floating: desc_.is_signed)
+  format_desc desc_{};      // floating (every field 0 otherwise)
   const char* name_ = "undefined";
 };
 
