@@ -46,17 +46,18 @@ enum class dtype_kind : unsigned char { undefined, boolean, integer, floating };
 
 namespace detail {
 /// The name of the built-in floating format (float, double or a types.hpp type) that d
-/// describes; nullptr when d describes none of them.
+/// describes; fallback when d describes none of them. (No pointer comparison: GCC's
+/// -fsanitize=undefined does not fold one in a constant expression.)
 template <class T, class... Rest>
-MIXPREC_HD constexpr const char* builtin_float_name(const format_desc& d) noexcept {
+MIXPREC_HD constexpr const char* builtin_float_name(const format_desc& d, const char* fallback) noexcept {
   using F = typename float_traits<T>::format_type;
   if (d == format_desc::make(F::exponent_bits, F::mantissa_bits, F::enc, F::padding_bits, F::bias, F::is_signed)) {
     return format_name<F>::value;
   }
   if constexpr (sizeof...(Rest) == 0) {
-    return nullptr;
+    return fallback;
   } else {
-    return builtin_float_name<Rest...>(d);
+    return builtin_float_name<Rest...>(d, fallback);
   }
 }
 }  // namespace detail
@@ -91,12 +92,10 @@ class dtype {
   /// is none of them is named name (a string that outlives the dtype; default "custom").
   ///   dtype::of(format_desc::make(8, 7)) == dtype::bfloat16()
   MIXPREC_HD static constexpr dtype of(const format_desc& d, const char* name = "custom") noexcept {
-    const char* builtin =
-        detail::builtin_float_name<float, double, half, mixprec::bfloat16, tf32, float8_e4m3fn, float8_e5m2,
-                                   float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn,
-                                   float4_e2m1fn, float8_e3m4, float8_e4m3, float8_e4m3b11fnuz, float4_e1m2,
-                                   float8_ue4m3, float8_ue5m3>(d);
-    return dtype(d, builtin != nullptr ? builtin : name);
+    return dtype(d, detail::builtin_float_name<float, double, half, mixprec::bfloat16, tf32, float8_e4m3fn,
+                                               float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
+                                               float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, float8_e3m4, float8_e4m3,
+                                               float8_e4m3b11fnuz, float4_e1m2, float8_ue4m3, float8_ue5m3>(d, name));
   }
 
   /// The dtypes of half, bfloat16, float and double.
