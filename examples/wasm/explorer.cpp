@@ -23,23 +23,19 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 #include <mixprec/explain.hpp>
 #include <mixprec/format_names.hpp>
 #include <mixprec/mixprec.hpp>
+#include <mixprec/text/json.hpp>
 
 namespace {
 
 std::string out;
 
-std::string quoted(const std::string& s) {
-  std::string r = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') r += '\\';
-    r += c;
-  }
-  return r + "\"";
-}
+/// s as a JSON string literal.
+std::string quoted(std::string_view s) { return mixprec::json::quote(s); }
 
 std::string number(double v) {
   if (std::isnan(v)) return "null";
