@@ -100,3 +100,22 @@ TEST_CASE("process-wide: another thread's setting is seen here, and the other wa
   CHECK(float32_matmul_precision() == matmul_precision::medium);
   CHECK(mixprec::float32_matmul_high_mode() == matmul_high_mode::bf16x3);
 }
+
+TEST_CASE("matmul_precision_scope sets for its scope and restores the previous setting") {
+  mixprec::set_float32_matmul_precision("high");
+  {
+    mixprec::matmul_precision_scope s("medium");
+    CHECK(mixprec::get_float32_matmul_precision() == "medium");
+    {
+      mixprec::matmul_precision_scope inner(mixprec::matmul_precision::highest);
+      CHECK(mixprec::float32_matmul_precision() == mixprec::matmul_precision::highest);
+    }
+    CHECK(mixprec::get_float32_matmul_precision() == "medium");
+  }
+  CHECK(mixprec::get_float32_matmul_precision() == "high");
+  // A bad name throws from the constructor; nothing changed, nothing to restore.
+  CHECK_THROWS_AS(mixprec::matmul_precision_scope("fast"), std::invalid_argument);
+  CHECK_THROWS_AS(mixprec::matmul_precision_scope(static_cast<const char*>(nullptr)), std::invalid_argument);
+  CHECK(mixprec::get_float32_matmul_precision() == "high");
+  mixprec::set_float32_matmul_precision("highest");
+}

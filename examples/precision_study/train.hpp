@@ -546,20 +546,6 @@ std::size_t argmax_row(const T* row, std::size_t n) {
   return best;
 }
 
-/// Sets the process-wide float32 matmul precision for a scope.
-class matmul_precision_scope {
- public:
-  explicit matmul_precision_scope(const char* p) : saved_(mixprec::float32_matmul_precision()) {
-    mixprec::set_float32_matmul_precision(p);
-  }
-  ~matmul_precision_scope() { mixprec::set_float32_matmul_precision(saved_); }
-  matmul_precision_scope(const matmul_precision_scope&) = delete;
-  matmul_precision_scope& operator=(const matmul_precision_scope&) = delete;
-
- private:
-  mixprec::matmul_precision saved_;
-};
-
 /// One run of one mode. P: parameter (master) type; C: activation type.
 template <class P, class C>
 class mlp_run {
@@ -706,7 +692,7 @@ class mlp_run {
   }
 
   mode_result run(const split& train, const split& val, const split& test) {
-    matmul_precision_scope precision(spec_.matmul_precision);
+    mixprec::matmul_precision_scope precision(spec_.matmul_precision);
     mode_result r;
     r.name = spec_.name;
     r.description = spec_.description;

@@ -113,6 +113,34 @@ inline matmul_high_mode float32_matmul_high_mode() noexcept {
   return static_cast<matmul_high_mode>(detail::matmul_high_mode_state().load(std::memory_order_relaxed));
 }
 
+/// Sets the float32 matmul precision for a scope and restores the previous one at its end (the
+/// setting stays process-wide meanwhile, as PyTorch's). A bad name throws
+/// std::invalid_argument from the constructor and changes nothing.
+///
+///   { mixprec::matmul_precision_scope s("medium"); mixprec::gemm(...); }  // back to the old one
+class matmul_precision_scope {
+ public:
+  /// Saves the current precision, then sets p.
+  explicit matmul_precision_scope(matmul_precision p) : saved_(float32_matmul_precision()) {
+    set_float32_matmul_precision(p);
+  }
+  /// Saves the current precision, then sets the one named ("highest", "high", "medium").
+  explicit matmul_precision_scope(std::string_view name) : saved_(float32_matmul_precision()) {
+    set_float32_matmul_precision(name);
+  }
+  /// As the string_view constructor (a string literal picks this one; null is a bad name).
+  explicit matmul_precision_scope(const char* name) : saved_(float32_matmul_precision()) {
+    set_float32_matmul_precision(name);
+  }
+  /// Restores the precision saved by the constructor.
+  ~matmul_precision_scope() { set_float32_matmul_precision(saved_); }
+  matmul_precision_scope(const matmul_precision_scope&) = delete;             ///< not copyable
+  matmul_precision_scope& operator=(const matmul_precision_scope&) = delete;  ///< not assignable
+
+ private:
+  matmul_precision saved_;
+};
+
 }  // namespace mixprec
 
 #endif  // MIXPREC_MATMUL_PRECISION_HPP
