@@ -48,15 +48,15 @@ namespace {
 struct settings_guard {
   matmul_precision p = mixprec::float32_matmul_precision();
   matmul_high_mode h = mixprec::float32_matmul_high_mode();
-  mixprec::detail::gemm_blocking b = mixprec::detail::gemm_blocking_sizes();
+  mixprec::detail::gemm::blocking b = mixprec::detail::gemm::blocking_sizes();
   // Small problems run on one thread by default: the tests use threads on every size.
-  settings_guard() { mixprec::detail::gemm_blocking_sizes().parallel_min = 0; }
+  settings_guard() { mixprec::detail::gemm::blocking_sizes().parallel_min = 0; }
   settings_guard(const settings_guard&) = delete;
   settings_guard& operator=(const settings_guard&) = delete;
   ~settings_guard() {
     mixprec::set_float32_matmul_precision(p);
     mixprec::set_float32_matmul_high_mode(h);
-    mixprec::detail::gemm_blocking_sizes() = b;
+    mixprec::detail::gemm::blocking_sizes() = b;
   }
 };
 
@@ -217,7 +217,7 @@ void naive_gemm(in_mode mode, transpose oa, transpose ob, std::size_t m, std::si
           acc = std::fma(static_cast<Acc>(ah), static_cast<Acc>(bh), acc);
         } else if (mode == in_mode::dot2) {
           if constexpr (std::is_same<Acc, float>::value) {
-            acc = mixprec::detail::gemm_dot2_step(static_cast<float>(a), static_cast<float>(b), acc);
+            acc = mixprec::detail::gemm::dot2_step(static_cast<float>(a), static_cast<float>(b), acc);
           }
         } else {
           acc = std::fma(ref_input<Acc>(a, mode), ref_input<Acc>(b, mode), acc);
@@ -267,13 +267,13 @@ void run_gemm(runner how, transpose oa, transpose ob, std::size_t m, std::size_t
       return;
     }
     default: {
-      const auto pr = mixprec::detail::gemm_setup<Acc>(oa, ob, m, n, k, alpha, A.ptr(), A.ld, B.ptr(), B.ld, beta,
+      const auto pr = mixprec::detail::gemm::setup<Acc>(oa, ob, m, n, k, alpha, A.ptr(), A.ld, B.ptr(), B.ld, beta,
                                                        C.ptr(), C.ld, o);
       if (m == 0 || n == 0) return;
       if (how == runner::portable2) {
-        mixprec::detail::gemm_host_portable(pr, 2);
+        mixprec::detail::gemm::host_portable(pr, 2);
       } else {
-        mixprec::detail::gemm_host_elementwise(pr, 1);
+        mixprec::detail::gemm::host_elementwise(pr, 1);
       }
     }
   }
@@ -394,7 +394,7 @@ TEST_CASE("gemm: mixed element types and accumulate types") {
 TEST_CASE("gemm: many blocks, panels and task groups (shrunken block sizes)") {
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
-  auto& b = mixprec::detail::gemm_blocking_sizes();
+  auto& b = mixprec::detail::gemm::blocking_sizes();
   normal_gen gen(3);
   for (std::size_t budget : {std::size_t{1}, std::size_t{20000}}) {
     b.a_block = budget;
@@ -417,16 +417,16 @@ TEST_CASE("gemm: many blocks, panels and task groups (shrunken block sizes)") {
 TEST_CASE("gemm: the packing scratch (huge-page aligned from 2 MiB on) is aligned, reused, and gives the same bits") {
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
-  const std::size_t huge = mixprec::detail::gemm_huge_page;
+  const std::size_t huge = mixprec::detail::gemm::huge_page;
   for (std::size_t bytes : {std::size_t{100}, huge - 1, huge, 3 * huge + 12345}) {
-    unsigned char* p = mixprec::detail::gemm_scratch(bytes);
+    unsigned char* p = mixprec::detail::gemm::scratch_buffer(bytes);
     const auto addr = reinterpret_cast<std::uintptr_t>(p);
     CHECK(addr % 64 == 0);
 #if defined(MIXPREC_GEMM_HAVE_THP)
     if (bytes >= huge) CHECK(addr % huge == 0);
 #endif
     std::memset(p, 0xA5, bytes);  // writable over its whole length (ASan checks the bound)
-    CHECK(mixprec::detail::gemm_scratch(bytes / 2) == p);  // a smaller request reuses the buffer
+    CHECK(mixprec::detail::gemm::scratch_buffer(bytes / 2) == p);  // a smaller request reuses the buffer
   }
   // A B panel of 57 slivers x 32 columns x 300 k floats = 2.09 MiB: the huge-page scratch.
   normal_gen gen(5);
@@ -740,7 +740,7 @@ TEST_CASE("gemm: high rounds float inputs to tf32 exactly; medium to bfloat16; o
 // bf16_dot2.
 // ---------------------------------------------------------------------------------------------
 
-float step(float a, float b, float acc) { return mixprec::detail::gemm_dot2_step(a, b, acc); }
+float step(float a, float b, float acc) { return mixprec::detail::gemm::dot2_step(a, b, acc); }
 std::uint32_t fbits(float x) {
   std::uint32_t u;
   std::memcpy(&u, &x, 4);
@@ -1225,8 +1225,8 @@ TEST_CASE("gemm: k-contiguous (transposed) packing, every input conversion, k ar
 TEST_CASE("gemm: every blocking gives the same bits (A block, B panel, from the CPU's L2)") {
   settings_guard guard;
   // The default is sized from this CPU's L2 cache, within [128 KiB, 4 MiB].
-  const std::size_t l2 = mixprec::detail::gemm_l2_bytes();
-  const std::size_t def = mixprec::detail::gemm_blocking_for_cpu().a_block;
+  const std::size_t l2 = mixprec::detail::gemm::l2_bytes();
+  const std::size_t def = mixprec::detail::gemm::blocking_for_cpu().a_block;
   MESSAGE("L2 " << l2 << " bytes, A block " << def << " bytes");
   CHECK(l2 >= (std::size_t{16} << 10));
   CHECK(def >= (std::size_t{128} << 10));
@@ -1234,7 +1234,7 @@ TEST_CASE("gemm: every blocking gives the same bits (A block, B panel, from the 
   CHECK(def == std::min(std::max(l2 / 8 * 3, std::size_t{128} << 10), std::size_t{4} << 20));
   CHECK(guard.b.a_block == def);  // gemm_blocking_sizes() starts from it
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
-  auto& b = mixprec::detail::gemm_blocking_sizes();
+  auto& b = mixprec::detail::gemm::blocking_sizes();
   const std::size_t m = 97, n = 75, k = 300;
   normal_gen gen(31);
   stored<bfloat16> A(m, k, true, 0, bfloat16(0.0f));
@@ -1346,7 +1346,7 @@ namespace {
 template <class T>
 void check_byte_widening() {
   const float* table = mixprec::detail::widen_table<T, float>();
-  constexpr std::size_t W = mixprec::detail::gemm_vw;
+  constexpr std::size_t W = mixprec::detail::gemm::vw;
   const unsigned saved = _mm_getcsr();
   for (unsigned csr : {saved, saved | 0x8040u}) {
     _mm_setcsr(csr);
@@ -1355,9 +1355,9 @@ void check_byte_widening() {
       for (std::size_t j = 0; j < W; ++j) in[j] = T::from_bits(static_cast<std::uint8_t>(first + j));
       float out[16];
 #if defined(MIXPREC_GEMM_AVX512)
-      _mm512_storeu_ps(out, mixprec::detail::gemm_load_vec<mixprec::detail::gemm_input::as_is>(in));
+      _mm512_storeu_ps(out, mixprec::detail::gemm::load_vec<mixprec::detail::gemm::input_mode::as_is>(in));
 #else
-      _mm256_storeu_ps(out, mixprec::detail::gemm_load_vec<mixprec::detail::gemm_input::as_is>(in));
+      _mm256_storeu_ps(out, mixprec::detail::gemm::load_vec<mixprec::detail::gemm::input_mode::as_is>(in));
 #endif
       for (std::size_t j = 0; j < W; ++j) {
         std::uint32_t got = 0, want = 0;

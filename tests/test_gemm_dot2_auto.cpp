@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
 // gemm_algorithm::exact on the vdpbf16ps kernel (include/mixprec/kernels/gemm.hpp,
-// detail::gemm_dot2_auto; docs/pages/kernels-reference.md, "exact on vdpbf16ps"): with the path
-// forced on (detail::gemm_dot2_mode() = 1), every result equals a naive fma loop written here
+// detail::gemm::dot2_auto; docs/pages/kernels-reference.md, "exact on vdpbf16ps"): with the path
+// forced on (detail::gemm::dot2_mode() = 1), every result equals a naive fma loop written here
 // from the documented exact semantics (sequential k, std::fma in float, mixprec::round_to), bit for
-// bit (NaN with NaN), and the kernel that ran is asserted through detail::gemm_dot2_runs(): taken
+// bit (NaN with NaN), and the kernel that ran is asserted through detail::gemm::dot2_runs(): taken
 // where the proof holds (no subnormal input, EA + EB >= 142), not taken where it fails — with
 // inputs for which vdpbf16ps's DAZ/FTZ WOULD change the bits, so a weakened condition fails here.
 // Built without AVX-512-BF16 the same comparisons run (nothing is taken).
@@ -36,21 +36,21 @@ namespace {
 /// Forces the path (1 on, 2 off) and restores the setting and the matmul precision.
 struct mode_guard {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-  int saved = mixprec::detail::gemm_dot2_mode().load();
+  int saved = mixprec::detail::gemm::dot2_mode().load();
 #endif
   matmul_precision p = mixprec::float32_matmul_precision();
   matmul_high_mode h = mixprec::float32_matmul_high_mode();
   explicit mode_guard(int mode) { set(mode); }
   static void set([[maybe_unused]] int mode) {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-    mixprec::detail::gemm_dot2_mode().store(mode);
+    mixprec::detail::gemm::dot2_mode().store(mode);
 #endif
   }
   mode_guard(const mode_guard&) = delete;
   mode_guard& operator=(const mode_guard&) = delete;
   ~mode_guard() {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-    mixprec::detail::gemm_dot2_mode().store(saved);
+    mixprec::detail::gemm::dot2_mode().store(saved);
 #endif
     mixprec::set_float32_matmul_precision(p);
     mixprec::set_float32_matmul_high_mode(h);
@@ -59,7 +59,7 @@ struct mode_guard {
 
 std::size_t runs() {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-  return mixprec::detail::gemm_dot2_runs().load();
+  return mixprec::detail::gemm::dot2_runs().load();
 #else
   return 0;
 #endif
@@ -318,12 +318,12 @@ TEST_CASE("gemm exact on vdpbf16ps: float operands, bfloat16-exact or not, every
 TEST_CASE("gemm exact on vdpbf16ps: MIXPREC_GEMM_DOT2 values; off is never taken; auto gives the same bits") {
 #if defined(MIXPREC_GEMM_AVX512BF16)
   std::string w;
-  CHECK(mixprec::detail::gemm_dot2_parse(nullptr, w) == 0);
-  CHECK(mixprec::detail::gemm_dot2_parse("auto", w) == 0);
-  CHECK(mixprec::detail::gemm_dot2_parse("on", w) == 1);
-  CHECK(mixprec::detail::gemm_dot2_parse("off", w) == 2);
+  CHECK(mixprec::detail::gemm::dot2_parse(nullptr, w) == 0);
+  CHECK(mixprec::detail::gemm::dot2_parse("auto", w) == 0);
+  CHECK(mixprec::detail::gemm::dot2_parse("on", w) == 1);
+  CHECK(mixprec::detail::gemm::dot2_parse("off", w) == 2);
   CHECK(w.empty());
-  CHECK(mixprec::detail::gemm_dot2_parse("yes", w) == 0);
+  CHECK(mixprec::detail::gemm::dot2_parse("yes", w) == 0);
   CHECK(w.find("MIXPREC_GEMM_DOT2=\"yes\"") != std::string::npos);
 #endif
   mode_guard guard(2);
@@ -331,7 +331,7 @@ TEST_CASE("gemm exact on vdpbf16ps: MIXPREC_GEMM_DOT2 values; off is never taken
   check<bfloat16, bfloat16, float>(40, 48, 64, a, b, 1.0f, 0.0f, transpose::none, transpose::none, layout::row_major, 2, false);
   mode_guard::set(0);  // auto: taken when this CPU's vdpbf16ps tile is the faster (40*48*64 >= dot2_min)
 #if defined(MIXPREC_GEMM_AVX512BF16)
-  const bool prefers = mixprec::detail::gemm_dot2_cpu_prefers();
+  const bool prefers = mixprec::detail::gemm::dot2_cpu_prefers();
   const std::string what = std::string(prefers ? "this CPU prefers" : "this CPU does not prefer") + " the vdpbf16ps tile";
   MESSAGE(what);
 #else
