@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -333,4 +334,116 @@ TEST_CASE("tensor-core presets: FP4/FP6 and CDNA1/2 bad input names what is allo
   const std::vector<float> r = mixprec::block_scaled_gemm(ta, tb, bo, 1.0f, 1.0f);
   REQUIRE(r.size() == 1);
   CHECK(r[0] == 32.0f);
+}
+
+namespace {
+
+/// The GEMM kernel's lanes loop (gemm's tensor-core path) over decoded operands: rows of A (m x k),
+/// B (k x n), C in and out (the accumulator's values), mixprec::detail::mma_fused_lanes per
+/// instruction (k / split products at a time, the last ones short).
+void lanes_gemm(const mixprec::mma_model& md, std::size_t m, std::size_t n, std::size_t k, const std::vector<mixprec::detail::mma_term>& a,
+                const std::vector<mixprec::detail::mma_term>& b, std::vector<double>& c) {
+  constexpr std::size_t L = mixprec::detail::mma_lanes;
+  const std::size_t panels = (n + L - 1) / L, ik = static_cast<std::size_t>(md.k), hk = ik / static_cast<std::size_t>(md.split);
+  std::vector<double> av(m * k), bv(panels * k * L);
+  std::vector<int> ae(m * k), be(panels * k * L);
+  for (std::size_t q = 0; q < m * k; ++q) {
+    av[q] = a[q].v;
+    ae[q] = a[q].e;
+  }
+  for (std::size_t q = 0; q < panels; ++q) {
+    for (std::size_t p = 0; p < k; ++p) {
+      for (std::size_t l = 0; l < L; ++l) {
+        const std::size_t j = q * L + l, at = (q * k + p) * L + l;
+        bv[at] = j < n ? b[p * n + j].v : 0.0;
+        be[at] = j < n ? b[p * n + j].e : -252;
+      }
+    }
+  }
+  for (std::size_t q = 0; q < panels; ++q) {
+    for (std::size_t i = 0; i < m; ++i) {
+      double acc[L];
+      for (std::size_t l = 0; l < L; ++l) acc[l] = q * L + l < n ? c[i * n + q * L + l] : 0.0;
+      for (std::size_t k0 = 0; k0 < k; k0 += ik) {
+        for (std::size_t lo = k0; lo < k0 + ik; lo += hk) {
+          const std::size_t cnt = lo >= k ? 0 : std::min(hk, k - lo), at = std::min(lo, k);
+          mixprec::detail::mma_fused_lanes(md, acc, av.data() + i * k + at, ae.data() + i * k + at, bv.data() + (q * k + at) * L,
+                                           be.data() + (q * k + at) * L, cnt);
+        }
+      }
+      for (std::size_t l = 0; l < L && q * L + l < n; ++l) c[i * n + q * L + l] = acc[l];
+    }
+  }
+}
+
+template <class T>
+std::vector<mixprec::detail::mma_term> terms(const std::vector<T>& x) {
+  constexpr unsigned op = mixprec::detail::mma_operand_of<T>();
+  std::vector<mixprec::detail::mma_term> t(x.size());
+  for (std::size_t q = 0; q < x.size(); ++q) t[q] = mixprec::detail::mma_decode(static_cast<double>(x[q]), op);
+  return t;
+}
+
+/// The lanes kernel against mma_dot (the scalar model) on random operands of T, k 1 .. 70.
+template <class T>
+std::size_t lanes_vs_scalar(mma_preset pre, std::mt19937& rng, int emin, int emax) {
+  const mixprec::mma_model& md = mixprec::mma_model_of(pre);
+  std::uniform_int_distribution<int> ex(emin, emax), kd(1, 70);
+  std::uniform_real_distribution<float> u(1.0f, 2.0f);
+  std::size_t bad = 0;
+  for (int trial = 0; trial < 40; ++trial) {
+    const std::size_t m = 3, n = 11, k = static_cast<std::size_t>(kd(rng));
+    auto draw = [&] {
+      const float sgn = (rng() & 1u) ? -1.0f : 1.0f;
+      return (rng() % 11u) == 0 ? T(0.0f) : T(sgn * std::ldexp(u(rng), ex(rng)));
+    };
+    std::vector<T> a(m * k), b(k * n);
+    for (auto& x : a) x = draw();
+    for (auto& x : b) x = draw();
+    if (trial % 4 == 1) {  // cancellation: the second half of B's column the negated first
+      for (std::size_t p = k / 2; p < 2 * (k / 2); ++p)
+        for (std::size_t j = 0; j < n; ++j) b[p * n + j] = T(-static_cast<float>(b[(p - k / 2) * n + j]));
+    }
+    std::vector<double> c(m * n);
+    std::vector<float> cf(m * n);
+    for (std::size_t q = 0; q < c.size(); ++q) {
+      cf[q] = trial % 3 == 0 ? 0.0f : static_cast<float>(draw()) * ((rng() & 1u) ? 1.0f : 0x1p-20f);
+      c[q] = static_cast<double>(cf[q]);
+    }
+    lanes_gemm(md, m, n, k, terms(a), terms(b), c);
+    std::vector<T> col(k);
+    for (std::size_t i = 0; i < m; ++i) {
+      for (std::size_t j = 0; j < n; ++j) {
+        for (std::size_t p = 0; p < k; ++p) col[p] = b[p * n + j];
+        const float want = mixprec::mma_dot(pre, a.data() + i * k, col.data(), k, cf[i * n + j]);
+        if (fbits(static_cast<float>(c[i * n + j])) != fbits(want)) {
+          if (bad < 5) {
+            INFO(md.name << " k " << k << " (" << i << ", " << j << "): lanes 0x" << std::hex << fbits(static_cast<float>(c[i * n + j]))
+                         << " scalar 0x" << fbits(want));
+            CHECK(fbits(static_cast<float>(c[i * n + j])) == fbits(want));
+          }
+          ++bad;
+        }
+      }
+    }
+  }
+  return bad;
+}
+
+}  // namespace
+
+TEST_CASE("tensor-core AMD presets: the GEMM's lanes kernel gives the scalar model's bits") {
+  std::mt19937 rng(32);
+  std::size_t bad = 0;
+  bad += lanes_vs_scalar<half>(mma_preset::cdna3_mfma_f16_f32, rng, -24, 15);
+  bad += lanes_vs_scalar<bfloat16>(mma_preset::cdna3_mfma_bf16_f32, rng, -30, 30);
+  bad += lanes_vs_scalar<bfloat16>(mma_preset::cdna3_mfma_bf16_f32, rng, -133, 127);  // f32 overflow, subnormal products
+  bad += lanes_vs_scalar<mixprec::float8_e4m3fnuz>(mma_preset::cdna3_mfma_fp8_f32, rng, -10, 7);
+  bad += lanes_vs_scalar<mixprec::float8_e5m2fnuz>(mma_preset::cdna3_mfma_fp8_f32, rng, -17, 15);
+  bad += lanes_vs_scalar<half>(mma_preset::cdna1_mfma_f16_f32, rng, -24, 15);
+  bad += lanes_vs_scalar<half>(mma_preset::cdna2_mfma_f16_f32, rng, -24, 15);
+  bad += lanes_vs_scalar<bfloat16>(mma_preset::cdna1_mfma_bf16_f32, rng, -133, 60);
+  bad += lanes_vs_scalar<bfloat16>(mma_preset::cdna2_mfma_bf16_f32, rng, -133, 60);
+  bad += lanes_vs_scalar<half>(mma_preset::hopper_wgmma_f16_f32, rng, -24, 15);
+  CHECK(bad == 0);
 }

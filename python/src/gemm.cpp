@@ -14,6 +14,8 @@
 #include <type_traits>
 #include <vector>
 
+#include "block_scaling.hpp"
+
 #include <mixprec/format_names.hpp>
 #include <mixprec/kernels/gemm.hpp>
 #include <mixprec/matmul_precision.hpp>
@@ -76,7 +78,7 @@ nb::object gemm_run(nb::ndarray<const T, nb::ndim<2>, nb::c_contig, nb::device::
 
 /// C = A B through a tensor-core preset (kernels/tensor_core.hpp): a and b hold values of the
 /// operand format `fmt` ("float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_e5m2", the FNUZ FP8 of
-/// the CDNA3 preset; "float32":
+/// the CDNA3 preset, the FP6 and FP4 of kind::f8f6f4; "float32":
 /// float operands, truncated to tf32 by the tf32 presets); C starts at +0. Returns float32 (an f16
 /// preset's outputs are float16 values). Bad names or a format the preset does not take:
 /// std::invalid_argument naming what is allowed, nothing computed.
@@ -119,6 +121,9 @@ nb::object gemm_mma(nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::devi
     else if (fmt == "float8_e5m2") gemm_mma_as<mixprec::float8_e5m2>(pa, pb, m, n, k, c, p, threads);
     else if (fmt == "float8_e4m3fnuz") gemm_mma_as<mixprec::float8_e4m3fnuz>(pa, pb, m, n, k, c, p, threads);
     else if (fmt == "float8_e5m2fnuz") gemm_mma_as<mixprec::float8_e5m2fnuz>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float6_e2m3fn") gemm_mma_as<mixprec::float6_e2m3fn>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float6_e3m2fn") gemm_mma_as<mixprec::float6_e3m2fn>(pa, pb, m, n, k, c, p, threads);
+    else if (fmt == "float4_e2m1fn") gemm_mma_as<mixprec::float4_e2m1fn>(pa, pb, m, n, k, c, p, threads);
     else {
       const mixprec::mma_model& md = mixprec::mma_model_of(p);
       throw std::invalid_argument("gemm: mma='" + preset + "' takes format " + mixprec::detail::mma_operand_names(md.operands) +
@@ -132,6 +137,37 @@ nb::object gemm_mma(nb::ndarray<const float, nb::ndim<2>, nb::c_contig, nb::devi
   return nb::cast(nb::ndarray<nb::numpy, float, nb::ndim<2>>(c, {m, n}, owner));
 }
 
+/// mixprec::block_scaled_gemm with block_accumulator::tensor_core(preset) of two quantized operands
+/// (the arguments of block_scaling.hpp's block_gemm): the preset checked against the element, scale
+/// and K-block layout by the C++ (std::invalid_argument naming what is allowed, nothing returned).
+nb::object block_gemm_mma(mixprec_py::array2d a_elements, mixprec_py::array2d a_scales, double a_tensor_scale,
+                          const std::string& a_name, const nb::dict& a_params, mixprec_py::array2d b_elements,
+                          mixprec_py::array2d b_scales, double b_tensor_scale, const std::string& b_name,
+                          const nb::dict& b_params, const std::string& preset, std::size_t promotion, double a_global,
+                          double b_global) {
+  const mixprec::mma_preset p = mixprec::mma_preset_from_name(preset);
+  if (p == mixprec::mma_preset::none) {
+    throw std::invalid_argument("block_scaled_gemm: 'none' is not a tensor-core preset; the presets: " + mixprec::mma_preset_names());
+  }
+  mixprec::block_gemm_options o;
+  o.acc = mixprec::block_accumulator::tensor_core(p);
+  o.promotion = promotion;
+  nb::object result;
+  mixprec_py::with_recipe(a_name, a_params, [&](const auto& ra) {
+    const auto ta = mixprec_py::make_tensor(ra, a_elements, a_scales, a_tensor_scale);
+    mixprec_py::with_recipe(b_name, b_params, [&](const auto& rb) {
+      const auto tb = mixprec_py::make_tensor(rb, b_elements, b_scales, b_tensor_scale);
+      std::vector<float> c;
+      {
+        nb::gil_scoped_release release;
+        c = mixprec::block_scaled_gemm(ta, tb, o, static_cast<float>(a_global), static_cast<float>(b_global));
+      }
+      result = mixprec_py::float_matrix(std::move(c), ta.rows, tb.cols);
+    });
+  });
+  return result;
+}
+
 }  // namespace
 
 namespace mixprec_py {
@@ -140,6 +176,7 @@ void bind_gemm(nb::module_& m) {
   m.def("gemm_f64", &gemm_run<double, double>);
   m.def("gemm_bf16_dot2", &gemm_run<float, std::uint16_t>);
   m.def("gemm_mma", &gemm_mma);
+  m.def("block_gemm_mma", &block_gemm_mma);
   m.def("mma_preset_names", [] { return mixprec::mma_preset_names(); });
 }
 }  // namespace mixprec_py

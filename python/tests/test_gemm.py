@@ -3,6 +3,7 @@
 sum is exact, a sequential-fma reference in exact rational arithmetic (rounded once per step),
 and the block-scaled GEMM's formula in NumPy float32 arithmetic (one IEEE rounding per operation)."""
 import math
+import os
 from fractions import Fraction
 
 import numpy as np
@@ -241,3 +242,107 @@ def test_gemm_tensor_core_preset():
         mixprec.gemm(a, b, format="float8_e4m3fn", mma="hopper_wgmma_fp8_f32", accumulate="float64")
     with pytest.raises(TypeError):
         mixprec.gemm(a, b, format="float8_e4m3fn", mma=3)
+
+
+# --- tensor-core presets with FP4/FP6 operands and block_scaled_gemm's tensor_core model, against
+# MMA-Sim's outputs in tests/golden/mma_vectors_f8f6f4.txt (tests/golden/gen_mma_vectors.py) ---
+
+_GOLDEN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "tests", "golden")
+_FP = {"e2m1": ("float4_e2m1fn", 2, 1), "e2m3": ("float6_e2m3fn", 2, 3), "e3m2": ("float6_e3m2fn", 3, 2),
+       "e4m3": ("float8_e4m3fn", 4, 3), "e5m2": ("float8_e5m2", 5, 2)}
+
+
+def _tiles(name):
+    tiles, t = [], None
+    with open(os.path.join(_GOLDEN, name)) as f:
+        for line in f:
+            w = line.split()
+            if not w or w[0].startswith("#"):
+                continue
+            if w[0] == "tile":
+                t = dict(preset=w[1], a=w[2], b=w[3], rows=int(w[4]), n=int(w[5]), k=int(w[6]), block=int(w[8]))
+                tiles.append(t)
+            else:
+                wd = {"A": 1 if t["a"] == "e2m1" else 2, "B": 1 if t["b"] == "e2m1" else 2, "SA": 2, "SB": 2}.get(
+                    w[0], 4 if t["preset"].endswith("_f16") else 8)
+                t[w[0]] = np.array([int(w[1][i:i + wd], 16) for i in range(0, len(w[1]), wd)], np.uint32)
+    return tiles
+
+
+def _fp_value(code, fmt):
+    """An FP4/FP6/FP8 (OCP, finite) code's value, from its fields."""
+    _, eb, mb = _FP[fmt]
+    bias = (1 << (eb - 1)) - 1
+    e, m = (int(code) >> mb) & ((1 << eb) - 1), int(code) & ((1 << mb) - 1)
+    v = math.ldexp(m, 1 - bias - mb) if e == 0 else math.ldexp((1 << mb) + m, e - bias - mb)
+    return -v if int(code) >> (eb + mb) else v
+
+
+def test_gemm_tensor_core_fp6_fp4_against_mmasim():
+    checked = 0
+    for t in _tiles("mma_vectors_f8f6f4.txt"):
+        if t["block"] or t["a"] != t["b"] or t["a"] not in ("e2m1", "e2m3", "e3m2"):
+            continue
+        rows, n, k = t["rows"], t["n"], t["k"]
+        a = np.array([_fp_value(c, t["a"]) for c in t["A"]], np.float32).reshape(rows, k)
+        b = np.array([_fp_value(c, t["b"]) for c in t["B"]], np.float32).reshape(k, n)
+        got = mixprec.gemm(a, b, format=_FP[t["a"]][0], mma=t["preset"]).reshape(-1)
+        zero_c = t["C"] == 0  # gemm starts from +0
+        if t["preset"].endswith("_f16"):
+            bits = got.astype(np.float16).view(np.uint16).astype(np.uint32)
+        else:
+            bits = got.view(np.uint32)
+        np.testing.assert_array_equal(bits[zero_c], t["D"][zero_c])
+        checked += int(zero_c.sum())
+    assert checked >= 150
+    with pytest.raises(ValueError, match="float6_e2m3fn"):  # kind::f16 takes no FP6
+        mixprec.gemm(np.ones((2, 32)), np.ones((32, 2)), format="float6_e2m3fn", mma="blackwell_tcgen05_f16_f32")
+
+
+def _block_gemm_mma(qa, qb, preset, promotion=0):
+    """block_scaled_gemm with block_accumulator::tensor_core(preset) (mixprec._core.block_gemm_mma)."""
+    args = []
+    for q in (qa, qb):
+        family, cpp, _ = mixprec._recipe_params(q.recipe, dict(q.params), "block_scaled_gemm", given=False)
+        args += [np.ascontiguousarray(q.elements), np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
+    return mixprec._core.block_gemm_mma(*args, preset, promotion, 0.0, 0.0)
+
+
+def test_block_scaled_gemm_tensor_core_against_mmasim():
+    checked = 0
+    for t in _tiles("mma_vectors_f8f6f4.txt"):
+        if t["preset"] != "blackwell_tcgen05_mxf8f6f4":
+            continue
+        rows, n, k = t["rows"], t["n"], t["k"]
+        qa = mixprec.block_quantize(np.zeros((rows, k), np.float32), "mx", element=_FP[t["a"]][0])
+        qb = mixprec.block_quantize(np.zeros((k, n), np.float32), "mx", element=_FP[t["b"]][0], block=(32, 1))
+        qa.elements, qa.scales = t["A"].astype(np.uint8).reshape(rows, k), t["SA"].astype(np.uint8).reshape(rows, k // 32)
+        qb.elements, qb.scales = t["B"].astype(np.uint8).reshape(k, n), t["SB"].astype(np.uint8).reshape(k // 32, n)
+        got = _block_gemm_mma(qa, qb, "blackwell_tcgen05_mxf8f6f4").reshape(-1).view(np.uint32)
+        zero_c = t["C"] == 0  # block_scaled_gemm starts from +0
+        np.testing.assert_array_equal(got[zero_c], t["D"][zero_c])
+        checked += int(zero_c.sum())
+    assert checked >= 300
+
+
+def test_block_scaled_gemm_tensor_core_errors():
+    rng = np.random.default_rng(3)
+    x, w = rng.standard_normal((4, 64)).astype(np.float32), rng.standard_normal((64, 3)).astype(np.float32)
+    qa = mixprec.block_quantize(x, "mx", element="float6_e2m3fn")
+    qb = mixprec.block_quantize(w, "mx", element="float6_e3m2fn", block=(32, 1))
+    c = _block_gemm_mma(qa, qb, "blackwell_tcgen05_mxf8f6f4")
+    assert c.shape == (4, 3) and c.dtype == np.float32
+    with pytest.raises(ValueError, match="cdna3_mfma_fp8_f32"):  # not a preset: the presets named
+        _block_gemm_mma(qa, qb, "blackwell_mxf8f6f4")
+    with pytest.raises(ValueError, match="not a tensor-core preset"):
+        _block_gemm_mma(qa, qb, "none")
+    with pytest.raises(ValueError, match="float4_e2m1fn"):  # mxf4nvf4 takes FP4 only
+        _block_gemm_mma(qa, qb, "blackwell_tcgen05_mxf4nvf4")
+    with pytest.raises(ValueError, match="promotion must be 0"):
+        _block_gemm_mma(qa, qb, "blackwell_tcgen05_mxf8f6f4", promotion=16)
+    qa16 = mixprec.block_quantize(x, "mx", element="float6_e2m3fn", block=(1, 16))
+    qb16 = mixprec.block_quantize(w, "mx", element="float6_e3m2fn", block=(16, 1))
+    with pytest.raises(ValueError, match="float8_e8m0fnu per 32 K elements"):
+        _block_gemm_mma(qa16, qb16, "blackwell_tcgen05_mxf8f6f4")
+    with pytest.raises(ValueError, match="float8_e4m3fn, float8_e5m2"):  # FP6 is not Hopper's
+        _block_gemm_mma(qa, qb, "hopper_wgmma_fp8_f32")

@@ -551,13 +551,114 @@ inline double mma_chain(const mma_model& m, double acc, const mma_term* a, const
 /// Outputs computed side by side by the GEMM kernel (mma_fused_lanes).
 constexpr std::size_t mma_lanes = 8;
 
+/// mma_fused_lanes for the AMD presets: one instruction's fused sum (n products, zero-padded to
+/// the instruction's k / split) per lane. CDNA3 (amd 1, 2) side by side, as mma_fused_amd: the
+/// truncated products are integers below 2^31, c and the sums exact in double; the pairwise
+/// presets (amd 3, 4), an Inf or NaN accumulator or a product that may reach 2^128: lane by lane.
+inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* av, const int* ae, const double* bv,
+                                const int* be, std::size_t n) noexcept {
+  constexpr std::size_t L = mma_lanes;
+  const std::size_t st = m.amd == 2 ? 2 : 1;
+  alignas(64) int e[2][L];
+  alignas(64) double s[2][L];
+  bool slow = m.amd >= 3;
+  for (std::size_t l = 0; l < L; ++l) slow = slow || !exact_eq(acc[l] - acc[l], 0.0);
+  for (std::size_t h = 0; h < st && !slow; ++h) {  // the largest exponent of each group (-252: none)
+    for (std::size_t l = 0; l < L; ++l) e[h][l] = -252;
+    for (std::size_t p = h; p < n; p += st) {
+      const int* b = be + p * L;
+      for (std::size_t l = 0; l < L; ++l) e[h][l] = ae[p] + b[l] > e[h][l] ? ae[p] + b[l] : e[h][l];
+    }
+    for (std::size_t l = 0; l < L; ++l) slow = slow || e[h][l] >= 126;
+  }
+  if (slow) {
+    const std::size_t hk = static_cast<std::size_t>(m.k / m.split);
+    mma_term ta[64], tb[64];
+    for (std::size_t l = 0; l < L; ++l) {
+      for (std::size_t p = 0; p < hk; ++p) {
+        ta[p] = p < n ? mma_term{av[p], ae[p]} : mma_term{0.0, -126};
+        tb[p] = p < n ? mma_term{bv[p * L + l], be[p * L + l]} : mma_term{0.0, -126};
+      }
+      acc[l] = mma_fused_amd(m, acc[l], ta, tb, hk);
+    }
+    return;
+  }
+  for (std::size_t h = 0; h < st; ++h) {  // each group's products truncated to 24 bits below its exponent, summed
+#if defined(MIXPREC_MMA_AVX512)
+    const __m512d scv = _mm512_castsi512_pd(_mm512_slli_epi64(
+        _mm512_sub_epi64(_mm512_set1_epi64(24 + 1023), _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[h])))), 52));
+    __m512d sv = _mm512_setzero_pd();
+    for (std::size_t p = h; p < n; p += st) {
+      const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
+      sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+    }
+    _mm512_store_pd(s[h], sv);
+#else
+    double sc[L];
+    for (std::size_t l = 0; l < L; ++l) {
+      sc[l] = mma_pow2(24 - e[h][l]);
+      s[h][l] = 0.0;
+    }
+    for (std::size_t p = h; p < n; p += st) {
+      const double a = av[p];
+      const double* b = bv + p * L;
+      for (std::size_t l = 0; l < L; ++l) s[h][l] += std::trunc(a * b[l] * sc[l]);
+    }
+#endif
+  }
+#if defined(MIXPREC_MMA_AVX512)
+  const __m512i e0 = _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[0])));
+  __m512i eg = e0;
+  __m512d sg = _mm512_load_pd(s[0]);
+  auto pow2v = [](__m512i x) { return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(x, _mm512_set1_epi64(1023)), 52)); };
+  auto floorv = [](__m512d x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); };
+  if (st == 2) {  // FP8: the two groups aligned to the larger exponent, each rounded down
+    const __m512i e1 = _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[1])));
+    eg = _mm512_max_epi64(e0, e1);
+    sg = _mm512_add_pd(floorv(_mm512_mul_pd(sg, pow2v(_mm512_sub_epi64(e0, eg)))),
+                       floorv(_mm512_mul_pd(_mm512_load_pd(s[1]), pow2v(_mm512_sub_epi64(e1, eg)))));
+  }
+  const __m512d c = _mm512_loadu_pd(acc);
+  const __m512i ef = _mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c), 52), _mm512_set1_epi64(0x7FF));
+  __m512i ec = _mm512_max_epi64(_mm512_sub_epi64(ef, _mm512_set1_epi64(1023)), _mm512_set1_epi64(-126));
+  ec = _mm512_mask_mov_epi64(ec, _mm512_cmp_pd_mask(c, _mm512_setzero_pd(), _CMP_EQ_OQ), _mm512_set1_epi64(-126));
+  const __m512i me = _mm512_max_epi64(eg, ec);
+  const __m512d sd = floorv(_mm512_mul_pd(sg, pow2v(_mm512_sub_epi64(_mm512_add_epi64(eg, _mm512_set1_epi64(7)), me))));
+  __m512d cq = floorv(_mm512_mul_pd(c, pow2v(_mm512_sub_epi64(_mm512_set1_epi64(24), me))));
+  if (st == 2) {  // c dropped more than 25 bits below
+    cq = _mm512_mask_mov_pd(cq, _mm512_cmplt_epi64_mask(ec, _mm512_sub_epi64(me, _mm512_set1_epi64(25))), _mm512_setzero_pd());
+  }
+  const __m512d v = _mm512_mul_pd(_mm512_fmadd_pd(cq, _mm512_set1_pd(128.0), sd), pow2v(_mm512_sub_epi64(me, _mm512_set1_epi64(31))));
+  _mm512_storeu_pd(acc, _mm512_cvtps_pd(_mm512_cvtpd_ps(v)));  // f32, nearest even (the default rounding)
+#else
+  for (std::size_t l = 0; l < L; ++l) {
+    int eg = e[0][l];
+    double sg = s[0][l];
+    if (st == 2) {
+      eg = e[0][l] > e[1][l] ? e[0][l] : e[1][l];
+      sg = std::floor(s[0][l] * mma_pow2(e[0][l] - eg)) + std::floor(s[1][l] * mma_pow2(e[1][l] - eg));
+    }
+    const double c = acc[l];
+    const int ec = mma_exponent(c, -126), me = eg > ec ? eg : ec;
+    const double sd = std::floor(sg * mma_pow2(7 + eg - me));
+    double cq = std::floor(c * mma_pow2(24 - me));
+    if (st == 2 && ec < me - 25) cq = 0.0;
+    acc[l] = static_cast<double>(static_cast<float>((sd + cq * 128.0) * mma_pow2(me - 31)));
+  }
+#endif
+}
+
 /// mma_fused for mma_lanes outputs that share A's n terms (av, ae) against a panel of B (bv, be:
 /// n x mma_lanes), all finite; acc[l] in and out (a non-finite acc stays: Inf, or NaN as written
 /// by the instruction). The same bits as mma_fused: the truncated terms are integers below 2^48,
-/// summed exactly in double.
+/// summed exactly in double. The AMD presets: mma_fused_lanes_amd.
 inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, const int* ae, const double* bv,
                             const int* be, std::size_t n) noexcept {
   constexpr std::size_t L = mma_lanes;
+  if (m.amd != 0) {
+    mma_fused_lanes_amd(m, acc, av, ae, bv, be, n);
+    return;
+  }
   const int cemin = m.out == mma_output::f16 ? -14 : -126, fb = m.frac_bits;
 #if defined(MIXPREC_MMA_AVX512)
   if (m.out != mma_output::f16) {  // the whole step in registers (the same operations as below)
