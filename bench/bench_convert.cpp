@@ -22,9 +22,11 @@
 // NaN results count as equal when both are NaN (payloads are not compared).
 //
 // modes/<pair>/<mode>/<policy>/<n>: mixprec::convert(exec::seq, ...) in every rounding mode and
-// overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1 (float -> the format) or
-// e4m3fn2f, e5m2f, e2m12f (decode); modes/<pair>/copy/<n>: the movement limit, a loop that reads
-// the same source bytes and writes the same destination bytes (u32 -> low bits, or u8 -> u32),
+// overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1 (float -> the format),
+// d2h, d2b, d2e4m3fn, d2e5m2, d2e2m1 (double -> the format; data: the floats below, each times
+// 1 +- 2^-30) or e4m3fn2f, e5m2f, e2m12f (decode); mode stochastic_philox: stochastic rounding
+// from rng_kind::philox4x32_10; modes/<pair>/copy/<n>: the movement limit, a loop that reads
+// the same source bytes and writes the same destination bytes (u32/u64 -> low bits, or u8 -> u32),
 // and modes/<pair>/memcpy/<n>: memcpy of the larger of the two arrays. Data: N(0,1) * 2^k, k
 // uniform in [-8, 8]. bench/bench_convert_table.py --modes prints the ratios table.
 
@@ -674,20 +676,40 @@ const std::vector<float>& modes_input(std::size_t n) {
   return v;
 }
 
-template <class T>
-void bm_mode_encode(benchmark::State& state, mixprec::rounding mode, mixprec::overflow ovf) {
+/// The same values as doubles, each nudged by a relative 2^-30 (bits below float's precision).
+const std::vector<double>& modes_input_double(std::size_t n) {
+  static std::map<std::size_t, std::vector<double>> cache;
+  auto& v = cache[n];
+  if (v.empty()) {
+    const auto& f = modes_input(n);
+    v.resize(n);
+    for (std::size_t i = 0; i < n; ++i) v[i] = static_cast<double>(f[i]) * (1.0 + std::ldexp(i % 2 ? 1.0 : -1.0, -30));
+  }
+  return v;
+}
+template <class S>
+const std::vector<S>& modes_input_of(std::size_t n) {
+  if constexpr (std::is_same<S, double>::value) {
+    return modes_input_double(n);
+  } else {
+    return modes_input(n);
+  }
+}
+
+template <class T, class S = float>
+void bm_mode_encode(benchmark::State& state, mixprec::rounding mode, mixprec::overflow ovf, mixprec::rng_kind gen) {
   const std::size_t n = static_cast<std::size_t>(state.range(0));
-  const auto& in = modes_input(n);
+  const auto& in = modes_input_of<S>(n);
   std::vector<T> out(n);
   for (auto _ : state) {
     benchmark::DoNotOptimize(in.data());
-    mixprec::convert(mixprec::exec::seq, in, out, mode, ovf, 42, 0);
+    mixprec::convert(mixprec::exec::seq, in, out, mode, ovf, 42, 0, gen);
     benchmark::DoNotOptimize(out.data());
     benchmark::ClobberMemory();
   }
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
   // the result must be round_to's: check it once, outside the timing
-  const mixprec::counter_rng r(42);
+  const mixprec::sr_rng r(gen, 42);
   for (std::size_t i = 0; i < n; ++i) {
     const T want = mixprec::round_to<T>(in[i], mode, ovf, mode == mixprec::rounding::stochastic ? r(i) : 0u);
     if (want.bits() != out[i].bits()) {
@@ -722,7 +744,7 @@ void bm_mode_decode(benchmark::State& state) {
 }
 
 /// The movement kernels: every source byte read, every destination byte written, one
-/// instruction of work per vector (vpmovdb / vpmovdw / vpmovzxbd with AVX-512; plain loops
+/// instruction of work per vector (vpmovdb / vpmovdw / vpmovqb / vpmovqw / vpmovzxbd with AVX-512; plain loops
 /// otherwise, which -O2 may leave scalar).
 template <class Src, class Dst>
 void movement_copy(const Src* s, Dst* d, std::size_t n) {
@@ -735,6 +757,14 @@ void movement_copy(const Src* s, Dst* d, std::size_t n) {
   } else if constexpr (sizeof(Src) == 4 && sizeof(Dst) == 2) {
     for (; i + 16 <= n; i += 16) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm512_cvtepi32_epi16(_mm512_loadu_si512(s + i)));
+    }
+  } else if constexpr (sizeof(Src) == 8 && sizeof(Dst) == 1) {
+    for (; i + 8 <= n; i += 8) {
+      _mm_storel_epi64(reinterpret_cast<__m128i*>(d + i), _mm512_cvtepi64_epi8(_mm512_loadu_si512(s + i)));
+    }
+  } else if constexpr (sizeof(Src) == 8 && sizeof(Dst) == 2) {
+    for (; i + 8 <= n; i += 8) {
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm512_cvtepi64_epi16(_mm512_loadu_si512(s + i)));
     }
   } else if constexpr (sizeof(Src) == 1 && sizeof(Dst) == 4) {
     for (; i + 16 <= n; i += 16) {
@@ -771,7 +801,9 @@ void bm_mode_memcpy(benchmark::State& state, std::size_t bytes_per_element) {
   state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * state.range(0));
 }
 
-template <class T>
+/// modes/<pair>/<mode>/<policy> rows (stochastic_philox: rounding::stochastic with rng_kind::philox4x32_10)
+/// for S (float or double) -> T, then the pair's movement rows.
+template <class T, class S = float>
 void register_modes_encode(const char* pair) {
   using mixprec::overflow;
   using mixprec::rounding;
@@ -779,16 +811,21 @@ void register_modes_encode(const char* pair) {
   for (rounding m : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
                      rounding::downward, rounding::to_odd, rounding::stochastic}) {
     for (overflow o : {overflow::ieee, overflow::saturate}) {
-      const std::string name = std::string("modes/") + pair + "/" + mixprec::to_string(m) + "/" + mixprec::to_string(o);
-      for (long n : sizes) fixed_iterations(benchmark::RegisterBenchmark(name.c_str(), bm_mode_encode<T>, m, o)->Arg(n));
+      for (mixprec::rng_kind g : {mixprec::rng_kind::splitmix64, mixprec::rng_kind::philox4x32_10}) {
+        if (g == mixprec::rng_kind::philox4x32_10 && m != rounding::stochastic) continue;
+        const std::string mode = std::string(mixprec::to_string(m)) + (g == mixprec::rng_kind::philox4x32_10 ? "_philox" : "");
+        const std::string name = std::string("modes/") + pair + "/" + mode + "/" + mixprec::to_string(o);
+        for (long n : sizes) fixed_iterations(benchmark::RegisterBenchmark(name.c_str(), bm_mode_encode<T, S>, m, o, g)->Arg(n));
+      }
     }
   }
   using U = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>;
+  using W = std::conditional_t<sizeof(S) == 8, std::uint64_t, std::uint32_t>;
   for (long n : sizes) {
     fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/copy").c_str(),
-                                                  bm_mode_copy<std::uint32_t, U>)->Arg(n));
+                                                  bm_mode_copy<W, U>)->Arg(n));
     fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/memcpy").c_str(), bm_mode_memcpy,
-                                                  sizeof(float))->Arg(n));
+                                                  sizeof(S))->Arg(n));
   }
 }
 
@@ -810,6 +847,11 @@ void register_modes() {
   register_modes_encode<mixprec::float8_e4m3fn>("f2e4m3fn");
   register_modes_encode<mixprec::float8_e5m2>("f2e5m2");
   register_modes_encode<mixprec::float4_e2m1fn>("f2e2m1");
+  register_modes_encode<mixprec::half, double>("d2h");
+  register_modes_encode<mixprec::bfloat16, double>("d2b");
+  register_modes_encode<mixprec::float8_e4m3fn, double>("d2e4m3fn");
+  register_modes_encode<mixprec::float8_e5m2, double>("d2e5m2");
+  register_modes_encode<mixprec::float4_e2m1fn, double>("d2e2m1");
   register_modes_decode<mixprec::float8_e4m3fn>("e4m3fn2f");
   register_modes_decode<mixprec::float8_e5m2>("e5m22f");
   register_modes_decode<mixprec::float4_e2m1fn>("e2m12f");

@@ -127,9 +127,12 @@ def summary(times):
 
 
 # --- issue 31: every mode and policy (modes/<pair>/<mode>/<policy>/<n>) ---------------------------
-MODES = ["nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic"]
+MODES = ["nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic",
+         "stochastic_philox"]  # the last: stochastic rounding from rng_kind::philox4x32_10
 ENCODE_PAIRS = OrderedDict([("f2h", "float -> half"), ("f2b", "float -> bfloat16"), ("f2e4m3fn", "float -> e4m3fn"),
-                            ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn")])
+                            ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn"), ("d2h", "double -> half"),
+                            ("d2b", "double -> bfloat16"), ("d2e4m3fn", "double -> e4m3fn"),
+                            ("d2e5m2", "double -> e5m2"), ("d2e2m1", "double -> e2m1fn")])
 DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float")])
 # ml_dtypes / torch names of the pairs' narrow types (torch has no FP4 dtype)
 PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
@@ -201,7 +204,7 @@ def modes(times, peers):
         return s_[1] if s_ else None
     present = [p for p in ("ml_dtypes", "torch") if any(k.startswith(p + "/") for k in peers)]
     print(f"\nn = {n} elements (L1/L2-resident), minimum CPU time of {reps} interleaved repetitions.\n")
-    head = ["conversion", "nearest_even ns/elem"] + [f"{m[:12]} ieee / sat" for m in MODES[1:]] + \
+    head = ["conversion", "nearest_even ns/elem"] + [f"{m} ieee / sat" for m in MODES[1:]] + \
            ["RNE sat"] + ["RNE ÷ movement"] + [f"RNE ÷ {p}" for p in present]
     print("| " + " | ".join(head) + " |")
     print("|" + "|".join(["---"] + ["---:"] * (len(head) - 1)) + "|")

@@ -236,6 +236,25 @@ TEST_CASE("convert: stochastic rounding with Philox4x32-10 takes philox_rng(seed
   convert(exec::par(3), f, b, rounding::stochastic, overflow::saturate, rng.seed(), 77, rng_kind::philox4x32_10);
   CHECK(ktest::same_bits(a, want));
   CHECK(ktest::same_bits(b, want));
+  // every offset within a block, bfloat16 and e4m3fn too, awkward sizes through the threads
+  for (std::uint64_t off : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{6}}) {
+    for (std::size_t n : {std::size_t{1}, std::size_t{17}, std::size_t{63}, f.size()}) {
+      const span<const float> in(f.data(), n);
+      std::vector<bfloat16> wb(n), gb1(n), gb3(n);
+      std::vector<float8_e4m3fn> we(n), ge2(n);
+      for (std::size_t i = 0; i < n; ++i) {
+        wb[i] = round_to<bfloat16>(f[i], rng(off + i), overflow::ieee);
+        we[i] = round_to<float8_e4m3fn>(f[i], rng(off + i), overflow::saturate);
+      }
+      convert(exec::seq, in, gb1, rounding::stochastic, overflow::ieee, rng.seed(), off, rng_kind::philox4x32_10);
+      convert(exec::par(3), in, gb3, rounding::stochastic, overflow::ieee, rng.seed(), off, rng_kind::philox4x32_10);
+      convert(exec::par(2), in, ge2, rounding::stochastic, overflow::saturate, rng.seed(), off, rng_kind::philox4x32_10);
+      INFO("offset " << off << ", n " << n);
+      CHECK(ktest::same_bits(gb1, wb));
+      CHECK(ktest::same_bits(gb3, wb));
+      CHECK(ktest::same_bits(ge2, we));
+    }
+  }
   // The default generator gives other bits for the same seed.
   convert(exec::seq, f, b, rounding::stochastic, overflow::saturate, rng.seed(), 77);
   CHECK_FALSE(ktest::same_bits(a, b));
@@ -616,21 +635,33 @@ void check_modes_at_every_level(const std::vector<float>& src) {
     for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
                           rounding::downward, rounding::to_odd, rounding::stochastic}) {
       for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+        // both generators; Philox from counters inside a block and across the carry into the
+        // block counter's high word
+        struct gen {
+          rng_kind kind;
+          std::uint64_t seed, counter;
+        };
+        const gen gens[] = {{rng_kind::splitmix64, 7, 99},
+                            {rng_kind::philox4x32_10, 0x0123456789abcdefull, 5},
+                            {rng_kind::philox4x32_10, 7, (std::uint64_t{1} << 34) - 13}};
+        for (const gen& g : gens) {
+        if (g.kind != rng_kind::splitmix64 && mode != rounding::stochastic) continue;
         for (std::size_t first : {std::size_t{0}, std::size_t{3}}) {
           const std::size_t n = src.size() - first;
           std::vector<D> got(n);
-          const sr_rng rng(rng_kind::splitmix64, 7);
+          const sr_rng rng(g.kind, g.seed);
           INFO("level " << std::string(detail::simd_level_name(l)) << ", mode " << to_string(mode) << ", " << to_string(ovf)
-                        << ", first " << first);
-          REQUIRE(detail::simd_convert_modes_at(l, src.data() + first, got.data(), n, mode, ovf, rng, 99));
+                        << ", first " << first << ", generator " << static_cast<int>(g.kind));
+          REQUIRE(detail::simd_convert_modes_at(l, src.data() + first, got.data(), n, mode, ovf, rng, g.counter));
           std::size_t bad = 0;
           for (std::size_t i = 0; i < n; ++i) {
-            const D want = round_to<D>(src[first + i], mode, ovf, rng(99 + i));
+            const D want = round_to<D>(src[first + i], mode, ovf, rng(g.counter + i));
             if (want.bits() != got[i].bits() && bad++ < 3) {
               MESSAGE("float " << std::hex << bits_of(src[first + i]) << ": got " << got[i].bits() << " want " << want.bits());
             }
           }
           CHECK(bad == 0);
+        }
         }
       }
     }
@@ -678,10 +709,10 @@ TEST_CASE("convert: the generic SIMD encoder equals round_to in every mode and p
   check_modes_at_every_level<float6_e3m2fn>(src);
   check_modes_at_every_level<float4_e2m1fn>(src);
   check_modes_at_every_level<float4_e1m2>(src);
-  // philox stochastic rounding and tf32 (padding bits) are not covered: the scalar loop runs
-  std::vector<half> h(8);
-  CHECK_FALSE(detail::simd_convert_modes_at(detail::simd_best_level, src.data(), h.data(), 8, rounding::stochastic,
-                                            overflow::ieee, sr_rng(rng_kind::philox4x32_10, 1), 0));
+  check_modes_at_every_level<float8_ue4m3>(src);  // unsigned: negative numbers are the NaN, -0 is 0
+  check_modes_at_every_level<float8_ue5m3>(src);
+  check_modes_at_every_level<float8_e8m0fnu>(src);  // exponent only
+  // tf32 (padding bits) is not covered: the scalar loop runs
   std::vector<tf32> t(8);
   CHECK_FALSE(detail::simd_convert_modes_at(detail::simd_best_level, src.data(), t.data(), 8, rounding::upward,
                                             overflow::ieee, sr_rng(rng_kind::splitmix64, 1), 0));
@@ -699,6 +730,7 @@ TEST_CASE("convert: the generic SIMD decoder equals round_to<float> on every cod
   check_decode_at_every_level<float6_e3m2fn>();
   check_decode_at_every_level<float4_e2m1fn>();
   check_decode_at_every_level<float4_e1m2>();
+  check_decode_at_every_level<float8_ue4m3>(true);  // seven bits, bit 7 ignored: the lookup only
 }
 
 TEST_CASE("convert: every mode and policy through mixprec::convert, any thread count (generic encoder, decoder)") {
@@ -708,6 +740,8 @@ TEST_CASE("convert: every mode and policy through mixprec::convert, any thread c
       check_pair<half>(src, mode, ovf);
       check_pair<float8_e4m3fn>(src, mode, ovf);
       check_pair<float4_e2m1fn>(src, mode, ovf);
+      check_pair<float8_ue4m3>(src, mode, ovf);
+      check_pair<float8_e8m0fnu>(src, mode, ovf);
     }
   }
   std::vector<float8_e4m3fn> e(src.size());
@@ -760,3 +794,153 @@ TEST_CASE("convert: the generic encoder and the half hardware modes give the sam
   run(float8_e4m3fn{});
 }
 #endif
+
+namespace {
+
+// Doubles for the double -> F encoder (kernels/detail/simd_narrow8.hpp's encode_doubles): every
+// float of encoder_floats() and its two double neighbours (ties of F broken by bits below
+// float's precision), doubles of every exponent (subnormal, below float's range, beyond it,
+// infinities, NaNs with payloads) with random mantissas, both signs.
+std::vector<double> encoder_doubles() {
+  std::vector<double> v;
+  const double inf = std::numeric_limits<double>::infinity();
+  for (float f : encoder_floats()) {
+    const double x = static_cast<double>(f);
+    v.push_back(x);
+    v.push_back(std::nextafter(x, 0.0));
+    v.push_back(std::nextafter(x, x < 0 ? -inf : inf));
+  }
+  std::uint64_t state = 777;
+  for (std::uint64_t e = 0; e < 2048; e += 3) {
+    for (int k = 0; k < 6; ++k) {
+      state = state * 6364136223846793005ull + 1442695040888963407ull;
+      const std::uint64_t b = (state & 0x800fffffffffffffull) | (e << 52);
+      double x;
+      std::memcpy(&x, &b, sizeof x);
+      v.push_back(x);
+    }
+  }
+  return v;
+}
+
+template <class D>
+void check_double_modes_at_every_level(const std::vector<double>& src) {
+  for (detail::simd_level l : {detail::simd_level::avx2, detail::simd_level::avx512}) {
+    if (!detail::simd_level_compiled(l)) continue;
+    for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                          rounding::downward, rounding::to_odd, rounding::stochastic}) {
+      for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+        for (std::size_t first : {std::size_t{0}, std::size_t{5}}) {
+          const std::size_t n = src.size() - first;
+          std::vector<D> got(n);
+          const sr_rng rng(rng_kind::splitmix64, 7);
+          INFO("level " << std::string(detail::simd_level_name(l)) << ", mode " << to_string(mode) << ", " << to_string(ovf)
+                        << ", first " << first);
+          const bool ok = detail::simd_convert_modes_at(l, src.data() + first, got.data(), n, mode, ovf, rng, 0);
+          if (mode == rounding::stochastic) {  // its bits read the double's exact remainder: the scalar loop
+            CHECK_FALSE(ok);
+            continue;
+          }
+          REQUIRE(ok);
+          std::size_t bad = 0;
+          for (std::size_t i = 0; i < n; ++i) {
+            const D want = round_to<D>(src[first + i], mode, ovf);
+            if (want.bits() != got[i].bits() && bad++ < 3) {
+              MESSAGE("double " << std::hex << bits_of(src[first + i]) << ": got " << got[i].bits() << " want " << want.bits());
+            }
+          }
+          CHECK(bad == 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+TEST_CASE("convert: double sources in every mode but stochastic and either policy equal round_to, at every level") {
+  const std::vector<double> src = encoder_doubles();
+  check_double_modes_at_every_level<half>(src);
+  check_double_modes_at_every_level<bfloat16>(src);
+  check_double_modes_at_every_level<float8_e4m3fn>(src);
+  check_double_modes_at_every_level<float8_e5m2>(src);
+  check_double_modes_at_every_level<float8_e4m3fnuz>(src);
+  check_double_modes_at_every_level<float8_e5m2fnuz>(src);
+  check_double_modes_at_every_level<float8_e4m3>(src);
+  check_double_modes_at_every_level<float8_e3m4>(src);
+  check_double_modes_at_every_level<float6_e2m3fn>(src);
+  check_double_modes_at_every_level<float6_e3m2fn>(src);
+  check_double_modes_at_every_level<float4_e2m1fn>(src);
+  check_double_modes_at_every_level<float4_e1m2>(src);
+  check_double_modes_at_every_level<float8_ue4m3>(src);
+  check_double_modes_at_every_level<float8_ue5m3>(src);
+  // through mixprec::convert: awkward sizes, unaligned starts, 1/2/3 threads
+  for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                        rounding::downward, rounding::to_odd, rounding::stochastic}) {
+    for (overflow ovf : {overflow::ieee, overflow::saturate}) {
+      check_pair<half>(src, mode, ovf);
+      check_pair<bfloat16>(src, mode, ovf);
+      check_pair<float8_e4m3fn>(src, mode, ovf);
+      check_pair<float4_e2m1fn>(src, mode, ovf);
+    }
+  }
+}
+
+#if defined(MIXPREC_SIMD_X86)
+TEST_CASE("convert: double sources in the directed modes give round_to's bits under any MXCSR setting") {
+  const std::vector<double> src = encoder_doubles();
+  struct csr_guard {
+    unsigned saved = _mm_getcsr();
+    ~csr_guard() { _mm_setcsr(saved); }
+  } guard;
+  const auto run = [&](auto tag) {
+    using D = decltype(tag);
+    for (rounding mode : {rounding::nearest_away, rounding::toward_zero, rounding::upward, rounding::downward,
+                          rounding::to_odd}) {
+      std::vector<D> want(src.size());
+      for (std::size_t i = 0; i < src.size(); ++i) want[i] = round_to<D>(src[i], mode, overflow::saturate);
+      for (unsigned bits : {0x0000u, 0x0040u, 0x8000u, 0x8040u, 0x2000u, 0x4000u, 0x6000u, 0x6040u}) {
+        std::vector<D> got(src.size());
+        _mm_setcsr((guard.saved & ~0xe040u) | bits);
+        convert(exec::seq, src, got, mode, overflow::saturate);
+        _mm_setcsr(guard.saved);
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < src.size(); ++i) bad += got[i].bits() != want[i].bits();
+        INFO("MXCSR bits " << std::hex << bits << ", mode " << to_string(mode));
+        CHECK(bad == 0);
+      }
+    }
+  };
+  run(half{});
+  run(bfloat16{});
+  run(float8_e4m3fn{});
+}
+#endif
+
+TEST_CASE("convert: FP8/FP6/FP4 decode into every alignment of the destination equals round_to<float>") {
+  const auto run = [](auto tag) {
+    using T = decltype(tag);
+    std::vector<T> codes(256 * 2 + 37);
+    for (std::size_t i = 0; i < codes.size(); ++i) codes[i] = T::from_bits(static_cast<std::uint8_t>(i * 101 + 7));
+    for (std::size_t off = 0; off < 17; ++off) {
+      for (std::size_t n : {std::size_t{1}, std::size_t{15}, std::size_t{63}, std::size_t{64}, std::size_t{65},
+                            std::size_t{200}, codes.size()}) {
+        std::vector<float> out(n + 17, 1.5f);
+        convert(exec::seq, span<const T>(codes.data(), n), span<float>(out.data() + off, n));
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += bits_of(out[off + i]) != bits_of(round_to<float>(codes[i]));
+        for (std::size_t i = 0; i < off; ++i) bad += bits_of(out[i]) != bits_of(1.5f);  // nothing outside written
+        for (std::size_t i = off + n; i < out.size(); ++i) bad += bits_of(out[i]) != bits_of(1.5f);
+        INFO("offset " << off << ", n " << n);
+        CHECK(bad == 0);
+      }
+    }
+  };
+  run(float8_e4m3fn{});
+  run(float8_e5m2{});
+  run(float8_e4m3fnuz{});
+  run(float8_e5m2fnuz{});
+  run(float8_e4m3b11fnuz{});
+  run(float6_e3m2fn{});
+  run(float4_e2m1fn{});
+}

@@ -16,10 +16,12 @@
 // double -> half, double -> bfloat16 and half -> double in nearest-even with overflow::ieee, with AVX-512 or
 // AVX2 + F16C (arrays of 32 MiB and more, source plus destination, written with non-temporal
 // stores); double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or saturate
-// (detail/simd_narrow8.hpp); float -> half, bfloat16 and every signed FP8/FP6/FP4 in EVERY rounding
-// mode and overflow policy, stochastic included when the generator is splitmix64 (counter_rng's
-// vector stream: element i still gets counter_rng(seed)(offset + i); philox: the scalar loop), by
-// simd/encode.hpp; FP8/FP6/FP4 -> float by simd/decode.hpp (simd_convert_modes_at). All
+// (detail/simd_narrow8.hpp); float -> half, bfloat16, every FP8/FP6/FP4 (signed or unsigned, e.g.
+// ue4m3, ue5m3) and e8m0 in EVERY rounding mode and overflow policy, stochastic included with either
+// generator (vector streams: element i still gets counter_rng(seed)(offset + i) or
+// philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode but
+// stochastic (rounded to odd at float's precision first, detail/simd_narrow8.hpp's
+// encode_doubles); FP8/FP6/FP4 -> float by simd/decode.hpp (simd_convert_modes_at). All
 // bit-identical to the portable path.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
@@ -89,22 +91,30 @@ __device__ inline bool device_widen(half x, float& out) noexcept {
 #endif
 
 /// The generic kernels of simd/encode.hpp (float -> formats of at most 16 bits, every mode and
-/// policy) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
-/// vec512, avx2: vec256); false (nothing written): not compiled in, a pair they do not cover,
-/// or stochastic rounding from a generator other than counter_rng (philox: the scalar loop).
+/// policy, either generator), detail::encode_doubles (double -> the same, every mode but
+/// stochastic) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
+/// vec512, avx2: vec256); false (nothing written): not compiled in, or a case they do not cover.
 template <class S, class D>
 inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_t n, rounding mode, overflow policy,
                                   const sr_rng& rng, std::uint64_t counter) noexcept {
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
   if (!simd_level_compiled(level)) return false;
-  if (mode == rounding::stochastic && rng.kind() != rng_kind::splitmix64) return false;
+  const std::uint64_t key = rng.kind() == rng_kind::philox4x32_10 ? rng.seed() : rng.splitmix().key();
   const auto run = [&](auto v) noexcept -> bool {
     using V = decltype(v);
     if constexpr (std::is_same<S, float>::value && is_mixprec_float<D>::value) {
       using F = typename D::format_type;
       using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t, std::uint16_t>;
-      if constexpr (sizeof(D) <= 2 && simd::encode_format<F>::supported) {
-        return simd::encode_floats<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy, rng.splitmix().key(), counter);
+      if constexpr (sizeof(D) <= 2 && (simd::encode_format<F>::supported || simd::e8m0_format<F>::supported)) {
+        return simd::encode_floats<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy, key, counter, rng.kind());
+      } else {
+        return false;
+      }
+    } else if constexpr (std::is_same<S, double>::value && is_mixprec_float<D>::value) {
+      using F = typename D::format_type;
+      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t, std::uint16_t>;
+      if constexpr (sizeof(D) <= 2 && double_encode_traits<F>::supported) {
+        return encode_doubles<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy);
       } else {
         return false;
       }

@@ -8,9 +8,11 @@
 // e3m4, e4m3b11fnuz, e2m3fn, e3m2fn, e2m1fn, e1m2fn).
 // Method, AVX-512 (traits with has_lookup128): every value of these formats, NaNs and
 // infinities included, is a bfloat16: a 128-entry table of the floats' high 16 bits indexed by
-// the magnitude (two vpermt2w and a blend, 32 codes a step), the sign ORed in, the words widened
-// by unpacking with zero words (the codes reordered first so the floats come out in order); e5m2fnuz
-// only this way. Elsewhere (AVX2, and e5m2, whose exponent field is half's):
+// the magnitude, the sign ORed in, the words widened by unpacking with zero words (the codes
+// reordered first so the floats come out in order). With VBMI the table is looked up as two byte
+// tables (vpermi2b, 64 codes a step, decode_by_byte_lookup), else as words (two vpermt2w and a
+// blend, 32 codes a step). e5m2fnuz and the seven-bit unsigned ue4m3 only this way (lookup_format).
+// Elsewhere (AVX2, and e5m2, whose exponent field is half's):
 // the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
 // mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
 // then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
@@ -98,11 +100,15 @@ inline typename V::vf decode(typename V::vh c) noexcept {
 template <class F>
 struct bf16_table {
   std::uint16_t v[128] = {};
+  std::uint8_t hi[128] = {};  ///< v's high bytes (the byte lookup)
+  std::uint8_t lo[128] = {};  ///< v's low bytes
   constexpr bf16_table() noexcept {
     for (unsigned i = 0; i < 128; ++i) {
-      const std::uint64_t code = F::exponent_bits + F::mantissa_bits == 7 ? i : i & ((1u << F::storage_bits) - 1u);
+      const std::uint64_t code = F::is_signed && F::exponent_bits + F::mantissa_bits == 7 ? i : i & ((1u << F::storage_bits) - 1u);
       const detail::unpacked u = detail::unpack<F>(static_cast<typename F::storage_type>(code));
       v[i] = static_cast<std::uint16_t>(detail::pack<format<8, 23>>(u, rounding::nearest_even, overflow::ieee) >> 16);
+      hi[i] = static_cast<std::uint8_t>(v[i] >> 8);
+      lo[i] = static_cast<std::uint8_t>(v[i]);
     }
   }
 };
@@ -116,10 +122,13 @@ constexpr bf16_table<F> bf16_table_holder<F>::table;
 /// Whether the lookup decoder takes F: one byte, signed, every value a half.
 template <class F>
 struct lookup_format {
-  static constexpr bool supported = F::storage_bits <= 8 && F::padding_bits == 0 && F::is_signed &&
+  static constexpr bool supported = F::storage_bits <= 8 && F::padding_bits == 0 &&
                                     F::mantissa_bits <= 7 && F::emin - F::mantissa_bits >= -133 && F::emax <= 127 &&
                                     F::enc != encoding::exponent_only &&
-                                    (F::exponent_bits + F::mantissa_bits == 7 || F::storage_bits <= 7);
+                                    ((F::is_signed && F::exponent_bits + F::mantissa_bits == 7) || F::storage_bits <= 7);
+  /// The sign is bit 7 (looked up by magnitude, then ORed in); otherwise the table holds every
+  /// code of F's storage_bits, repeated over the index's 7 bits (bit 7 ignored, as unpack does).
+  static constexpr bool full = F::is_signed && F::exponent_bits + F::mantissa_bits == 7;
 };
 
 #if defined(MIXPREC_SIMD_AVX512)
@@ -128,7 +137,7 @@ template <class V, class F>
 inline void decode_by_lookup(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   using vw = typename V::vw;
   constexpr std::size_t W = V::NW;
-  constexpr bool full = F::exponent_bits + F::mantissa_bits == 7;
+  constexpr bool full = lookup_format<F>::full;
   const auto& tab = bf16_table_holder<F>::table.v;
   vw t[4];
   std::memcpy(t, tab, sizeof t);
@@ -154,6 +163,54 @@ inline void decode_by_lookup(const std::uint8_t* s, float* d, std::size_t n) noe
 }
 #endif
 
+#if defined(MIXPREC_SIMD_AVX512_VBMI)
+/// The lookup decoder on bytes (AVX-512 VBMI), 64 codes a step: the table's high and low bytes
+/// by one vpermi2b each (7-bit index; a full-byte format's sign bit is ignored, then ORed in),
+/// interleaved into words and widened by unpacking with zero words. The unpacks work within
+/// 128-bit lanes: float o = 16 s + 4 L + d of a step comes from byte 16 L + 4 s + d, so the
+/// codes are first transposed as 4 x 4 blocks of dwords (one vpermd).
+template <class F>
+inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  constexpr bool full = lookup_format<F>::full;
+  const auto& tab = bf16_table_holder<F>::table;
+  const __m512i h0 = _mm512_loadu_si512(tab.hi), h1 = _mm512_loadu_si512(tab.hi + 64);
+  const __m512i l0 = _mm512_loadu_si512(tab.lo), l1 = _mm512_loadu_si512(tab.lo + 64);
+  const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  const __m512i z = _mm512_setzero_si512();
+  const auto one = [&](const std::uint8_t* p, float* out) noexcept {
+    const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
+    __m512i bh = _mm512_permutex2var_epi8(h0, c, h1);
+    __m512i bl = _mm512_permutex2var_epi8(l0, c, l1);
+    if constexpr (full) {
+      bh = _mm512_ternarylogic_epi32(bh, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xf8);  // bh | (c & 0x80)
+      if constexpr (F::enc == encoding::fnuz) {  // code 0x80: the NaN (the table's zero with the sign)
+        const __mmask64 nan = _mm512_cmpeq_epi8_mask(c, _mm512_set1_epi8(static_cast<char>(0x80)));
+        bh = _mm512_mask_mov_epi8(bh, nan, _mm512_set1_epi8(static_cast<char>(0xff)));
+        bl = _mm512_mask_mov_epi8(bl, nan, _mm512_set1_epi8(static_cast<char>(0xc0)));
+      }
+    }
+    const __m512i a = _mm512_unpacklo_epi8(bl, bh), b = _mm512_unpackhi_epi8(bl, bh);
+    _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
+    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
+    _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
+    _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
+  };
+  const auto part = [&one](const std::uint8_t* p, float* out, std::size_t m) noexcept {  // m < 64
+    std::uint8_t in[64] = {};
+    float buf[64] = {};
+    std::memcpy(in, p, m);
+    one(in, buf);
+    std::memcpy(out, buf, m * sizeof(float));
+  };
+  // a head up to the first 64-byte boundary of d: the stores then never split a cache line
+  std::size_t i = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) % 64 / sizeof(float);
+  if (i > n || reinterpret_cast<std::uintptr_t>(d) % sizeof(float) != 0) i = 0;
+  if (i > 0) part(s, d, i);
+  for (; i + 64 <= n; i += 64) one(s + i, d + i);
+  if (i < n) part(s + i, d + i, n - i);
+}
+#endif
+
 /// dst[i] = round_to<float>(code s[i] of F) for i < n; false (nothing written) when F is not
 /// decode_format<F>::supported (nor, with a table lookup, lookup_format<F>::supported).
 template <class V, class F>
@@ -162,7 +219,11 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
   // the lookup where it saves work: not for half's own exponent field (e5m2: a shift alone)
   if constexpr (V::has_lookup128 && lookup_format<F>::supported &&
                 !(decode_format<F>::supported && decode_format<F>::scale_exp == 0 && F::exponent_bits == 5)) {
+#if defined(MIXPREC_SIMD_AVX512_VBMI)
+    decode_by_byte_lookup<F>(s, d, n);
+#else
     decode_by_lookup<V, F>(s, d, n);
+#endif
     return true;
   }
 #endif

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: MIT
-// mixprec/simd/encode.hpp — float -> any narrow signed format, every rounding mode and overflow
+// mixprec/simd/encode.hpp — float -> any narrow format, every rounding mode and overflow
 // policy, written once over the vector traits (simd/vec_avx512.hpp, simd/vec_avx2.hpp).
 //
 // What: encode_floats<V, F>(src, dst, n, mode, policy, key, counter) stores dst[i] =
 // round_to<basic_float<F>>(src[i], mode, policy, bits_i) for a format F of at most 16 bits
-// (half, bfloat16, every signed FP8, FP6, FP4: encode_format<F>::supported), with bits_i =
-// counter_rng's output at counter + i (key = counter_rng(seed).key()) in rounding::stochastic.
+// (half, bfloat16, every FP8, FP6, FP4, signed or not: encode_format<F>::supported), with bits_i =
+// counter_rng's output at counter + i (key = counter_rng(seed).key()) in rounding::stochastic, or
+// philox_rng(seed)'s (simd/philox.hpp; key = seed) with rng_kind::philox4x32_10. E8M0
+// (e8m0_format) has its own lane function, encode_e8m0.
 // The mode is a template parameter of the loop (one switch per call), the policy a constant.
 // Method, lane by lane on the float's bits, detail::pack's algorithm in 32-bit integers:
 //   e = max(biased exponent, 1), m24 = the significand with its implicit bit,
@@ -15,7 +17,7 @@
 //   != m24; the mode's increment; code = integer + (max(e, emin + 127) - (emin + 127)) << M,
 //   so a carry moves into the exponent; code > max_code: overflow (the mode's direction, or away
 //   for an infinite input) -> the policy's code; NaN -> F's NaN (ieee: quiet, leading payload
-//   kept); fnuz: no -0; then the sign.
+//   kept); fnuz: no -0; unsigned F: a negative number other than -0 -> F's NaN (or 0); then the sign.
 // Contract: the bits of the scalar round_to for every float input, every mode and policy
 // (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); no floating-point
 // instruction is used, so MXCSR (rounding mode, DAZ, FTZ) does not matter.
@@ -30,7 +32,9 @@
 #include <type_traits>
 
 #include "../core/format.hpp"
+#include "../core/random.hpp"
 #include "../core/rounding.hpp"
+#include "philox.hpp"
 #include "vec_avx2.hpp"
 #include "vec_avx512.hpp"
 
@@ -41,10 +45,10 @@ namespace simd {
 template <class F>
 struct encode_format {
   static constexpr bool supported =
-      F::storage_bits <= 16 && F::padding_bits == 0 && F::is_signed && F::mantissa_bits >= 1 &&
-      F::mantissa_bits <= 22 && F::emin >= -126 && F::emin - F::mantissa_bits >= -149 &&
-      (F::enc == encoding::ieee || F::enc == encoding::fn || F::enc == encoding::fnuz ||
-       F::enc == encoding::finite);
+      F::storage_bits <= 16 && F::padding_bits == 0 && F::mantissa_bits >= 1 && F::mantissa_bits <= 22 &&
+      F::emin >= -126 && F::emin - F::mantissa_bits >= -149 &&
+      (F::enc == encoding::ieee || F::enc == encoding::fn || F::enc == encoding::finite ||
+       (F::enc == encoding::fnuz && F::is_signed));
   static constexpr int M = F::mantissa_bits;
   static constexpr int min_shift = 23 - M;
   static constexpr int shift_base = F::emin + 150 - M;  ///< shift = shift_base - e below F's normals
@@ -54,7 +58,9 @@ struct encode_format {
   static constexpr int sign_shift = 31 - F::exponent_bits - M;  ///< float sign -> F's sign bit
   /// The magnitude code of a value overflowing away from zero (the sign is added after).
   static constexpr std::uint32_t overflow_away(overflow policy) noexcept {
-    return (policy == overflow::saturate || F::enc == encoding::finite) ? max_code
+    return F::enc == encoding::exponent_only
+               ? (policy == overflow::saturate ? max_code : static_cast<std::uint32_t>(F::magnitude_mask))
+           : (policy == overflow::saturate || F::enc == encoding::finite) ? max_code
            : F::enc == encoding::ieee ? static_cast<std::uint32_t>(F::exponent_field_max << M)
            : F::enc == encoding::fn   ? static_cast<std::uint32_t>(F::magnitude_mask)
                                       : sign_mask;  // fnuz: the NaN
@@ -67,6 +73,8 @@ struct encode_format {
                                  : max_code;
   static constexpr std::uint32_t nan_payload_mask = F::enc == encoding::ieee && M > 1 ? (1u << (M - 1)) - 1u : 0u;
   static constexpr bool nan_signed = F::enc == encoding::ieee || F::enc == encoding::fn;
+  /// An unsigned format's code for a negative input other than -0 (and not a NaN): its NaN, or 0.
+  static constexpr std::uint32_t negative_code = F::has_nan ? nan_fixed : 0u;
   // The common case, every lane zero or a normal of F up to its largest value (no overflow in
   // any mode): b = a - rebias holds F's code above min_shift fraction bits.
   /// F's smallest normal, as float bits; 0 where F's quantum below it is float's (bfloat16):
@@ -135,7 +143,50 @@ inline typename V::vi encode(typename V::vi u, typename V::vi rnd, std::uint32_t
     }
   }
   if constexpr (F::enc == encoding::fnuz) sign = V::zero_unless(V::nonzero(code), sign);  // no -0
+  if constexpr (!F::is_signed) {  // no sign (sign_mask 0): a negative nonzero number is F's NaN, or 0
+    const mask negative = V::m_and(V::neg(u), V::lt_u(V::sub(a, one), V::set1(0x7f800000u)));
+    code = V::select(negative, V::set1(t::negative_code), code);
+  }
   return V::or_(code, sign);
+}
+
+/// Whether F is E8M0 (float8_e8m0fnu: 2^(code - 127), code 255 the NaN; no sign, zero or subnormals).
+template <class F>
+struct e8m0_format {
+  static constexpr bool supported = F::enc == encoding::exponent_only && F::exponent_bits == 8 &&
+                                    F::mantissa_bits == 0 && F::bias == 127 && !F::is_signed &&
+                                    F::storage_bits == 8 && F::padding_bits == 0;
+};
+
+/// E8M0 codes (32-bit lanes) of the float bits u, detail::encode's rules: the code is float's
+/// biased exponent plus the mode's increment from the fraction bits below the leading one (float
+/// subnormals from 2^-127 up: code 0 plus it; smaller ones clamp to code 0); past code 254 (and
+/// +infinity): away_code (255 under overflow::ieee, else 254); NaNs, zeros and negative numbers: 255.
+template <class V, rounding Mode>
+inline typename V::vi encode_e8m0(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+  using vi = typename V::vi;
+  using mask = typename V::mask;
+  const vi a = V::and_(u, V::set1(0x7fffffffu));
+  const vi f = V::template srli<23>(a);
+  const vi mant = V::and_(u, V::set1(0x7fffffu));
+  const mask normal = V::nonzero(f);
+  // the fraction below the leading bit, left-aligned (normals: 9 places, subnormals: 10; a shift
+  // by a vector of counts: GCC 12 -O2 with AVX-512VL miscompiles the select of two immediate shifts)
+  const vi frac = V::sllv(mant, V::sub(V::set1(10), V::zero_unless(normal, V::set1(1))));
+  mask inc = V::none();
+  if constexpr (Mode == rounding::nearest_even || Mode == rounding::nearest_away) {
+    inc = V::neg(frac);  // the half bit; the integer part is 1, odd: ties go up in both
+  } else if constexpr (Mode == rounding::upward) {
+    inc = V::nonzero(frac);
+  } else if constexpr (Mode == rounding::stochastic) {
+    inc = V::lt_u(V::add(frac, rnd), frac);
+  }
+  (void)rnd;
+  const mask counted = V::m_or(normal, V::gt_u(mant, V::set1(0x3fffffu)));  // from 2^-127 up
+  vi code = V::add_one_if(V::m_and(inc, counted), V::zero_unless(normal, f));
+  code = V::select(V::gt_u(code, V::set1(0xfeu)), V::set1(away_code), code);
+  const mask nan = V::m_or(V::gt_u(a, V::set1(0x7f800000u)), V::m_or(V::eq(a, V::zero()), V::neg(u)));
+  return V::select(nan, V::set1(0xffu), code);
 }
 
 /// encode, with the common case (every lane zero or a normal of F, no overflow) in a few
@@ -147,12 +198,13 @@ inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uin
   using vi = typename V::vi;
   using mask = typename V::mask;
   const vi a = V::and_(u, V::set1(0x7fffffffu));
+  const vi in = F::is_signed ? a : u;  // unsigned F: a negative lane leaves the common case
   mask normal;
   if constexpr (t::lo == 0) {
-    normal = V::lt_u(a, V::set1(t::hi + 1));
+    normal = V::lt_u(in, V::set1(t::hi + 1));
     if (!V::all_of(normal)) return encode<V, F, Mode>(u, rnd, away_code);
   } else {
-    normal = V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
+    normal = V::lt_u(V::sub(in, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
     if (V::any(V::m_andnot(normal, V::nonzero(a)))) return encode<V, F, Mode>(u, rnd, away_code);
   }
   // bfloat16 (F's exponent is float's): round the bits with their sign, which no carry reaches
@@ -201,7 +253,7 @@ inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow pol
     (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
-    if ((_mm_getcsr() & 0x0040u) != 0) return false;  // DAZ
+    if (daz_on()) return false;
     constexpr int imm = Mode == rounding::nearest_even ? _MM_FROUND_TO_NEAREST_INT
                         : Mode == rounding::toward_zero || Mode == rounding::to_odd ||
                                   Mode == rounding::nearest_away
@@ -243,8 +295,9 @@ inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow pol
   }
 }
 
-/// The loop of encode_floats for one mode: full vectors, then the tail through a buffer.
-template <class V, class F, rounding Mode, class Out>
+/// The loop of encode_floats for one mode: full vectors, then the tail through a buffer; Rng:
+/// stochastic rounding's stream (V::rng or philox_stream<V>), constructed from (key, counter).
+template <class V, class F, rounding Mode, class Out, class Rng = typename V::rng>
 inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
                         std::uint64_t counter) noexcept {
   const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
@@ -255,7 +308,7 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
     no_rng(std::uint64_t, std::uint64_t) noexcept {}
     vi next() noexcept { return V::zero(); }
   };
-  using rng_t = std::conditional_t<Mode == rounding::stochastic, typename V::rng, no_rng>;
+  using rng_t = std::conditional_t<Mode == rounding::stochastic, Rng, no_rng>;
   rng_t rng(key, counter);
   const auto store = [](Out* p, vi c) noexcept {
     if constexpr (sizeof(Out) == 1) {
@@ -269,7 +322,9 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
   // normals are the rule, worth a test; narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4): data
   // leave them too often for a branch, every vector takes the general form
   for (; i + N <= n; i += N) {
-    if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
+    if constexpr (e8m0_format<F>::supported) {
+      store(d + i, encode_e8m0<V, Mode>(V::load(s + i), rng.next(), away_code));
+    } else if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
       store(d + i, encode_fast<V, F, Mode>(V::load(s + i), rng.next(), away_code));
     } else {
       store(d + i, encode<V, F, Mode>(V::load(s + i), rng.next(), away_code));
@@ -279,21 +334,32 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
     float in[N] = {};
     Out out[N] = {};
     std::memcpy(in, s + i, (n - i) * sizeof(float));
-    store(out, encode<V, F, Mode>(V::load(in), rng.next(), away_code));
+    if constexpr (e8m0_format<F>::supported) {
+      store(out, encode_e8m0<V, Mode>(V::load(in), rng.next(), away_code));
+    } else {
+      store(out, encode<V, F, Mode>(V::load(in), rng.next(), away_code));
+    }
     std::memcpy(d + i, out, (n - i) * sizeof(Out));
   }
 }
 
 /// dst[i] = round_to(src[i], mode, policy) as F's storage (uint8_t or uint16_t), for i < n; false
-/// (nothing written) for a format not encode_format<F>::supported or an invalid mode or policy.
+/// (nothing written) for a format not encode_format<F>::supported or an invalid mode, policy or
+/// generator. Stochastic rounding: key = counter_rng(seed).key() (splitmix64) or the seed
+/// (philox4x32_10: philox_rng(seed), subsequence 0).
 template <class V, class F, class Out>
 inline bool encode_floats(const float* s, Out* d, std::size_t n, rounding mode, overflow policy, std::uint64_t key,
-                          std::uint64_t counter) noexcept {
-  if constexpr (!encode_format<F>::supported || sizeof(Out) * 8 < F::storage_bits || sizeof(Out) > 2) {
-    (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)key, (void)counter;
+                          std::uint64_t counter, rng_kind generator = rng_kind::splitmix64) noexcept {
+  if constexpr (!(encode_format<F>::supported || e8m0_format<F>::supported) || sizeof(Out) * 8 < F::storage_bits ||
+                sizeof(Out) > 2) {
+    (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)key, (void)counter, (void)generator;
     return false;
   } else {
-    if (!is_valid(policy)) return false;
+    if (!is_valid(policy) || !is_valid(generator)) return false;
+    if (mode == rounding::stochastic && generator == rng_kind::philox4x32_10) {
+      encode_loop<V, F, rounding::stochastic, Out, philox_stream<V>>(s, d, n, policy, key, counter);
+      return true;
+    }
     const overflow away = policy;
     switch (mode) {
       case rounding::nearest_even: encode_loop<V, F, rounding::nearest_even>(s, d, n, away, key, counter); return true;

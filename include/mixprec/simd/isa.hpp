@@ -6,6 +6,10 @@
 //   MIXPREC_SIMD_X86      AVX + F16C (the 256-bit float <-> half pair)
 //   MIXPREC_SIMD_AVX2     MIXPREC_SIMD_X86 and AVX2: simd/vec_avx2.hpp's 8-lane traits
 //   MIXPREC_SIMD_AVX512   MIXPREC_SIMD_X86 and AVX-512 F/BW/VL: simd/vec_avx512.hpp's 16 lanes
+//   MIXPREC_SIMD_AVX512_BF16  MIXPREC_SIMD_AVX512 and AVX-512-BF16 (vcvtne2ps2bf16)
+//   MIXPREC_SIMD_AVX512_FP16  MIXPREC_SIMD_AVX512 and AVX-512-FP16 (vcvtpd2ph)
+//   MIXPREC_SIMD_AVX512_VBMI  MIXPREC_SIMD_AVX512 and AVX-512-VBMI (vpermi2b, the byte-table decoder)
+//   MIXPREC_SIMD_AVX512_DQ    MIXPREC_SIMD_AVX512 and AVX-512-DQ (vfpclassps, vpmullq)
 //   MIXPREC_SIMD_SSE41    SSE4.1 (reported only; no kernel uses a 128-bit width yet)
 // None of them on other architectures, on a CUDA device, or with MIXPREC_NO_SIMD defined: the
 // portable scalar loops run. Room for AVX10 / NEON / SVE: a new width adds a traits header and a
@@ -42,10 +46,35 @@
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__) && !defined(MIXPREC_SIMD_AVX512)
 #define MIXPREC_SIMD_AVX512 1
 #endif
+#if defined(MIXPREC_SIMD_AVX512)
+#if defined(__AVX512BF16__) && !defined(MIXPREC_SIMD_AVX512_BF16)
+#define MIXPREC_SIMD_AVX512_BF16 1
+#endif
+#if defined(__AVX512FP16__) && !defined(MIXPREC_SIMD_AVX512_FP16)
+#define MIXPREC_SIMD_AVX512_FP16 1
+#endif
+#if defined(__AVX512VBMI__) && !defined(MIXPREC_SIMD_AVX512_VBMI)
+#define MIXPREC_SIMD_AVX512_VBMI 1
+#endif
+#if defined(__AVX512DQ__) && !defined(MIXPREC_SIMD_AVX512_DQ)
+#define MIXPREC_SIMD_AVX512_DQ 1
+#endif
+#endif
 #if defined(__AVX2__) && !defined(MIXPREC_SIMD_AVX2)
 #define MIXPREC_SIMD_AVX2 1
 #endif
 #endif
+#endif
+
+#if defined(MIXPREC_SIMD_X86)
+namespace mixprec {
+namespace simd {
+/// MXCSR.DAZ (denormals-are-zero) is set: float subnormal inputs of floating-point instructions read as zero.
+inline bool daz_on() noexcept { return (_mm_getcsr() & 0x0040u) != 0; }
+/// MXCSR.FTZ (flush-to-zero) or DAZ is set.
+inline bool ftz_or_daz_on() noexcept { return (_mm_getcsr() & 0x8040u) != 0; }
+}  // namespace simd
+}  // namespace mixprec
 #endif
 
 #endif  // MIXPREC_SIMD_ISA_HPP

@@ -25,7 +25,7 @@
 //                        ulp toward zero where that rounded away. double -> bfloat16 returns false
 //                        (portable loop) when MXCSR.FTZ or DAZ is set (they would flush the float
 //                        step or its conversion back).
-//                        avx512_bf16 with AVX-512-FP16 (__AVX512FP16__, e.g. -march=native on
+//                        avx512_bf16 with AVX-512-FP16 (MIXPREC_SIMD_AVX512_FP16, e.g. -march=native on
 //                        Sapphire Rapids): double -> half by vcvtpd2ph {rn-sae}, one rounding
 //                        with round_to's bits for every double (NaN payloads, signed zeros,
 //                        subnormals, ties, overflow) under every MXCSR setting. A build with
@@ -73,7 +73,7 @@ constexpr bool simd_level_compiled(simd_level l) noexcept {
 #endif
 #if defined(MIXPREC_SIMD_AVX512)
          || l == simd_level::avx512
-#if defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16)
          || l == simd_level::avx512_bf16
 #endif
 #endif
@@ -89,10 +89,10 @@ constexpr simd_level simd_best_level =
 
 /// The names of the fast paths compiled in (for benchmarks and logs).
 inline const char* simd_convert_paths() noexcept {
-#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__) && defined(__AVX512FP16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16) && defined(MIXPREC_SIMD_AVX512_FP16)
   return "avx512_bf16 (best; double->half by AVX-512-FP16 vcvtpd2ph), avx512, avx2: float<->half, float<->bfloat16, "
          "double->half, double->bfloat16, half->double";
-#elif defined(MIXPREC_SIMD_AVX512) && defined(__AVX512BF16__)
+#elif defined(MIXPREC_SIMD_AVX512_BF16)
   return "avx512_bf16 (best), avx512, avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
 #elif defined(MIXPREC_SIMD_AVX512)
   return "avx512 (best), avx2: float<->half, float<->bfloat16, double->half, double->bfloat16, half->double";
@@ -135,10 +135,8 @@ inline const std::uint16_t* bits_of(const bfloat16* p) noexcept {
   return reinterpret_cast<const std::uint16_t*>(p);
 }
 
-/// MXCSR.DAZ (denormals-are-zero) is set.
-inline bool daz_on() noexcept { return (_mm_getcsr() & 0x0040u) != 0; }
-/// Either: the float step of double -> bfloat16 (a float subnormal, converted back) needs neither.
-inline bool ftz_or_daz_on() noexcept { return (_mm_getcsr() & 0x8040u) != 0; }
+using simd::daz_on;         // MXCSR.DAZ
+using simd::ftz_or_daz_on;  // either: the float step of double -> bfloat16 needs neither
 
 }  // namespace simd_x86
 
@@ -329,8 +327,7 @@ inline bool convert(const half* s, float* d, std::size_t n, bool) noexcept {
   return true;
 }
 
-/// half -> double as in simd256 (vcvtph2ps, vcvtps2pd). AVX-512-FP16's vcvtph2pd gives the same
-/// bits and is not faster on an Emerald Rapids Xeon.
+/// half -> double as in simd256 (vcvtph2ps, vcvtps2pd; AVX-512-FP16's vcvtph2pd gives the same bits).
 inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
   const std::uint16_t* in = bits_of(s);
   std::size_t i = 0;
@@ -355,7 +352,7 @@ inline __m256i float_bits_to_bf16(__m512i u) noexcept {
 
 /// The lanes of a or b holding a subnormal float (nonzero).
 inline __mmask16 subnormal_lanes(__m512 a, __m512 b) noexcept {
-#if defined(__AVX512DQ__)
+#if defined(MIXPREC_SIMD_AVX512_DQ)
   return static_cast<__mmask16>(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));  // 0x20: denormal
 #else
   const __m512i e = _mm512_set1_epi32(0x7f800000), m = _mm512_set1_epi32(0x007fffff);
@@ -368,7 +365,7 @@ inline __mmask16 subnormal_lanes(__m512 a, __m512 b) noexcept {
 template <bool Stream>
 inline void f2b(const float* s, std::uint16_t* out, std::size_t n, bool hw) noexcept {
   std::size_t i = 0;
-#if defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16)
   if (hw && !daz_on()) {  // under DAZ, vfpclassps does not see the subnormal inputs
     // 32 at a time: vcvtne2ps2bf16 packs two vectors; one test for subnormal inputs in both.
     for (; i + 32 <= n; i += 32) {
@@ -462,7 +459,7 @@ inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
   return _mm256_castsi256_ps(_mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1)));
 }
 
-#if defined(__AVX512FP16__)
+#if defined(MIXPREC_SIMD_AVX512_FP16)
 /// 8 doubles -> 8 halves by vcvtpd2ph with embedded nearest-even ({rn-sae}): one correct
 /// rounding, overflow to infinity, NaN quieted with sign and leading payload kept, as round_to;
 /// the embedded rounding ignores MXCSR.RC, and double subnormal inputs (which DAZ would read as
@@ -504,7 +501,7 @@ inline bool convert_streamed(const double* s, half* d, std::size_t n, bool hw) n
 /// the avx512 level) double -> float rounded to odd, then vcvtps2ph.
 inline bool convert(const double* s, half* d, std::size_t n, bool hw) noexcept {
   std::uint16_t* out = bits_of(d);
-#if defined(__AVX512FP16__)
+#if defined(MIXPREC_SIMD_AVX512_FP16)
   if (hw) {
     d2h_fp16(s, out, n);
     return true;
@@ -562,7 +559,7 @@ template <class S, class D>
 inline bool simd_convert_at(simd_level level, const S* s, D* d, std::size_t n) noexcept {
   switch (level) {
 #if defined(MIXPREC_SIMD_AVX512)
-#if defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16)
     case simd_level::avx512_bf16:
       return simd512::convert(s, d, n, true);
 #endif

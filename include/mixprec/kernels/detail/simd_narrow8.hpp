@@ -61,7 +61,10 @@ inline __m256i codes256(__m256i u, overflow policy) noexcept {
 }
 #endif
 
-/// N doubles -> N floats (bits) rounded to odd at float's precision, at V's width.
+/// N doubles -> N floats (bits) rounded to odd at float's precision, at V's width. load: the
+/// sticky bit from the double's low bits (right where the float is normal, and enough for
+/// nearest-even to formats whose least subnormal is far above float's normals); store_exact: by
+/// comparing back (right for every double while MXCSR's FTZ and DAZ are clear).
 template <class V>
 struct odd_floats;
 #if defined(MIXPREC_SIMD_AVX512)
@@ -72,6 +75,10 @@ struct odd_floats<simd::vec512> {
     const __m256 f1 = simd512::double_to_float_odd_for_half(_mm512_loadu_pd(s + 8));
     return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(f0)), _mm256_castps_si256(f1), 1);
   }
+  static void store_exact(float* d, const double* s) noexcept {
+    _mm512_storeu_si512(d, simd512::join(simd512::double_to_float_odd(_mm512_loadu_pd(s)),
+                                         simd512::double_to_float_odd(_mm512_loadu_pd(s + 8))));
+  }
 };
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
@@ -79,6 +86,9 @@ template <>
 struct odd_floats<simd::vec256> {
   static __m256i load(const double* s) noexcept {
     return _mm256_castps_si256(simd256::double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4)));
+  }
+  static void store_exact(float* d, const double* s) noexcept {
+    _mm256_storeu_ps(d, simd256::double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4)));
   }
 };
 #endif
@@ -112,6 +122,46 @@ inline void narrow(const double* s, std::uint8_t* d, std::size_t n, overflow pol
 }
 
 }  // namespace narrow8
+
+/// Whether doubles -> F take encode_doubles: F encoded by simd::encode_floats, with at most 22
+/// significant bits and a least subnormal of at least 2^-147 (so float's precision, rounded to
+/// odd, keeps two bits more than F's everywhere: one correct rounding in every mode but stochastic).
+template <class F>
+struct double_encode_traits {
+  static constexpr bool supported = simd::encode_format<F>::supported && F::mantissa_bits <= 21 &&
+                                    F::emin - F::mantissa_bits >= -147;
+};
+
+/// dst[i] = round_to(src[i], mode, policy) for doubles, every mode but stochastic (whose bits
+/// read the exact remainder) and either policy: the doubles rounded to odd at float's precision
+/// (odd_floats::store_exact), 512 at a time into a buffer in L1, then simd::encode_floats. False
+/// (nothing written) for stochastic rounding, F not double_encode_traits<F>::supported, or while
+/// MXCSR's FTZ or DAZ is set (they would flush the float step).
+template <class V, class F, class Out>
+inline bool encode_doubles(const double* s, Out* d, std::size_t n, rounding mode, overflow policy) noexcept {
+  if constexpr (!double_encode_traits<F>::supported) {
+    (void)s, (void)d, (void)n, (void)mode, (void)policy;
+    return false;
+  } else {
+    if (mode == rounding::stochastic || !is_valid(mode) || !is_valid(policy) || simd_x86::ftz_or_daz_on()) return false;
+    constexpr std::size_t N = V::N, chunk = 512;
+    alignas(64) float buf[chunk];
+    for (std::size_t i = 0; i < n; i += chunk) {
+      const std::size_t m = n - i < chunk ? n - i : chunk;
+      std::size_t j = 0;
+      for (; j + N <= m; j += N) narrow8::odd_floats<V>::store_exact(buf + j, s + i + j);
+      if (j < m) {
+        double in[N] = {};
+        float out[N] = {};
+        std::memcpy(in, s + i + j, (m - j) * sizeof(double));
+        narrow8::odd_floats<V>::store_exact(out, in);
+        std::memcpy(buf + j, out, (m - j) * sizeof(float));
+      }
+      simd::encode_floats<V, F>(buf, d + i, m, mode, policy, 0, 0);
+    }
+    return true;
+  }
+}
 #endif
 
 /// dst[i] = round_to<T>(src[i], nearest_even, policy) for i < n (float or double src) with the given
