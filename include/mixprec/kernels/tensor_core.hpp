@@ -46,13 +46,13 @@
 #include "../core/detail/bits.hpp"
 #include "../core/types.hpp"
 
+#include "../simd/isa.hpp"  // <immintrin.h>, GCC 12's -Wmaybe-uninitialized in it silenced
+
 #if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64))
 #if defined(__AVX512F__)
 #define MIXPREC_MMA_AVX512 1
-#include <immintrin.h>
 #elif defined(__AVX2__)
 #define MIXPREC_MMA_AVX2 1
-#include <immintrin.h>
 #endif
 #endif
 
@@ -548,6 +548,21 @@ inline double mma_chain(const mma_model& m, double acc, const mma_term* a, const
   return acc;
 }
 
+#if defined(MIXPREC_MMA_AVX512)
+// GCC's _mm512_roundscale_pd is a macro at -O0 whose -1 mask trips -Wsign-conversion.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+/// x rounded toward zero, per lane.
+inline __m512d mma_trunc_pd(__m512d x) noexcept { return _mm512_roundscale_pd(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC); }
+/// x rounded toward minus infinity, per lane.
+inline __m512d mma_floor_pd(__m512d x) noexcept { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); }
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+#endif
+
 /// Outputs computed side by side by the GEMM kernel (mma_fused_lanes).
 constexpr std::size_t mma_lanes = 8;
 
@@ -559,8 +574,56 @@ inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* a
                                 const int* be, std::size_t n) noexcept {
   constexpr std::size_t L = mma_lanes;
   const std::size_t st = m.amd == 2 ? 2 : 1;
-  alignas(64) int e[2][L];
-  alignas(64) double s[2][L];
+#if defined(MIXPREC_MMA_AVX512)
+  if (m.amd <= 2) {  // the whole step in registers (the same operations as the portable code below)
+    const __m512d c = _mm512_loadu_pd(acc);
+    const __m512i ef = _mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c), 52), _mm512_set1_epi64(0x7FF));
+    __m256i eh[2] = {_mm256_set1_epi32(-252), _mm256_set1_epi32(-252)};
+    for (std::size_t p = 0; p < n; ++p) {
+      eh[p & 1u & (st - 1u)] = _mm256_max_epi32(eh[p & 1u & (st - 1u)],
+                                                _mm256_add_epi32(_mm256_set1_epi32(ae[p]), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(be + p * L))));
+    }
+    const __m256i big = _mm256_cmpgt_epi32(_mm256_max_epi32(eh[0], eh[1]), _mm256_set1_epi32(125));
+    if (_mm512_cmpeq_epi64_mask(ef, _mm512_set1_epi64(0x7FF)) == 0 && _mm256_testz_si256(big, big)) {
+      auto pow2v = [](__m512i x) { return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(x, _mm512_set1_epi64(1023)), 52)); };
+      const __m512i e0 = _mm512_cvtepi32_epi64(eh[0]), e1 = _mm512_cvtepi32_epi64(eh[1]);
+      const __m512d sc0 = pow2v(_mm512_sub_epi64(_mm512_set1_epi64(24), e0)), sc1 = pow2v(_mm512_sub_epi64(_mm512_set1_epi64(24), e1));
+      __m512d s0 = _mm512_setzero_pd(), s1 = _mm512_setzero_pd();
+      std::size_t p = 0;
+      for (; p + 2 <= n; p += 2) {  // products truncated to 24 bits below their group's exponent
+        const __m512d t0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), sc0);
+        const __m512d t1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 1]), _mm512_loadu_pd(bv + p * L + L)),
+                                         st == 2 ? sc1 : sc0);
+        s0 = _mm512_add_pd(s0, mma_trunc_pd(t0));
+        s1 = _mm512_add_pd(s1, mma_trunc_pd(t1));
+      }
+      if (p < n) {
+        const __m512d t0 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), sc0);
+        s0 = _mm512_add_pd(s0, mma_trunc_pd(t0));
+      }
+      __m512i eg = e0;
+      __m512d sg = _mm512_add_pd(s0, s1);  // exact: integers below 2^31
+      if (st == 2) {  // FP8: the two groups aligned to the larger exponent, each rounded down
+        eg = _mm512_max_epi64(e0, e1);
+        sg = _mm512_add_pd(mma_floor_pd(_mm512_mul_pd(s0, pow2v(_mm512_sub_epi64(e0, eg)))),
+                           mma_floor_pd(_mm512_mul_pd(s1, pow2v(_mm512_sub_epi64(e1, eg)))));
+      }
+      __m512i ec = _mm512_max_epi64(_mm512_sub_epi64(ef, _mm512_set1_epi64(1023)), _mm512_set1_epi64(-126));
+      ec = _mm512_mask_mov_epi64(ec, _mm512_cmp_pd_mask(c, _mm512_setzero_pd(), _CMP_EQ_OQ), _mm512_set1_epi64(-126));
+      const __m512i me = _mm512_max_epi64(eg, ec);
+      const __m512d sd = mma_floor_pd(_mm512_mul_pd(sg, pow2v(_mm512_sub_epi64(_mm512_add_epi64(eg, _mm512_set1_epi64(7)), me))));
+      __m512d cq = mma_floor_pd(_mm512_mul_pd(c, pow2v(_mm512_sub_epi64(_mm512_set1_epi64(24), me))));
+      if (st == 2) {  // c dropped more than 25 bits below
+        cq = _mm512_mask_mov_pd(cq, _mm512_cmplt_epi64_mask(ec, _mm512_sub_epi64(me, _mm512_set1_epi64(25))), _mm512_setzero_pd());
+      }
+      const __m512d v = _mm512_mul_pd(_mm512_fmadd_pd(cq, _mm512_set1_pd(128.0), sd), pow2v(_mm512_sub_epi64(me, _mm512_set1_epi64(31))));
+      _mm512_storeu_pd(acc, _mm512_cvtps_pd(_mm512_cvtpd_ps(v)));  // f32, nearest even (the default rounding)
+      return;
+    }
+  }
+#endif
+  int e[2][L];
+  double s[2][L];
   bool slow = m.amd >= 3;
   for (std::size_t l = 0; l < L; ++l) slow = slow || !exact_eq(acc[l] - acc[l], 0.0);
   for (std::size_t h = 0; h < st && !slow; ++h) {  // the largest exponent of each group (-252: none)
@@ -569,7 +632,7 @@ inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* a
       const int* b = be + p * L;
       for (std::size_t l = 0; l < L; ++l) e[h][l] = ae[p] + b[l] > e[h][l] ? ae[p] + b[l] : e[h][l];
     }
-    for (std::size_t l = 0; l < L; ++l) slow = slow || e[h][l] >= 126;
+    for (std::size_t l = 0; l < L; ++l) slow = slow || e[h][l] > 125;
   }
   if (slow) {
     const std::size_t hk = static_cast<std::size_t>(m.k / m.split);
@@ -584,16 +647,6 @@ inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* a
     return;
   }
   for (std::size_t h = 0; h < st; ++h) {  // each group's products truncated to 24 bits below its exponent, summed
-#if defined(MIXPREC_MMA_AVX512)
-    const __m512d scv = _mm512_castsi512_pd(_mm512_slli_epi64(
-        _mm512_sub_epi64(_mm512_set1_epi64(24 + 1023), _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[h])))), 52));
-    __m512d sv = _mm512_setzero_pd();
-    for (std::size_t p = h; p < n; p += st) {
-      const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
-      sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-    }
-    _mm512_store_pd(s[h], sv);
-#else
     double sc[L];
     for (std::size_t l = 0; l < L; ++l) {
       sc[l] = mma_pow2(24 - e[h][l]);
@@ -604,33 +657,7 @@ inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* a
       const double* b = bv + p * L;
       for (std::size_t l = 0; l < L; ++l) s[h][l] += std::trunc(a * b[l] * sc[l]);
     }
-#endif
   }
-#if defined(MIXPREC_MMA_AVX512)
-  const __m512i e0 = _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[0])));
-  __m512i eg = e0;
-  __m512d sg = _mm512_load_pd(s[0]);
-  auto pow2v = [](__m512i x) { return _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_add_epi64(x, _mm512_set1_epi64(1023)), 52)); };
-  auto floorv = [](__m512d x) { return _mm512_roundscale_pd(x, _MM_FROUND_TO_NEG_INF | _MM_FROUND_NO_EXC); };
-  if (st == 2) {  // FP8: the two groups aligned to the larger exponent, each rounded down
-    const __m512i e1 = _mm512_cvtepi32_epi64(_mm256_load_si256(reinterpret_cast<const __m256i*>(e[1])));
-    eg = _mm512_max_epi64(e0, e1);
-    sg = _mm512_add_pd(floorv(_mm512_mul_pd(sg, pow2v(_mm512_sub_epi64(e0, eg)))),
-                       floorv(_mm512_mul_pd(_mm512_load_pd(s[1]), pow2v(_mm512_sub_epi64(e1, eg)))));
-  }
-  const __m512d c = _mm512_loadu_pd(acc);
-  const __m512i ef = _mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(c), 52), _mm512_set1_epi64(0x7FF));
-  __m512i ec = _mm512_max_epi64(_mm512_sub_epi64(ef, _mm512_set1_epi64(1023)), _mm512_set1_epi64(-126));
-  ec = _mm512_mask_mov_epi64(ec, _mm512_cmp_pd_mask(c, _mm512_setzero_pd(), _CMP_EQ_OQ), _mm512_set1_epi64(-126));
-  const __m512i me = _mm512_max_epi64(eg, ec);
-  const __m512d sd = floorv(_mm512_mul_pd(sg, pow2v(_mm512_sub_epi64(_mm512_add_epi64(eg, _mm512_set1_epi64(7)), me))));
-  __m512d cq = floorv(_mm512_mul_pd(c, pow2v(_mm512_sub_epi64(_mm512_set1_epi64(24), me))));
-  if (st == 2) {  // c dropped more than 25 bits below
-    cq = _mm512_mask_mov_pd(cq, _mm512_cmplt_epi64_mask(ec, _mm512_sub_epi64(me, _mm512_set1_epi64(25))), _mm512_setzero_pd());
-  }
-  const __m512d v = _mm512_mul_pd(_mm512_fmadd_pd(cq, _mm512_set1_pd(128.0), sd), pow2v(_mm512_sub_epi64(me, _mm512_set1_epi64(31))));
-  _mm512_storeu_pd(acc, _mm512_cvtps_pd(_mm512_cvtpd_ps(v)));  // f32, nearest even (the default rounding)
-#else
   for (std::size_t l = 0; l < L; ++l) {
     int eg = e[0][l];
     double sg = s[0][l];
@@ -645,7 +672,6 @@ inline void mma_fused_lanes_amd(const mma_model& m, double* acc, const double* a
     if (st == 2 && ec < me - 25) cq = 0.0;
     acc[l] = static_cast<double>(static_cast<float>((sd + cq * 128.0) * mma_pow2(me - 31)));
   }
-#endif
 }
 
 /// mma_fused for mma_lanes outputs that share A's n terms (av, ae) against a panel of B (bv, be:
@@ -677,7 +703,7 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
       const __m512i em64 = _mm512_cvtepi32_epi64(em);
       const __m512d scv = _mm512_castsi512_pd(_mm512_slli_epi64(_mm512_sub_epi64(_mm512_set1_epi64(fb + 1023), em64), 52));
       // Integers below 2^53: the partial sums are exact, in any order.
-      __m512d sv = _mm512_roundscale_pd(_mm512_mul_pd(accv, scv), _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+      __m512d sv = mma_trunc_pd(_mm512_mul_pd(accv, scv));
       __m512d sv1 = _mm512_setzero_pd(), sv2 = _mm512_setzero_pd(), sv3 = _mm512_setzero_pd();
       std::size_t p = 0;
       for (; p + 4 <= n; p += 4) {
@@ -685,14 +711,14 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
         const __m512d t1 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 1]), _mm512_loadu_pd(bv + p * L + L)), scv);
         const __m512d t2 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 2]), _mm512_loadu_pd(bv + p * L + 2 * L)), scv);
         const __m512d t3 = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p + 3]), _mm512_loadu_pd(bv + p * L + 3 * L)), scv);
-        sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t0, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-        sv1 = _mm512_add_pd(sv1, _mm512_roundscale_pd(t1, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-        sv2 = _mm512_add_pd(sv2, _mm512_roundscale_pd(t2, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
-        sv3 = _mm512_add_pd(sv3, _mm512_roundscale_pd(t3, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        sv = _mm512_add_pd(sv, mma_trunc_pd(t0));
+        sv1 = _mm512_add_pd(sv1, mma_trunc_pd(t1));
+        sv2 = _mm512_add_pd(sv2, mma_trunc_pd(t2));
+        sv3 = _mm512_add_pd(sv3, mma_trunc_pd(t3));
       }
       for (; p < n; ++p) {
         const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
-        sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+        sv = _mm512_add_pd(sv, mma_trunc_pd(t));
       }
       sv = _mm512_add_pd(_mm512_add_pd(sv, sv1), _mm512_add_pd(sv2, sv3));
       const int bits = m.out == mma_output::f32_e8m13 ? 13 : 23;
@@ -761,7 +787,7 @@ inline void mma_fused_lanes(const mma_model& m, double* acc, const double* av, c
     __m512d sv = _mm512_loadu_pd(s);
     for (std::size_t p = 0; p < n; ++p) {
       const __m512d t = _mm512_mul_pd(_mm512_mul_pd(_mm512_set1_pd(av[p]), _mm512_loadu_pd(bv + p * L)), scv);
-      sv = _mm512_add_pd(sv, _mm512_roundscale_pd(t, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC));
+      sv = _mm512_add_pd(sv, mma_trunc_pd(t));
     }
     _mm512_storeu_pd(s, sv);
   }
