@@ -544,6 +544,36 @@ std::vector<float> sr_values() {
   return v;
 }
 
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+/// The E2M1 stochastic codes of the block kernels at V's width (v * 1 with the words rb) against want.
+template <class V>
+void check_sr_codes(const std::vector<float>& v, const std::vector<std::uint32_t>& rb,
+                    const std::vector<std::uint8_t>& want) {
+  using K = md::block_kernels<V>;
+  using W = md::block_width<V>;
+  for (std::size_t i = 0; i < v.size(); i += V::N) {
+    alignas(64) std::uint32_t c[V::N];
+    W::store(c, K::template codes<typename K::e2m1, mixprec::rounding::stochastic>(W::f_load(v.data() + i),
+                                                                                    V::load(rb.data() + i)));
+    for (std::size_t j = 0; j < V::N; ++j) {
+      CAPTURE(v[i + j]);
+      CAPTURE(rb[i + j]);
+      REQUIRE(c[j] == want[i + j]);
+    }
+  }
+}
+/// V::rng(seed, k0)'s words (the kernels' random words) against want[0..16).
+template <class V>
+void check_words(std::uint64_t seed, std::uint64_t k0, const std::uint32_t* want) {
+  typename V::rng rng(seed, k0);
+  for (std::size_t h = 0; h < 16; h += V::N) {
+    alignas(64) std::uint32_t c[V::N];
+    md::block_width<V>::store(c, rng.next());
+    for (std::size_t j = 0; j < V::N; ++j) CHECK(c[j] == want[h + j]);
+  }
+}
+#endif
+
 }  // namespace
 
 TEST_CASE("NVFP4 stochastic rounding: the vector encoder and random words equal round_to and counter_bits") {
@@ -567,31 +597,10 @@ TEST_CASE("NVFP4 stochastic rounding: the vector encoder and random words equal 
                     .bits();
     (void)checked;
 #if defined(MIXPREC_SIMD_AVX2)
-    for (std::size_t i = 0; i < v.size(); i += 8) {
-      alignas(32) std::int32_t c[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(c),
-                         md::simd256::e2m1_codes_sr(_mm256_loadu_ps(v.data() + i),
-                                                    _mm256_loadu_si256(reinterpret_cast<const __m256i*>(rb.data() + i))));
-      for (std::size_t j = 0; j < 8; ++j) {
-        CAPTURE(v[i + j]);
-        CAPTURE(rb[i + j]);
-        REQUIRE(c[j] == want[i + j]);
-        ++checked;
-      }
-    }
+    check_sr_codes<mixprec::simd::vec256>(v, rb, want);
 #endif
 #if defined(MIXPREC_SIMD_AVX512)
-    for (std::size_t i = 0; i < v.size(); i += 16) {
-      alignas(64) std::int32_t c[16];
-      _mm512_store_si512(reinterpret_cast<void*>(c),
-                         md::simd512::e2m1_codes_sr(_mm512_loadu_ps(v.data() + i), _mm512_loadu_si512(rb.data() + i)));
-      for (std::size_t j = 0; j < 16; ++j) {
-        CAPTURE(v[i + j]);
-        CAPTURE(rb[i + j]);
-        REQUIRE(c[j] == want[i + j]);
-        ++checked;
-      }
-    }
+    check_sr_codes<mixprec::simd::vec512>(v, rb, want);
 #endif
   }
   // The random words: counter_bits(seed, k) >> 32 for 16 consecutive k, the counter wrapping too.
@@ -601,16 +610,10 @@ TEST_CASE("NVFP4 stochastic rounding: the vector encoder and random words equal 
       std::uint32_t want[16];
       for (std::uint64_t i = 0; i < 16; ++i) want[i] = static_cast<std::uint32_t>(md::counter_bits(seed, k0 + i) >> 32);
 #if defined(MIXPREC_SIMD_AVX2)
-      alignas(32) std::uint32_t c[8];
-      for (std::uint64_t h = 0; h < 16; h += 8) {
-        _mm256_store_si256(reinterpret_cast<__m256i*>(c), md::simd256::counter_hi8(seed, k0 + h));
-        for (std::size_t j = 0; j < 8; ++j) CHECK(c[j] == want[h + j]);
-      }
+      check_words<mixprec::simd::vec256>(seed, k0, want);
 #endif
 #if defined(MIXPREC_SIMD_AVX512)
-      alignas(64) std::uint32_t d[16];
-      _mm512_store_si512(reinterpret_cast<void*>(d), md::simd512::counter_hi16(seed, k0));
-      for (std::size_t j = 0; j < 16; ++j) CHECK(d[j] == want[j]);
+      check_words<mixprec::simd::vec512>(seed, k0, want);
 #endif
       (void)want;
     }

@@ -179,7 +179,7 @@ struct deepseek_fp8_recipe {
       return;
     }
     if (block == block_rowwise(128) && cols % 128 == 0 &&
-        detail::fp8_block128_quantize_at(
+        detail::fp8_128::quantize_at(
             level, in, rows * cols, [this](float amax) { return scale_for(amax); },
             reinterpret_cast<std::uint8_t*>(t.elements.data()), t.scales.data())) {
       return;

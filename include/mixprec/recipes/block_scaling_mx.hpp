@@ -277,18 +277,18 @@ struct mx_block_recipe {
     };
     const bool legacy = rule == mx_block_rule::te_rceil_legacy;
     if (fast_path_applies(cols) && by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
-          return detail::mx_te_e4m3_quantize_at(level, x, n, e, sb, legacy);
+          return detail::mx::te_e4m3::quantize_at(level, x, n, e, sb, legacy);
         })) {
       return;
     }
     if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_columnwise(32) &&
-        detail::mx_te_e4m3_quantize_cols_at(level, in, rows, cols, elems, scales, legacy)) {
+        detail::mx::te_e4m3::quantize_cols_at(level, in, rows, cols, elems, scales, legacy)) {
       return;
     }
     if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
       if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) && cols >= 32 &&
           by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
-            return detail::mx_ocp_quantize_at<Elem>(level, x, n, e, sb);
+            return detail::mx::ocp::quantize_at<Elem>(level, x, n, e, sb);
           })) {
         return;
       }
@@ -332,11 +332,11 @@ struct mx_block_recipe {
       const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
       const std::size_t full = t.cols / 32 * 32, sc = t.scale_cols();
       if (full == t.cols) {
-        if (detail::mx_te_e4m3_dequantize_at(level, elems, scales, t.rows * t.cols, out, legacy)) return;
+        if (detail::mx::te_e4m3::dequantize_at(level, elems, scales, t.rows * t.cols, out, legacy)) return;
       } else {
         bool ok = true;
         for (std::size_t r = 0; r < t.rows && ok; ++r) {
-          ok = detail::mx_te_e4m3_dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols,
+          ok = detail::mx::te_e4m3::dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols,
                                                 legacy);
           if (ok) scalar_part(r, r + 1, full);
         }
@@ -345,7 +345,7 @@ struct mx_block_recipe {
     }
     if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && t.block == block &&
         block == block_columnwise(32) &&
-        detail::mx_te_e4m3_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+        detail::mx::te_e4m3::dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
                                               reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
                                               out, legacy)) {
       return;
