@@ -30,6 +30,8 @@
 //           fp8_wgmma_tc    float8_e4m3fn A and B through the tensor-core preset
 //                           hopper_wgmma_fp8_f32 (gemm_options::mma; kernels/tensor_core.hpp),
 //                           bit-identical to MMA-Sim; checked against mixprec::mma_dot
+//           half_cdna3_tc   half A and B through the AMD preset cdna3_mfma_f16_f32 (groups of 8,
+//                           round-down fused sums); checked against mixprec::mma_dot
 //     shape n (n x n x n, no transposes: 1024, 2048), or mMxNxK_XY: the study's GEMMs (MLP
 //           784-512-256-10, batch 128), X/Y = N or T for op(A)/op(B) (forward N T: W stored
 //           out x in; weight gradient T N; input gradient N N)
@@ -313,7 +315,8 @@ enum class impl {
   f32_medium,
   f32_high_bf16x3,
   dot2_scan,
-  fp8_wgmma_tc
+  fp8_wgmma_tc,
+  half_cdna3_tc
 };
 [[maybe_unused]] bool dot2_off(impl im) {
   return im == impl::bf16_exact_off || im == impl::f32_highest_off || im == impl::f32_bf16val_off;
@@ -368,6 +371,10 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
       o.mma = mixprec::mma_preset::hopper_wgmma_fp8_f32;
       mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_e4m3.data(), lda, in.b_e4m3.data(), ldb, 0.0f, c, n, o);
       return;
+    case impl::half_cdna3_tc:
+      o.mma = mixprec::mma_preset::cdna3_mfma_f16_f32;
+      mixprec::gemm(pol, ta, tb, m, n, k, 1.0f, in.a_half.data(), lda, in.b_half.data(), ldb, 0.0f, c, n, o);
+      return;
     default:
       mixprec::set_float32_matmul_precision(im == impl::f32_highest || im == impl::f32_highest_off
                                                 ? mixprec::matmul_precision::highest
@@ -393,6 +400,14 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
     }
     return mixprec::mma_dot(mixprec::mma_preset::hopper_wgmma_fp8_f32, ra.data(), cb.data(), sh.k, 0.0f);
   }
+  if (im == impl::half_cdna3_tc) {
+    std::vector<mixprec::half> ra(sh.k), cb(sh.k);
+    for (std::size_t p = 0; p < sh.k; ++p) {
+      ra[p] = in.a_half[sh.ta ? p * sh.m + i : i * sh.k + p];
+      cb[p] = in.b_half[sh.tb ? j * sh.k + p : p * sh.n + j];
+    }
+    return mixprec::mma_dot(mixprec::mma_preset::cdna3_mfma_f16_f32, ra.data(), cb.data(), sh.k, 0.0f);
+  }
   float acc = 0.0f;
   for (std::size_t p = 0; p < sh.k; ++p) {
     const std::size_t ia = sh.ta ? p * sh.m + i : i * sh.k + p;
@@ -405,6 +420,7 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
       case impl::bf16_bf16c:
       case impl::dot2_scan:
       case impl::fp8_wgmma_tc:
+      case impl::half_cdna3_tc:
         acc = std::fma(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]), acc);
         break;
       case impl::bf16_dot2:
@@ -498,6 +514,7 @@ const char* impl_name(impl im) {
     case impl::f32_high: return "f32_high";
     case impl::f32_medium: return "f32_medium";
     case impl::fp8_wgmma_tc: return "fp8_wgmma_tc";
+    case impl::half_cdna3_tc: return "half_cdna3_tc";
     default: return "f32_high_bf16x3";
   }
 }
@@ -506,7 +523,7 @@ void register_all() {
   const impl square_impls[] = {impl::bf16_exact,  impl::bf16_exact_off, impl::bf16_dot2,        impl::bf16_bf16c,
                                impl::half_exact,  impl::f32_highest,    impl::f32_highest_off,  impl::f32_bf16val,
                                impl::f32_bf16val_off, impl::f32_high,   impl::f32_medium,       impl::f32_high_bf16x3,
-                               impl::dot2_scan,   impl::fp8_wgmma_tc};
+                               impl::dot2_scan,   impl::fp8_wgmma_tc,     impl::half_cdna3_tc};
   const impl study_impls[] = {impl::f32_highest, impl::f32_highest_off, impl::bf16_exact, impl::bf16_exact_off,
                               impl::bf16_bf16c,  impl::bf16_dot2,       impl::f32_bf16val, impl::f32_bf16val_off,
                               impl::dot2_scan};
