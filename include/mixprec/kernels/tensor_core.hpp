@@ -17,11 +17,15 @@
 //   the first k/2 products, then again with that result as c. An Inf or NaN among the inputs (or
 //   an infinite product): the double sum of the terms, NaN as 0x7FFFFFFF (f16: 0x7FFF).
 //   tf32 operands given as float are truncated to tf32 first (low 13 bits cleared).
-//   mxf8f6f4 (k 32): one UE8M0 scale per 32 for A's row and B's column, added to the product
+//   f8f6f4 / mxf8f6f4 (k 32) take e4m3, e5m2, e2m3, e3m2 and e2m1 for A and B, each operand's
+//   exponent clamped at its own format's emin (e2m3 and e2m1: 0, e3m2: -2; docs/pages/tensor-cores.md).
+//   mxf8f6f4: one UE8M0 scale per 32 for A's row and B's column, added to the product
 //   exponents. mxf4nvf4 (k 64): the exact sum of each 16 products is one term, its exponent the sum
 //   of the two scales' exponents and its significand the sum times the scales' significands.
 // AMD CDNA3 mfma (f16, bf16, FNUZ FP8): MMA-Sim's round-down fused sum, per group of 8 (16) products
-// (mma_fused_amd; docs/pages/tensor-cores.md).
+// (mma_fused_amd). AMD CDNA1/CDNA2 mfma (f16, bf16): products rounded to f32, summed pairwise per
+// group of 4 (CDNA1 bf16: 2) in f32, each group added in order; CDNA2 flushes subnormal inputs,
+// c and sums (mma_pairwise_amd). docs/pages/tensor-cores.md.
 // K longer than the instruction: d of one instruction is c of the next (zero padding at the end,
 // which adds nothing: a zero product's exponent is at most that of c).
 //

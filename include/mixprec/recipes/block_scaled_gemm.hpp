@@ -25,12 +25,13 @@
 //   tensor_core  a tensor-core preset (kernels/tensor_core.hpp, docs/pages/tensor-cores.md),
 //              bit-identical to MMA-Sim's model of the instruction: the chunk's products through
 //              the chained instructions from +0, promoted as above; the mx kinds
-//              (blackwell_tcgen05_mxf8f6f4, _mxf4nvf4) apply the block scales inside the
-//              instruction and chain the whole K (no promotion), then the global decode factors.
+//              (blackwell_tcgen05_mxf8f6f4 with FP8, FP6 or FP4 elements, _mxf4nvf4) apply the
+//              block scales inside the instruction and chain the whole K (no promotion), then
+//              the global decode factors.
 //              Prefer it to truncated: truncated(13, 4) differs from MMA-Sim's Hopper FP8 wgmma.
 // Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
 // scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
-// (detail/simd_block_gemm.hpp; 1.1-1.4x the time of mixprec::gemm float, bench/README.md) and
+// (detail/simd_block_gemm.hpp; its speed: bench/README.md) and
 // the truncated model vectorised over a row of C; elsewhere a scalar loop. Same bits everywhere.
 //   mixprec::block_gemm_options o;
 //   o.acc = mixprec::block_accumulator::truncated(13, 4);
