@@ -848,9 +848,13 @@ def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator: "str | tuple"
     runs over k in chunks of ``promotion`` (0: the k block size), a chunk's element products summed
     in the accumulator model then promoted to float32 with the two block scales.
 
-    accumulator: "fp32" (round to nearest-even after each product) or ("truncated", bits, group):
+    accumulator: "fp32" (round to nearest-even after each product), ("truncated", bits, group):
     groups of products aligned to their largest exponent and truncated to ``bits`` bits (a MODEL of
-    published Hopper/Blackwell FP8 tensor-core measurements, e.g. ("truncated", 13, 4)).
+    published Hopper/Blackwell FP8 tensor-core measurements, e.g. ("truncated", 13, 4)), or
+    ("tensor_core", preset): the chunk's products through that instruction's datapath, bit for bit
+    MMA-Sim's model (a preset of docs/pages/tensor-cores.md, e.g. "hopper_wgmma_fp8_f32"; the mx
+    kinds take the block scales inside the instruction and need promotion=0). A preset that does
+    not take these elements, scales or K blocks is a ValueError naming what it takes.
     a_global/b_global: per-tensor decode factors (0: the recipe's; pass torchao NVFP4's
     per-tensor scale yourself).
     """
@@ -858,25 +862,33 @@ def block_scaled_gemm(a: BlockScaled, b: BlockScaled, accumulator: "str | tuple"
     if not isinstance(a, BlockScaled) or not isinstance(b, BlockScaled):
         raise TypeError("mixprec.block_scaled_gemm: takes two BlockScaled (from block_quantize), got %s and %s"
                         % (type(a).__name__, type(b).__name__))
+    preset = None
     if isinstance(accumulator, str) and accumulator == "fp32":
         model, bits, group = 0, 23, 1
+    elif isinstance(accumulator, tuple) and len(accumulator) == 2 and accumulator[0] == "tensor_core":
+        preset = accumulator[1]
+        if not isinstance(preset, str):
+            raise TypeError("mixprec.block_scaled_gemm: a tensor_core preset is a name (str), got %s"
+                            % type(preset).__name__)
     elif isinstance(accumulator, str) or (isinstance(accumulator, tuple) and (
             len(accumulator) != 3 or accumulator[0] != "truncated")):
-        raise ValueError("mixprec.block_scaled_gemm: accumulator must be 'fp32' or ('truncated', bits, group), got %r"
-                         % (accumulator,))
+        raise ValueError("mixprec.block_scaled_gemm: accumulator must be 'fp32', ('truncated', bits, group) or "
+                         "('tensor_core', preset), got %r" % (accumulator,))
     elif isinstance(accumulator, tuple):
         model = 1
         bits = _int_arg(G, "accumulator bits", accumulator[1], 1, 2**31)
         group = _int_arg(G, "accumulator group", accumulator[2], 1, 2**31)
     else:
-        raise TypeError("mixprec.block_scaled_gemm: accumulator must be 'fp32' or a tuple ('truncated', bits, group), "
-                        "got %s" % type(accumulator).__name__)
+        raise TypeError("mixprec.block_scaled_gemm: accumulator must be 'fp32' or a tuple ('truncated', bits, group) "
+                        "or ('tensor_core', preset), got %s" % type(accumulator).__name__)
     promotion = _int_arg(G, "promotion", promotion, 0, 2**31)
     a_global, b_global = _float_arg(G, "a_global", a_global), _float_arg(G, "b_global", b_global)
     args = []
     for q in (a, b):
         family, cpp, _ = _recipe_params(q.recipe, dict(q.params), G, given=False)
         args += [_np.ascontiguousarray(q.elements), _np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
+    if preset is not None:
+        return _cpp(G, _core.block_gemm_mma, *args, preset, promotion, a_global, b_global)
     return _cpp(G, _core.block_gemm, *args, model, bits, group, promotion, a_global, b_global)
 
 

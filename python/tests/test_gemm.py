@@ -300,12 +300,8 @@ def test_gemm_tensor_core_fp6_fp4_against_mmasim():
 
 
 def _block_gemm_mma(qa, qb, preset, promotion=0):
-    """block_scaled_gemm with block_accumulator::tensor_core(preset) (mixprec._core.block_gemm_mma)."""
-    args = []
-    for q in (qa, qb):
-        family, cpp, _ = mixprec._recipe_params(q.recipe, dict(q.params), "block_scaled_gemm", given=False)
-        args += [np.ascontiguousarray(q.elements), np.ascontiguousarray(q.scales), q.tensor_scale, family, cpp]
-    return mixprec._core.block_gemm_mma(*args, preset, promotion, 0.0, 0.0)
+    """block_scaled_gemm with block_accumulator::tensor_core(preset)."""
+    return mixprec.block_scaled_gemm(qa, qb, ("tensor_core", preset), promotion)
 
 
 def test_block_scaled_gemm_tensor_core_against_mmasim():
@@ -346,3 +342,7 @@ def test_block_scaled_gemm_tensor_core_errors():
         _block_gemm_mma(qa16, qb16, "blackwell_tcgen05_mxf8f6f4")
     with pytest.raises(ValueError, match="float8_e4m3fn, float8_e5m2"):  # FP6 is not Hopper's
         _block_gemm_mma(qa, qb, "hopper_wgmma_fp8_f32")
+    with pytest.raises(TypeError, match="a tensor_core preset is a name"):
+        mixprec.block_scaled_gemm(qa, qb, ("tensor_core", 3))
+    with pytest.raises(ValueError, match=r"\('tensor_core', preset\)"):
+        mixprec.block_scaled_gemm(qa, qb, ("tensor_cores", "hopper_wgmma_fp8_f32"))
