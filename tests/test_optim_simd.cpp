@@ -389,6 +389,16 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
     const std::vector<float> rb = lanes_of(x, [](V::vf v) { return S::held_result<bfloat16>(v); });
     const std::vector<std::uint32_t> sb = codes_of(x, [&](V::vf v) { return S::stochastic<bfloat16>(v, rv); });
     const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
+    // the form for ops' results (the loops' final writes)
+    const std::vector<std::uint32_t> sbr =
+        codes_of(x, [&](V::vf v) { return V::srli<16>(S::stochastic_result<bfloat16>(v, V::srli<16>(rv), [] { return V::zero(); })); });
+    const std::vector<std::uint32_t> shr = codes_of(x, [&](V::vf v) {
+      std::uint16_t h[kLanes];
+      V::h_store(h, S::stochastic_result<half>(v, V::srli<16>(rv), [&] { return rv; }));
+      std::uint32_t w[kLanes];
+      for (std::size_t k = 0; k < kLanes; ++k) w[k] = h[k];
+      return V::load(w);
+    });
     for (std::size_t k = 0; k < kLanes; ++k) {
       const bfloat16 want_hb = mixprec::round_to<bfloat16>(x[k]);
       const half want_hh = mixprec::round_to<half>(x[k]);
@@ -401,6 +411,8 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
       const bool nan = (u & 0x7fffffffu) > 0x7f800000u;
       if (!nan || ((u & 0x00400000u) != 0 && (u & 0xffffu) == 0)) {
         REQUIRE(bits_of(bfloat16(rb[k])) == bits_of(want_hb));
+        REQUIRE(sbr[k] == bits_of(want_sb));
+        REQUIRE(shr[k] == bits_of(want_sh));
       }
       if (!ok && mismatches++ < 5) {
         MESSAGE("x bits 0x" << std::hex << patterns[i + k] << " r 0x" << r[k] << ": stochastic half 0x" << sh[k]
@@ -452,7 +464,15 @@ TEST_CASE("optim fast path: stochastic half = round_to below half's normal range
     }
     const V::vi rv = V::load(r);
     const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
+    const std::vector<std::uint32_t> shr = codes_of(x, [&](V::vf v) {
+      std::uint16_t h[kLanes];
+      V::h_store(h, S::stochastic_result<half>(v, V::srli<16>(rv), [&] { return rv; }));
+      std::uint32_t w[kLanes];
+      for (std::size_t k = 0; k < kLanes; ++k) w[k] = h[k];
+      return V::load(w);
+    });
     for (std::size_t k = 0; k < kLanes; ++k) {
+      REQUIRE(shr[k] == sh[k]);
       const half want = mixprec::round_to<half>(x[k], mixprec::rounding::stochastic, mixprec::overflow::ieee, r[k]);
       if (sh[k] != bits_of(want) && mismatches++ < 5) {
         std::uint32_t u;
@@ -519,13 +539,16 @@ TEST_CASE("optim fast path: the block random bits are counter_rng's") {
         S::block_rng<T> s(rng.key(), offset);
         for (std::uint64_t round = 0; round < 4; ++round) {
           V::vi r[S::K];
-          s.next(r);
+          s.next16(r);
           for (std::size_t k = 0; k < S::K; ++k) {
-            std::uint32_t got[kLanes];
+            std::uint32_t got[kLanes], full[kLanes];
             V::store(got, r[k]);
+            V::store(full, s.full(k));
             for (std::size_t j = 0; j < kLanes; ++j) {
               const std::uint64_t e = S::even_odd<T> ? 2 * j + k : k * kLanes + j;
-              REQUIRE(got[j] == rng(offset + round * S::K * kLanes + e));
+              const std::uint32_t want = rng(offset + round * S::K * kLanes + e);
+              REQUIRE(got[j] == want >> 16);
+              if (!S::even_odd<T>) REQUIRE(full[j] == want);
             }
           }
         }

@@ -55,6 +55,7 @@ struct vec256 {
   static mask eq(vi a, vi b) noexcept { return _mm256_cmpeq_epi32(a, b); }
   static mask ne(vi a, vi b) noexcept { return _mm256_xor_si256(_mm256_cmpeq_epi32(a, b), _mm256_set1_epi32(-1)); }
   static mask nonzero(vi a) noexcept { return ne(a, _mm256_setzero_si256()); }
+  static mask test(vi a, vi b) noexcept { return nonzero(_mm256_and_si256(a, b)); }  ///< a & b nonzero
   static mask m_and(mask a, mask b) noexcept { return _mm256_and_si256(a, b); }
   static mask m_or(mask a, mask b) noexcept { return _mm256_or_si256(a, b); }
   static mask m_andnot(mask a, mask b) noexcept { return _mm256_andnot_si256(a, b); }  ///< ~a & b
@@ -167,6 +168,7 @@ struct vec256 {
       const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
     }
+    __m256i next16() noexcept { return _mm256_srli_epi32(next(), 16); }  ///< next() >> 16
   };
 };
 

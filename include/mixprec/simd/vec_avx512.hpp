@@ -54,6 +54,7 @@ struct vec512 {
   static mask eq(vi a, vi b) noexcept { return _mm512_cmpeq_epi32_mask(a, b); }
   static mask ne(vi a, vi b) noexcept { return _mm512_cmpneq_epi32_mask(a, b); }
   static mask nonzero(vi a) noexcept { return _mm512_test_epi32_mask(a, a); }
+  static mask test(vi a, vi b) noexcept { return _mm512_test_epi32_mask(a, b); }  ///< a & b nonzero
   static mask m_and(mask a, mask b) noexcept { return static_cast<mask>(a & b); }
   static mask m_or(mask a, mask b) noexcept { return static_cast<mask>(a | b); }
   static mask m_andnot(mask a, mask b) noexcept { return static_cast<mask>(~a & b); }  ///< ~a & b
@@ -187,7 +188,7 @@ struct vec512 {
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {
     __m512i t0, t1, step;
-    static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
+    [[gnu::always_inline]] static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
 #if defined(__AVX512DQ__)
       return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
 #else
@@ -199,7 +200,7 @@ struct vec512 {
 #endif
     }
     // SplitMix64's output function without its last z ^= z >> 31 (done on the high halves in next()).
-    static __m512i mix(__m512i z) noexcept {
+    [[gnu::always_inline]] static __m512i mix(__m512i z) noexcept {
       z = mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
       return mul64(_mm512_xor_si512(z, _mm512_srli_epi64(z, 27)), 0x94D049BB133111EBull);
     }
@@ -211,13 +212,22 @@ struct vec512 {
       t1 = _mm512_add_epi64(t0, _mm512_set1_epi64(static_cast<long long>(8 * g)));
       step = _mm512_set1_epi64(static_cast<long long>(16 * g));
     }
-    __m512i next() noexcept {
+    [[gnu::always_inline]] __m512i next() noexcept {
       const __m512i a = mix(t0), b = mix(t1);
       t0 = _mm512_add_epi64(t0, step);
       t1 = _mm512_add_epi64(t1, step);
       const __m512i odd = _mm512_set_epi32(31, 29, 27, 25, 23, 21, 19, 17, 15, 13, 11, 9, 7, 5, 3, 1);
       const __m512i h = _mm512_permutex2var_epi32(a, odd, b);
       return _mm512_xor_si512(h, _mm512_srli_epi32(h, 31));
+    }
+    /// next() >> 16 (next()'s last xor changes bit 0 only): one vpermt2w picks the top words.
+    [[gnu::always_inline]] __m512i next16() noexcept {
+      const __m512i a = mix(t0), b = mix(t1);
+      t0 = _mm512_add_epi64(t0, step);
+      t1 = _mm512_add_epi64(t1, step);
+      const __m512i top = _mm512_set_epi16(0, 63, 0, 59, 0, 55, 0, 51, 0, 47, 0, 43, 0, 39, 0, 35, 0, 31, 0, 27, 0, 23,
+                                           0, 19, 0, 15, 0, 11, 0, 7, 0, 3);
+      return _mm512_maskz_permutex2var_epi16(0x55555555u, a, top, b);
     }
   };
 };

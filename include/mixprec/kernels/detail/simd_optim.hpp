@@ -7,9 +7,11 @@
 // correctly rounded lane by lane, exactly as the scalar ieee::*_rn ops) followed by a
 // round-to-nearest-even to T (half: vcvtps2ph; bfloat16: the integer form (u + 0x7fff + lsb) &
 // 0xffff0000, NaNs quieted as mixprec does, or the traits' vcvtne2ps2bf16 where no subnormal can
-// reach it). The final write of a half/bfloat16 parameter in rounding::stochastic is
-// simd/encode.hpp's encoder fed by the traits' counter generator: element i draws
-// counter_rng(seed) at offset + i, the bits the scalar path uses.
+// reach it). The final write of a half/bfloat16 parameter in rounding::stochastic draws the
+// traits' counter generator, element i counter_rng(seed) at offset + i as the scalar path does,
+// and rounds by the truncation of the bits plus the random bits' top bits where that is the
+// encoder's rule (bfloat16; half where the lanes are zero or half normals), by simd/encode.hpp's
+// encoder elsewhere.
 // Contract: the same bits as the portable loop for every input (NaN, infinity, subnormal, zero
 // included); tests/test_optim_simd.cpp compares the two on every variant. Other rounding modes,
 // mixed dtypes and double take the portable loop. A model copy of float, half or bfloat16 is
@@ -98,8 +100,11 @@ struct steps {
   /// u + 0x7fff + (bit 16 of u): its high half is bfloat16's nearest even of u, for a u that is
   /// not NaN or is a quiet NaN whose low 16 bits are zero.
   static vi bf16_rne_sum(vi u) noexcept {
-    const vi bit = c(0x10000u);
-    return V::add_one_if(V::eq(V::and_(u, bit), bit), V::add(u, c(0x7fffu)));
+    if constexpr (sizeof(typename V::mask) == sizeof(vi)) {  // masks are lanes: the bit's value
+      return V::add(V::add(u, c(0x7fffu)), V::and_(V::template srli<16>(u), c(1)));
+    } else {  // mask registers: a masked add
+      return V::add_one_if(V::test(u, c(0x10000u)), V::add(u, c(0x7fffu)));
+    }
   }
   /// bfloat16 nearest-even of each lane, as float bits (low 16 bits zero); NaNs quieted.
   static vi bf16_rne(vf x) noexcept {
@@ -138,6 +143,27 @@ struct steps {
     using F = typename T::format_type;
     return simd::encode_fast<V, F, rounding::stochastic>(V::f_bits(x), r,
                                                          simd::encode_format<F>::overflow_away(overflow::ieee));
+  }
+
+  /// stochastic<T>(x, r) for x the result of an arithmetic op (see held_result), in the form the
+  /// stores take, from r16 = r >> 16 (full() gives r). bfloat16: u + r16, T's code in the high
+  /// half (its truncation is the encoder's rule: a NaN result keeps its high half, a carry past
+  /// the largest finite value gives the infinity, float subnormals are bfloat16's). half: the
+  /// codes; the truncation of u + (r >> 19) to 13 bits converted exactly where every lane is
+  /// zero or at least 2^-14 in magnitude (infinity included; past 65504 it converts to the
+  /// infinity), simd::encode_fast with full() elsewhere.
+  template <class T, class Full>
+  static auto stochastic_result(vf x, vi r16, Full full) noexcept {
+    const vi u = V::f_bits(x);
+    if constexpr (std::is_same<T, bfloat16>::value) {
+      (void)full;
+      return V::add(u, r16);
+    } else {
+      const vi a = V::and_(u, c(0x7fffffffu));
+      const auto normal = V::lt_u(V::sub(a, c(0x38800000u)), c(0x7f800000u - 0x38800000u + 1u));
+      if (MIXPREC_UNLIKELY(V::any(V::m_andnot(normal, V::nonzero(a))))) return V::narrow16(stochastic<T>(x, full()));
+      return half_rne(V::f_from_bits(V::and_(V::add(u, V::template srli<3>(r16)), c(0xffffe000u))));
+    }
   }
 
   /// held_result<T>(x) that keeps T's bits for the store (half: the vcvtps2ph result).
@@ -215,13 +241,16 @@ struct steps {
     }
   }
 
-  /// counter_rng's bits for the block's vectors, as load_block lays the elements out.
+  /// counter_rng's bits for the block's vectors, as load_block lays the elements out: their
+  /// top 16 bits (what stochastic_result reads), and all 32 again by full(k).
   template <class T>
   struct block_rng {
     typename V::rng s;
-    block_rng(std::uint64_t key, std::uint64_t counter) noexcept : s(key, counter) {}
-    void next(vi (&r)[K]) noexcept {
-      const vi a = s.next(), b = s.next();
+    std::uint64_t key, counter;  ///< counter: the last block's first element's
+    block_rng(std::uint64_t k, std::uint64_t c0) noexcept : s(k, c0), key(k), counter(c0 - K * N) {}
+    void next16(vi (&r)[K]) noexcept {
+      const vi a = s.next16(), b = s.next16();
+      counter += K * N;
       if constexpr (even_odd<T>) {
         V::deinterleave(a, b, r[0], r[1]);
       } else {
@@ -229,6 +258,8 @@ struct steps {
         r[1] = b;
       }
     }
+    /// All 32 bits of vector k of the last block (not for even_odd blocks).
+    vi full(std::size_t k) const noexcept { return typename V::rng(key, counter + k * N).next(); }
   };
 
   /// Stores the final parameter values x (ops' results) rounded to T, nearest even or
@@ -241,17 +272,17 @@ struct steps {
       store(p + N, x[1]);
     } else {
       vi r[K];
-      if (sr) rng.next(r);
+      if (sr) rng.next16(r);
       if constexpr (std::is_same<T, half>::value) {
         for (std::size_t k = 0; k < K; ++k) {
-          const vh h = sr ? V::narrow16(stochastic<T>(x[k], r[k])) : half_rne(x[k]);
+          const vh h = sr ? stochastic_result<T>(x[k], r[k], [&] { return rng.full(k); }) : half_rne(x[k]);
           V::h_store(p + k * N, h);
           if constexpr (Copy) x[k] = V::h2f(h);
         }
       } else {
         vi t[K];  // bfloat16's code in the high halves
         for (std::size_t k = 0; k < K; ++k) {
-          t[k] = sr ? V::template slli<16>(stochastic<T>(x[k], r[k])) : bf16_rne_sum(V::f_bits(x[k]));
+          t[k] = sr ? stochastic_result<T>(x[k], r[k], [] { return V::zero(); }) : bf16_rne_sum(V::f_bits(x[k]));
         }
         if constexpr (even_odd<T>) {
           V::store(p, block_words(t[0], t[1]));
