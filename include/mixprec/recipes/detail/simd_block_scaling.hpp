@@ -217,27 +217,37 @@ struct block_kernels {
     }
     return W::umax_transpose(a);
   }
-  /// Over rows [0, n) of the N columns at p (row stride cols): m = the fmax-fold max |x| per
-  /// column (NaN ignored), u = the max of |x| bits (a NaN wins); four independent chains.
-  static void col_max(const float* p, std::size_t cols, std::size_t n, vf& m, vi& u) noexcept {
+  /// Over rows [0, n) of the 16 columns at p (row stride cols), per vector s < S: m[s] = the
+  /// fmax-fold max |x| (NaN ignored), u[s] = the max of |x| bits (a NaN wins); 4 / S independent
+  /// chains per vector.
+  [[gnu::always_inline]] static void col_max(const float* p, std::size_t cols, std::size_t n, vf* m, vi* u) noexcept {
+    constexpr std::size_t C = 4 / S;
     const vf z = V::f_set1(0.0f);
-    vf m0 = z, m1 = z, m2 = z, m3 = z;
-    vi u0 = V::zero(), u1 = u0, u2 = u0, u3 = u0;
+    vf mm[4];
+    vi uu[4];
     const auto step = [z](vf& mj, vi& uj, const float* q) {
       const vf a = abs(ld(q));
       mj = W::f_max(W::f_max(a, z), mj);
       uj = V::max_u(W::f_bits(a), uj);
     };
+#pragma GCC unroll 4
+    for (std::size_t j = 0; j < 4; ++j) mm[j] = z, uu[j] = V::zero();
     std::size_t i = 0;
-    for (; i + 4 <= n; i += 4, p += 4 * cols) {
-      step(m0, u0, p);
-      step(m1, u1, p + cols);
-      step(m2, u2, p + 2 * cols);
-      step(m3, u3, p + 3 * cols);
+    for (; i + C <= n; i += C, p += C * cols) {
+#pragma GCC unroll 4
+      for (std::size_t j = 0; j < 4; ++j) step(mm[j], uu[j], p + (j / S) * cols + N * (j % S));
     }
-    for (; i < n; ++i, p += cols) step(m0, u0, p);
-    m = W::f_max(W::f_max(m0, m1), W::f_max(m2, m3));
-    u = V::max_u(V::max_u(u0, u1), V::max_u(u2, u3));
+    for (; i < n; ++i, p += cols) {
+#pragma GCC unroll 2
+      for (std::size_t j = 0; j < S; ++j) step(mm[j], uu[j], p + N * j);
+    }
+#pragma GCC unroll 2
+    for (std::size_t j = 0; j < S; ++j) {
+      m[j] = mm[j];
+      u[j] = uu[j];
+#pragma GCC unroll 4
+      for (std::size_t c = j + S; c < 4; c += S) m[j] = W::f_max(m[j], mm[c]), u[j] = V::max_u(u[j], uu[c]);
+    }
   }
   static bool any_nan(vi u) noexcept { return V::any(V::gt_u(u, c32(0x7F800000u))); }
 
@@ -361,15 +371,16 @@ struct block_kernels {
         for (std::size_t c0 = 0; c0 < cols; c0 += 16) {  // 16 columns: S vectors
           vf r[S];
           vi c[S], cb[S], lo[S];
+          vf m[S];
+          vi u[S];
+          col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
           bool fast = true;
+#pragma GCC unroll 2
           for (std::size_t s = 0; s < S; ++s) {
-            vf m;
-            vi u;
-            col_max(in + r0 * cols + c0 + N * s, cols, r1 - r0, m, u);
-            c[s] = scale_codes(m);
+            c[s] = scale_codes(m[s]);
             r[s] = factors(c[s], legacy);
             // The common case (as quantize), per lane's k.
-            fast = fast && !any_nan(u) && V::all_of(W::f_le(V::f_mul(m, r[s]), V::f_set1(464.0f))) &&
+            fast = fast && !any_nan(u[s]) && V::all_of(W::f_le(V::f_mul(m[s], r[s]), V::f_set1(464.0f))) &&
                    (legacy || !V::any(V::eq(c[s], V::zero())));
             const vi kk = kk_of(c[s]);
             cb[s] = pow2_cb<e4m3>(kk);
@@ -378,6 +389,7 @@ struct block_kernels {
           W::store_codes16(scale + (r0 / 32) * cols + c0, c);
           for (std::size_t i = r0; i < r1; ++i) {
             vi q[S];
+#pragma GCC unroll 2
             for (std::size_t s = 0; s < S; ++s) {
               const vi x = V::load(in + i * cols + c0 + N * s);
               mask bad = V::all();
@@ -559,15 +571,13 @@ struct block_kernels {
       for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
         const std::size_t r1 = rows - r0 < 16 ? rows : r0 + 16;
         for (std::size_t c0 = 0; c0 < cols; c0 += 16) {
-          vf m = V::f_set1(0.0f);
-          vi u = V::zero();  // max of |x| bits: a NaN wins
-          for (std::size_t j = 0; j < 16; j += N) {
-            vf mj;
-            vi uj;
-            col_max(in + r0 * cols + c0 + j, cols, r1 - r0, mj, uj);
-            m = W::f_max(mj, m);
-            u = V::max_u(uj, u);
-          }
+          vf ms[S];
+          vi us[S];  // max of |x| bits: a NaN wins
+          col_max(in + r0 * cols + c0, cols, r1 - r0, ms, us);
+          vf m = ms[0];
+          vi u = us[0];
+#pragma GCC unroll 2
+          for (std::size_t j = 1; j < S; ++j) m = W::f_max(ms[j], m), u = V::max_u(us[j], u);
           const float bmax = W::f_hmax(m);
           const float r = k.block(bmax, scale[(r0 / 16) * (cols / 16) + c0 / 16]);
           const vf rv = V::f_set1(r);
@@ -623,19 +633,21 @@ struct block_kernels {
         for (std::size_t c0 = 0; c0 < cols; c0 += 16) {  // 16 columns: S vectors
           vf r[S];
           vi c[S];
+          vf m[S];
+          vi u[S];
+          col_max(in + r0 * cols + c0, cols, r1 - r0, m, u);
           bool small = !SR;  // nearest-even's common case (as quantize): no NaN, every scaled element below 7
+#pragma GCC unroll 2
           for (std::size_t s = 0; s < S; ++s) {
-            vf m;
-            vi u;
-            col_max(in + r0 * cols + c0 + N * s, cols, r1 - r0, m, u);
-            c[s] = scales(m, k, r[s]);
-            small = small && !any_nan(u) && V::all_of(W::f_lt(V::f_mul(m, r[s]), V::f_set1(7.0f)));
+            c[s] = scales(m[s], k, r[s]);
+            small = small && !any_nan(u[s]) && V::all_of(W::f_lt(V::f_mul(m[s], r[s]), V::f_set1(7.0f)));
           }
           W::store_codes16(scale + (r0 / 16) * cols + c0, c);
           for (std::size_t i = r0; i < r1; ++i) {
             const std::size_t at = i * cols + c0;
             typename V::rng rng(SR ? seed : 0, at);
             vi q[S];
+#pragma GCC unroll 2
             for (std::size_t s = 0; s < S; ++s) {
               const vf v = V::f_mul(ld(in + at + N * s), r[s]);
               q[s] = SR ? codes<e2m1, rounding::stochastic>(v, rng.next()) : small ? e2m1_small(v) : codes<e2m1>(v);
