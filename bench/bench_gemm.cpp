@@ -18,7 +18,7 @@
 //           f32_bf16val     float A and B holding bfloat16 values ("highest"; the study's FP8 / MX
 //                           modes): exact, on vdpbf16ps as bf16_exact; f32_bf16val_off: path off
 //           f32_highest_off f32_highest with the path off (f32_highest's scan stops at once)
-//           dot2_scan       only the proof scan of bf16_exact (detail::gemm_dot2_min_exponent on
+//           dot2_scan       only the proof scan of bf16_exact (detail::gemm::dot2_min_exponent on
 //                           op(A) and op(B))
 //           bf16_dot2       the same with gemm_algorithm::bf16_dot2 (vdpbf16ps semantics)
 //           bf16_bf16c      bfloat16 A, B and C (the vector bfloat16 store), algorithm exact
@@ -332,20 +332,20 @@ void run_mixprec(impl im, const inputs& in, float* c, mixprec::bfloat16* c_bf16,
   mixprec::gemm_options o;
 #if defined(MIXPREC_GEMM_AVX512BF16)
   struct dot2_setting {  // MIXPREC_GEMM_DOT2=off for the *_off rows, restored after the call
-    int saved = mixprec::detail::gemm_dot2_mode().load();
+    int saved = mixprec::detail::gemm::dot2_mode().load();
     explicit dot2_setting(bool off) {
-      if (off) mixprec::detail::gemm_dot2_mode().store(2);
+      if (off) mixprec::detail::gemm::dot2_mode().store(2);
     }
-    ~dot2_setting() { mixprec::detail::gemm_dot2_mode().store(saved); }
+    ~dot2_setting() { mixprec::detail::gemm::dot2_mode().store(saved); }
   } setting(dot2_off(im));
 #endif
   switch (im) {
     case impl::dot2_scan: {
 #if defined(MIXPREC_GEMM_AVX512BF16)
-      using src = mixprec::detail::gemm_dot2_src;
-      const int ea = mixprec::detail::gemm_dot2_min_exponent(
+      using src = mixprec::detail::gemm::dot2_src;
+      const int ea = mixprec::detail::gemm::dot2_min_exponent(
           src{in.a_bf16.data(), sh.ta ? std::size_t{1} : lda, sh.ta ? lda : std::size_t{1}, src::bf16}, m, k);
-      const int eb = mixprec::detail::gemm_dot2_min_exponent(
+      const int eb = mixprec::detail::gemm::dot2_min_exponent(
           src{in.b_bf16.data(), sh.tb ? ldb : std::size_t{1}, sh.tb ? std::size_t{1} : ldb, src::bf16}, n, k);
       c[0] = static_cast<float>(ea + eb);
 #endif
@@ -424,7 +424,7 @@ float naive_element(impl im, const inputs& in, std::size_t i, std::size_t j) {
         acc = std::fma(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]), acc);
         break;
       case impl::bf16_dot2:
-        acc = mixprec::detail::gemm_dot2_step(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]),
+        acc = mixprec::detail::gemm::dot2_step(static_cast<float>(in.a_bf16[ia]), static_cast<float>(in.b_bf16[ib]),
                                               acc);
         break;
       case impl::half_exact:
@@ -572,10 +572,10 @@ std::string fast_paths() {
 #else
   s += ", bf16_dot2 emulated";
 #endif
-#if defined(MIXPREC_GEMM_SIMD)  // (the header before the blocking from the CPU's cache has no gemm_l2_bytes)
-  s += ", L2 " + std::to_string(mixprec::detail::gemm_l2_bytes() >> 10) + " KiB";
+#if defined(MIXPREC_GEMM_SIMD)  // (the header before the blocking from the CPU's cache has no l2_bytes)
+  s += ", L2 " + std::to_string(mixprec::detail::gemm::l2_bytes() >> 10) + " KiB";
 #endif
-  s += ", A block " + std::to_string(mixprec::detail::gemm_blocking_sizes().a_block >> 10) + " KiB";
+  s += ", A block " + std::to_string(mixprec::detail::gemm::blocking_sizes().a_block >> 10) + " KiB";
   return s;
 }
 

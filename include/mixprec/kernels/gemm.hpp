@@ -49,20 +49,6 @@
 
 namespace mixprec {
 
-namespace detail {
-// The names before detail::gemm that bench/bench_gemm.cpp still calls (remove when it follows).
-inline gemm::blocking& gemm_blocking_sizes() noexcept { return gemm::blocking_sizes(); }
-inline std::size_t gemm_l2_bytes() noexcept { return gemm::l2_bytes(); }
-inline float gemm_dot2_step(float a, float b, float acc) noexcept { return gemm::dot2_step(a, b, acc); }
-#if defined(MIXPREC_GEMM_AVX512BF16)
-using gemm_dot2_src = gemm::dot2_src;
-inline std::atomic<int>& gemm_dot2_mode() { return gemm::dot2_mode(); }
-inline int gemm_dot2_min_exponent(const gemm::dot2_src& s, std::size_t rows, std::size_t k) noexcept {
-  return gemm::dot2_min_exponent(s, rows, k);
-}
-#endif
-}  // namespace detail
-
 /// C = alpha * op(A) * op(B) + beta * C, accumulated in Acc (float or double); see
 /// docs/pages/kernels-reference.md ("GEMM") for the exact semantics. Throws std::invalid_argument on bad
 /// arguments (C unchanged).

@@ -72,7 +72,7 @@ void run_mma(const problem<Acc, TA, TB, TC>& pr, mma_preset preset, unsigned thr
   for (std::size_t p = 0; p < k && finite; ++p)
     for (std::size_t j = 0; j < n && finite; ++j)
       finite = std::isfinite(mma_value(pr.b[p * pr.b_ps + j * pr.b_js], ob));
-  if (finite && md.amd == 0) {
+  if (finite) {
     constexpr std::size_t L = mma_lanes;
     const std::size_t panels = (n + L - 1) / L;
     std::vector<double> av(m * k), bv(panels * k * L);
