@@ -87,9 +87,10 @@ struct encode_format {
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
 /// The codes of F (32-bit lanes) for the float bits u; rnd: the stochastic lanes' random bits;
-/// away: F's magnitude code for an overflow away from zero under the policy.
+/// away: F's magnitude code for an overflow away from zero under the policy. Always inlined (as
+/// encode_fast and encode_e8m0): GCC otherwise leaves some instantiations as calls in the loops.
 template <class V, class F, rounding Mode>
-inline typename V::vi encode(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+[[gnu::always_inline]] inline typename V::vi encode(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
   using t = encode_format<F>;
   using vi = typename V::vi;
   using mask = typename V::mask;
@@ -163,7 +164,8 @@ struct e8m0_format {
 /// subnormals from 2^-127 up: code 0 plus it; smaller ones clamp to code 0); past code 254 (and
 /// +infinity): away_code (255 under overflow::ieee, else 254); NaNs, zeros and negative numbers: 255.
 template <class V, rounding Mode>
-inline typename V::vi encode_e8m0(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+[[gnu::always_inline]] inline typename V::vi encode_e8m0(typename V::vi u, typename V::vi rnd,
+                                                         std::uint32_t away_code) noexcept {
   using vi = typename V::vi;
   using mask = typename V::mask;
   const vi a = V::and_(u, V::set1(0x7fffffffu));
@@ -193,7 +195,8 @@ inline typename V::vi encode_e8m0(typename V::vi u, typename V::vi rnd, std::uin
 /// operations: the code is (a - rebias + the mode's increment) >> (23 - M); stochastic adds the
 /// random bits' top 23 - M bits (the carry of rem + bits out of 32 bits, exactly).
 template <class V, class F, rounding Mode>
-inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
+[[gnu::always_inline]] inline typename V::vi encode_fast(typename V::vi u, typename V::vi rnd,
+                                                         std::uint32_t away_code) noexcept {
   using t = encode_format<F>;
   using vi = typename V::vi;
   using mask = typename V::mask;

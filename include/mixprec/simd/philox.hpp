@@ -5,9 +5,9 @@
 // k-th call being philox_rng(seed)(counter + k N + j) (core/random.hpp: word n % 4 of the block at
 // counter {n / 4, subsequence 0} under the key seed), for the stochastic rounding of
 // simd/encode.hpp. The same interface as the traits' rng (counter_rng's stream).
-// Method: N blocks at a time in four vectors of words (x, y, z, w), ten rounds of 32 x 32 -> 64-bit
-// products (philox_ops<V>::mulhilo), then a 4 x 4 transpose by unpacks into 4 N outputs in counter
-// order; the unpacks work within 128-bit lanes, so lane j computes block (N / 4)(j % 4) + j / 4.
+// Method: 2 N blocks at a time, each word (x, y, z, w) in the low half of a 64-bit lane (four
+// independent vectors of N / 2 blocks): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi
+// in place; then (x | y << 32, z | w << 32) unpacked into 4 N outputs in counter order.
 // A call whose counter is not a multiple of 4 starts inside the first block.
 // Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
 // stochastic rounding against it, offsets 0 to 7, at both widths).
@@ -25,31 +25,31 @@
 namespace mixprec {
 namespace simd {
 
-/// The width-specific steps of philox_stream: hi and lo words of the lanes' products a * c, and
-/// the transpose of four word vectors into counter order at out (4 N words).
+/// The width-specific steps of philox_stream, on 64-bit lanes whose low 32 bits hold a word (the
+/// high 32 bits are don't-care): mul (the full 32 x 32 -> 64-bit product of the low words, lo in
+/// the low half, hi in the high half), hi (the high half moved down), xor3, the lanes' block
+/// offsets, and store (the words x, y, z, w of N / 2 blocks as N / 2 x 4 outputs in counter
+/// order: unpacklo/hi_epi64 of (x | y << 32) and (z | w << 32) work within 128-bit lanes, so
+/// 64-bit lane j holds block j / 2 (j even) or N / 8 + j / 2 (j odd) of the N / 2).
 template <class V>
 struct philox_ops;
 
 #if defined(MIXPREC_SIMD_AVX512)
 template <>
 struct philox_ops<vec512> {
-  static void mulhilo(__m512i a, std::uint32_t c, __m512i& hi, __m512i& lo) noexcept {
-    const __m512i m = _mm512_set1_epi32(static_cast<int>(c));
-    const __m512i even = _mm512_mul_epu32(a, m);
-    const __m512i odd = _mm512_mul_epu32(_mm512_srli_epi64(a, 32), m);
-    hi = _mm512_mask_blend_epi32(static_cast<__mmask16>(0xaaaa), _mm512_srli_epi64(even, 32), odd);
-    lo = _mm512_mullo_epi32(a, m);
-  }
-  static void store4(std::uint32_t* out, __m512i x, __m512i y, __m512i z, __m512i w) noexcept {
-    const __m512i t0 = _mm512_unpacklo_epi32(x, y), t1 = _mm512_unpackhi_epi32(x, y);
-    const __m512i t2 = _mm512_unpacklo_epi32(z, w), t3 = _mm512_unpackhi_epi32(z, w);
-    _mm512_storeu_si512(out, _mm512_unpacklo_epi64(t0, t2));
-    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(t0, t2));
-    _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi64(t1, t3));
-    _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi64(t1, t3));
-  }
-  static __m512i lanes() noexcept {  ///< (N / 4)(j % 4) + j / 4
-    return _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+  using vi = __m512i;
+  static vi set64(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
+  static vi add64(vi a, vi b) noexcept { return _mm512_add_epi64(a, b); }
+  static vi mul(vi a, std::uint32_t c) noexcept { return _mm512_mul_epu32(a, _mm512_set1_epi64(static_cast<long long>(c))); }
+  static vi hi(vi a) noexcept { return _mm512_srli_epi64(a, 32); }
+  static vi xor3(vi a, vi b, vi c) noexcept { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
+  static vi offsets() noexcept { return _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0); }
+  static void store(std::uint32_t* out, vi x, vi y, vi z, vi w) noexcept {
+    const __mmask16 odd = 0xaaaa;
+    const vi xy = _mm512_mask_blend_epi32(odd, x, _mm512_slli_epi64(y, 32));
+    const vi zw = _mm512_mask_blend_epi32(odd, z, _mm512_slli_epi64(w, 32));
+    _mm512_storeu_si512(out, _mm512_unpacklo_epi64(xy, zw));
+    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(xy, zw));
   }
 };
 #endif
@@ -57,22 +57,19 @@ struct philox_ops<vec512> {
 #if defined(MIXPREC_SIMD_AVX2)
 template <>
 struct philox_ops<vec256> {
-  static void mulhilo(__m256i a, std::uint32_t c, __m256i& hi, __m256i& lo) noexcept {
-    const __m256i m = _mm256_set1_epi32(static_cast<int>(c));
-    const __m256i even = _mm256_mul_epu32(a, m);
-    const __m256i odd = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m);
-    hi = _mm256_blend_epi32(_mm256_srli_epi64(even, 32), odd, 0xaa);
-    lo = _mm256_mullo_epi32(a, m);
+  using vi = __m256i;
+  static vi set64(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+  static vi add64(vi a, vi b) noexcept { return _mm256_add_epi64(a, b); }
+  static vi mul(vi a, std::uint32_t c) noexcept { return _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c))); }
+  static vi hi(vi a) noexcept { return _mm256_srli_epi64(a, 32); }
+  static vi xor3(vi a, vi b, vi c) noexcept { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
+  static vi offsets() noexcept { return _mm256_set_epi64x(3, 1, 2, 0); }
+  static void store(std::uint32_t* out, vi x, vi y, vi z, vi w) noexcept {
+    const vi xy = _mm256_blend_epi32(x, _mm256_slli_epi64(y, 32), 0xaa);
+    const vi zw = _mm256_blend_epi32(z, _mm256_slli_epi64(w, 32), 0xaa);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(xy, zw));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi64(xy, zw));
   }
-  static void store4(std::uint32_t* out, __m256i x, __m256i y, __m256i z, __m256i w) noexcept {
-    const __m256i t0 = _mm256_unpacklo_epi32(x, y), t1 = _mm256_unpackhi_epi32(x, y);
-    const __m256i t2 = _mm256_unpacklo_epi32(z, w), t3 = _mm256_unpackhi_epi32(z, w);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(t0, t2));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi64(t0, t2));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi64(t1, t3));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi64(t1, t3));
-  }
-  static __m256i lanes() noexcept { return _mm256_set_epi32(7, 5, 3, 1, 6, 4, 2, 0); }  ///< (N / 4)(j % 4) + j / 4
 };
 #endif
 
@@ -105,29 +102,36 @@ class philox_stream {
 
  private:
   static constexpr std::size_t N = V::N;
-  static constexpr std::size_t B = 4 * N;  ///< outputs per fill (N blocks)
+  static constexpr int H = 2;                        ///< independent halves per fill (for the multiplier's latency)
+  static constexpr std::size_t B = 2 * N * H;        ///< outputs per fill (H N / 2 blocks)
 
-  /// Blocks block_ .. block_ + N - 1 at out, in counter order.
+  /// Blocks block_ .. block_ + H N / 2 - 1 at out, in counter order: H halves of N / 2 blocks.
   void fill(std::uint32_t* out) noexcept {
     using ops = philox_ops<V>;
-    const vi off = ops::lanes();
-    vi x = V::add(V::set1(static_cast<std::uint32_t>(block_)), off);
-    vi y = V::add_one_if(V::lt_u(x, off), V::set1(static_cast<std::uint32_t>(block_ >> 32)));  // the carry
-    vi z = V::zero(), w = V::zero();
+    using v64 = typename ops::vi;
+    const v64 off = ops::offsets();
+    v64 x[H], y[H], z[H], w[H];
+    for (int h = 0; h < H; ++h) {
+      x[h] = ops::add64(ops::set64(block_ + static_cast<std::uint64_t>(h) * (N / 2)), off);
+      y[h] = ops::hi(x[h]);
+      z[h] = ops::set64(0);
+      w[h] = z[h];
+    }
     std::uint32_t k0 = k0_, k1 = k1_;
     for (int r = 0; r < 10; ++r) {
-      vi hi0, lo0, hi1, lo1;
-      ops::mulhilo(x, 0xD2511F53u, hi0, lo0);
-      ops::mulhilo(z, 0xCD9E8D57u, hi1, lo1);
-      x = V::xor_(V::xor_(hi1, y), V::set1(k0));
-      y = lo1;
-      z = V::xor_(V::xor_(hi0, w), V::set1(k1));
-      w = lo0;
+      const v64 kk0 = ops::set64(k0), kk1 = ops::set64(k1);
+      for (int h = 0; h < H; ++h) {
+        const v64 p0 = ops::mul(x[h], 0xD2511F53u), p1 = ops::mul(z[h], 0xCD9E8D57u);
+        x[h] = ops::xor3(ops::hi(p1), y[h], kk0);
+        y[h] = p1;
+        z[h] = ops::xor3(ops::hi(p0), w[h], kk1);
+        w[h] = p0;
+      }
       k0 += 0x9E3779B9u;
       k1 += 0xBB67AE85u;
     }
-    ops::store4(out, x, y, z, w);
-    block_ += N;
+    for (int h = 0; h < H; ++h) ops::store(out + static_cast<std::size_t>(h) * 2 * N, x[h], y[h], z[h], w[h]);
+    block_ += H * (N / 2);
   }
 
   std::uint32_t buf_[B + N] = {};
