@@ -60,8 +60,8 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
       c1[r] = W::f_set1(0.0f);
     }
     for (std::size_t p = 0; p < len; ++p) {
-      const vf b0 = W::f_load(bp);
-      const vf b1 = W::f_load(bp + N);
+      const vf b0 = W::f_load_aligned(bp);
+      const vf b1 = W::f_load_aligned(bp + N);
 #pragma GCC unroll 16
       for (int r = 0; r < MR; ++r) {
         const vf a = W::f_set1(ap[r]);
@@ -84,15 +84,15 @@ inline void bgemm_tile(std::size_t k, std::size_t chunk, std::size_t kb, const f
 #if defined(__GNUC__) || defined(__clang__)
     __asm__("" : "+r"(tp));
 #endif
-    const vf s0 = W::f_load(sbp), s1 = W::f_load(sbp + N);
+    const vf s0 = W::f_load_aligned(sbp), s1 = W::f_load_aligned(sbp + N);
 #pragma GCC unroll 16
     for (int r = 0; r < MR; ++r) {
       const vf a = W::f_set1(sap[r]);
       float* t = tp + static_cast<std::size_t>(r) * NR;
       const vf v0 = W::f_opaque(W::f_mul(c0[r], W::f_mul(a, s0)));
       const vf v1 = W::f_opaque(W::f_mul(c1[r], W::f_mul(a, s1)));
-      W::f_store(t, W::f_add(W::f_load(t), v0));
-      W::f_store(t + N, W::f_add(W::f_load(t + N), v1));
+      W::f_store_aligned(t, W::f_add(W::f_load_aligned(t), v0));
+      W::f_store_aligned(t + N, W::f_add(W::f_load_aligned(t + N), v1));
     }
   }
 }

@@ -49,6 +49,8 @@ struct block_width<simd::vec512> : simd::vec512 {
     return _mm512_permutexvar_ps(idx, _mm512_loadu_ps(t));
   }
   static vf f_select(mask m, vf t, vf f) noexcept { return _mm512_mask_blend_ps(m, f, t); }
+  static vf f_load_aligned(const float* p) noexcept { return _mm512_load_ps(p); }  ///< p 64-byte aligned
+  static void f_store_aligned(float* p, vf x) noexcept { _mm512_store_ps(p, x); }
   static vi bit_select(vi m, vi t, vi f) noexcept {
     return _mm512_ternarylogic_epi32(m, t, f, 0xCA);
   }  ///< t where m's bits, else f
@@ -112,6 +114,8 @@ struct block_width<simd::vec256> : simd::vec256 {
     return _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(idx, _mm256_set1_epi32(8)), 28)));
   }
   static vf f_select(mask m, vf t, vf f) noexcept { return _mm256_blendv_ps(f, t, _mm256_castsi256_ps(m)); }
+  static vf f_load_aligned(const float* p) noexcept { return _mm256_load_ps(p); }  ///< p 32-byte aligned
+  static void f_store_aligned(float* p, vf x) noexcept { _mm256_store_ps(p, x); }
   static vi bit_select(vi m, vi t, vi f) noexcept {  ///< t where m's bits, else f
     return _mm256_or_si256(_mm256_and_si256(m, t), _mm256_andnot_si256(m, f));
   }
