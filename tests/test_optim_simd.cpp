@@ -391,10 +391,14 @@ TEST_CASE("optim fast path: vector rounding = round_to, on a stride through all 
     const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
     // the form for ops' results (the loops' final writes)
     const std::vector<std::uint32_t> sbr =
-        codes_of(x, [&](V::vf v) { return V::srli<16>(S::stochastic_result<bfloat16>(v, V::srli<16>(rv), [] { return V::zero(); })); });
+        codes_of(x, [&](V::vf v) { return V::srli<16>(S::stochastic_bf16(v, V::srli<16>(rv))); });
     const std::vector<std::uint32_t> shr = codes_of(x, [&](V::vf v) {
+      const V::vf xs[S::K] = {v, v};
+      const V::vi r16[S::K] = {V::srli<16>(rv), V::srli<16>(rv)};
+      V::vh hs[S::K];
+      S::stochastic_half(xs, r16, [&](std::size_t) { return rv; }, hs);
       std::uint16_t h[kLanes];
-      V::h_store(h, S::stochastic_result<half>(v, V::srli<16>(rv), [&] { return rv; }));
+      V::h_store(h, hs[1]);
       std::uint32_t w[kLanes];
       for (std::size_t k = 0; k < kLanes; ++k) w[k] = h[k];
       return V::load(w);
@@ -465,8 +469,12 @@ TEST_CASE("optim fast path: stochastic half = round_to below half's normal range
     const V::vi rv = V::load(r);
     const std::vector<std::uint32_t> sh = codes_of(x, [&](V::vf v) { return S::stochastic<half>(v, rv); });
     const std::vector<std::uint32_t> shr = codes_of(x, [&](V::vf v) {
+      const V::vf xs[S::K] = {v, v};
+      const V::vi r16[S::K] = {V::srli<16>(rv), V::srli<16>(rv)};
+      V::vh hs[S::K];
+      S::stochastic_half(xs, r16, [&](std::size_t) { return rv; }, hs);
       std::uint16_t h[kLanes];
-      V::h_store(h, S::stochastic_result<half>(v, V::srli<16>(rv), [&] { return rv; }));
+      V::h_store(h, hs[1]);
       std::uint32_t w[kLanes];
       for (std::size_t k = 0; k < kLanes; ++k) w[k] = h[k];
       return V::load(w);

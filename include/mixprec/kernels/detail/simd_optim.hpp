@@ -84,6 +84,7 @@ struct steps {
   using vi = typename V::vi;
   using vh = typename V::vh;
   static constexpr std::size_t N = V::N;
+  static constexpr std::size_t K = 2;  ///< vectors per block (see the loops below)
 
   static vi c(std::uint32_t x) noexcept { return V::set1(x); }
   /// a b, never contracted with a neighbouring add into an fma.
@@ -145,24 +146,30 @@ struct steps {
                                                          simd::encode_format<F>::overflow_away(overflow::ieee));
   }
 
-  /// stochastic<T>(x, r) for x the result of an arithmetic op (see held_result), in the form the
-  /// stores take, from r16 = r >> 16 (full() gives r). bfloat16: u + r16, T's code in the high
-  /// half (its truncation is the encoder's rule: a NaN result keeps its high half, a carry past
-  /// the largest finite value gives the infinity, float subnormals are bfloat16's). half: the
-  /// codes; the truncation of u + (r >> 19) to 13 bits converted exactly where every lane is
-  /// zero or at least 2^-14 in magnitude (infinity included; past 65504 it converts to the
-  /// infinity), simd::encode_fast with full() elsewhere.
-  template <class T, class Full>
-  static auto stochastic_result(vf x, vi r16, Full full) noexcept {
-    const vi u = V::f_bits(x);
-    if constexpr (std::is_same<T, bfloat16>::value) {
-      (void)full;
-      return V::add(u, r16);
-    } else {
-      const vi a = V::and_(u, c(0x7fffffffu));
+  // stochastic<T>(x, r) for x the result of an arithmetic op (see held_result), from
+  // r16 = r >> 16, in the forms the stores take:
+  /// bfloat16: u + r16, T's code in the high half (its truncation is the encoder's rule: a NaN
+  /// result keeps its high half, a carry past the largest finite value gives the infinity,
+  /// float subnormals are bfloat16's).
+  static vi stochastic_bf16(vf x, vi r16) noexcept { return V::add(V::f_bits(x), r16); }
+  /// half, a block: the truncation of u + (r >> 19) to 13 bits, converted exactly (past 65504 to
+  /// the infinity), where every lane is zero or at least 2^-14 in magnitude (infinity included);
+  /// else simd::encode_fast with full(k), vector k's 32-bit bits.
+  template <class Full>
+  static void stochastic_half(const vf (&x)[K], const vi (&r16)[K], Full full, vh (&h)[K]) noexcept {
+    auto other = V::none();  // lanes neither zero nor in half's normal range
+    for (std::size_t k = 0; k < K; ++k) {
+      const vi a = V::and_(V::f_bits(x[k]), c(0x7fffffffu));
       const auto normal = V::lt_u(V::sub(a, c(0x38800000u)), c(0x7f800000u - 0x38800000u + 1u));
-      if (MIXPREC_UNLIKELY(V::any(V::m_andnot(normal, V::nonzero(a))))) return V::narrow16(stochastic<T>(x, full()));
-      return half_rne(V::f_from_bits(V::and_(V::add(u, V::template srli<3>(r16)), c(0xffffe000u))));
+      other = V::m_or(other, V::m_andnot(normal, V::nonzero(a)));
+    }
+    if (MIXPREC_UNLIKELY(V::any(other))) {
+      for (std::size_t k = 0; k < K; ++k) h[k] = V::narrow16(stochastic<half>(x[k], full(k)));
+    } else {
+      for (std::size_t k = 0; k < K; ++k) {
+        const vi t = V::and_(V::add(V::f_bits(x[k]), V::template srli<3>(r16[k])), c(0xffffe000u));
+        h[k] = half_rne(V::f_from_bits(t));
+      }
     }
   }
 
@@ -211,7 +218,6 @@ struct steps {
   // vector 1 = the odd ones: a shift and a mask from the loaded words, an or of a shift to
   // store them. Every op is lane-wise, so only the loads, the stores, the random bits and the
   // model copy see the layout.
-  static constexpr std::size_t K = 2;
   template <class T>
   static constexpr bool even_odd = std::is_same<T, bfloat16>::value && !V::has_lookup128;
   /// One loop per final rounding on the 16-lane width, one reading the mode at run time on the
@@ -242,7 +248,7 @@ struct steps {
   }
 
   /// counter_rng's bits for the block's vectors, as load_block lays the elements out: their
-  /// top 16 bits (what stochastic_result reads), and all 32 again by full(k).
+  /// top 16 bits (what the stochastic writes read), and all 32 again by full(k).
   template <class T>
   struct block_rng {
     typename V::rng s;
@@ -274,15 +280,20 @@ struct steps {
       vi r[K];
       if (sr) rng.next16(r);
       if constexpr (std::is_same<T, half>::value) {
+        vh h[K];
+        if (sr) {
+          stochastic_half(x, r, [&rng](std::size_t k) { return rng.full(k); }, h);
+        } else {
+          for (std::size_t k = 0; k < K; ++k) h[k] = half_rne(x[k]);
+        }
         for (std::size_t k = 0; k < K; ++k) {
-          const vh h = sr ? stochastic_result<T>(x[k], r[k], [&] { return rng.full(k); }) : half_rne(x[k]);
-          V::h_store(p + k * N, h);
-          if constexpr (Copy) x[k] = V::h2f(h);
+          V::h_store(p + k * N, h[k]);
+          if constexpr (Copy) x[k] = V::h2f(h[k]);
         }
       } else {
         vi t[K];  // bfloat16's code in the high halves
         for (std::size_t k = 0; k < K; ++k) {
-          t[k] = sr ? stochastic_result<T>(x[k], r[k], [] { return V::zero(); }) : bf16_rne_sum(V::f_bits(x[k]));
+          t[k] = sr ? stochastic_bf16(x[k], r[k]) : bf16_rne_sum(V::f_bits(x[k]));
         }
         if constexpr (even_odd<T>) {
           V::store(p, block_words(t[0], t[1]));
