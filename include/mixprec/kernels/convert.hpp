@@ -159,6 +159,11 @@ struct convert_body {
 #if !defined(__CUDA_ARCH__)
     if constexpr (std::is_same<S, double>::value && is_mixprec_float<D>::value) {
       if constexpr (narrow8_traits<typename D::format_type>::supported) {
+        // one byte: the buffered encoder (every mode; not under FTZ/DAZ), else simd_narrow8's fused form
+        if (simd_convert_modes_at(simd_best_level, src + begin, dst + begin, end - begin, mode, policy, rng,
+                                  offset + begin)) {
+          return;
+        }
         if (mode == rounding::nearest_even && simd_narrow8(src + begin, dst + begin, end - begin, policy)) return;
       }
     }
