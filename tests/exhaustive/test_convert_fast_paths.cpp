@@ -198,16 +198,17 @@ TEST_CASE("fast paths: every level, double -> half and double -> bfloat16 on tie
 namespace {
 
 /// simd/encode.hpp's generic encoder (detail::simd_convert_modes_at) at every compiled width
-/// against round_to<D>(x, mode, policy, counter_rng(seed)(i)) on all 2^32 floats; the count of
-/// mismatches per level.
+/// against round_to<D>(x, mode, policy, rng(i)) on all 2^32 floats (rng: the generator of kind g);
+/// the count of mismatches per level.
 template <class D>
-std::vector<std::uint64_t> modes_over_all_floats(rounding mode, overflow policy, const std::vector<simd_level>& levels) {
+std::vector<std::uint64_t> modes_over_all_floats(rounding mode, overflow policy, const std::vector<simd_level>& levels,
+                                                 rng_kind g) {
   constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
   std::vector<float> src(chunk);
   std::vector<typename D::storage_type> want(chunk);
   std::vector<D> got(chunk);
   std::vector<std::uint64_t> counts(levels.size(), 0);
-  const sr_rng rng(rng_kind::splitmix64, 31);
+  const sr_rng rng(g, 31);
   for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk) {
     detail::for_each_range(exec::par, chunk, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
@@ -234,14 +235,15 @@ std::vector<std::uint64_t> modes_over_all_floats(rounding mode, overflow policy,
 }
 
 template <class D>
-void check_modes_all_floats(rounding mode, overflow policy) {
+void check_modes_all_floats(rounding mode, overflow policy, rng_kind g = rng_kind::splitmix64) {
   std::vector<simd_level> levels;
   for (simd_level l : {simd_level::avx512, simd_level::avx2}) {
     if (detail::simd_level_compiled(l)) levels.push_back(l);
   }
-  const auto counts = modes_over_all_floats<D>(mode, policy, levels);
+  const auto counts = modes_over_all_floats<D>(mode, policy, levels, g);
   for (std::size_t k = 0; k < levels.size(); ++k) {
-    INFO(finfo<D>::name << ", " << to_string(mode) << ", " << to_string(policy) << ", level "
+    INFO(finfo<D>::name << ", " << to_string(mode) << ", " << to_string(policy) << ", generator "
+                        << static_cast<int>(g) << ", level "
                         << std::string(detail::simd_level_name(levels[k])));
     CHECK(counts[k] == 0);
   }
@@ -250,12 +252,14 @@ void check_modes_all_floats(rounding mode, overflow policy) {
 }  // namespace
 
 TEST_CASE("generic encoder: every compiled width over all 2^32 floats, a mode and policy per format") {
-  // About 22 s per line on 2 Zen 4 cores. Also run once, all green (2026-12-04): half upward
-  // saturate, bfloat16 stochastic saturate, e4m3fn downward, e5m2 toward_zero, e2m1fn
-  // nearest_even saturate.
+  // Also run once, all green (2026-12-04): half upward saturate, bfloat16 stochastic saturate,
+  // e4m3fn downward, e5m2 toward_zero, e2m1fn nearest_even saturate.
   check_modes_all_floats<half>(rounding::stochastic, overflow::ieee);
   check_modes_all_floats<half>(rounding::nearest_away, overflow::ieee);
   check_modes_all_floats<bfloat16>(rounding::to_odd, overflow::ieee);
   check_modes_all_floats<float8_e4m3fn>(rounding::stochastic, overflow::saturate);
   check_modes_all_floats<float8_e5m2>(rounding::upward, overflow::saturate);  // e5m2's common-case test
+  // Philox's vector stream, unsigned formats and E8M0
+  check_modes_all_floats<float8_e8m0fnu>(rounding::stochastic, overflow::saturate, rng_kind::philox4x32_10);
+  check_modes_all_floats<float8_ue4m3>(rounding::nearest_even, overflow::ieee);
 }
