@@ -229,7 +229,7 @@ void pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t row
           for (std::size_t p = 0; p < kc; p += 16)
             _mm512_store_si512(d + p, dot2_load(s + p, std::min<std::size_t>(16, kc - p)));
         } else {
-          for (std::size_t p = 0; p < kc; ++p) d[p] = widen<float>(s[p * ps]);
+          for (std::size_t p = 0; p < kc; ++p) d[p] = gemm::widen<float>(s[p * ps]);
         }
       }
       pack_dot2_conv(buf, KC, std::size_t{1}, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
