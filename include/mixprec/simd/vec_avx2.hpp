@@ -5,7 +5,8 @@
 // same interface as simd/vec_avx512.hpp (see there): the kernels of simd/encode.hpp and
 // simd/decode.hpp are written once over either.
 // Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
-// exact) and mul (exact where used); results do not depend on MXCSR.
+// exact) and mul (exact where used); results do not depend on MXCSR. The f_ float operations
+// (the optimizer steps) are IEEE operations: those follow MXCSR.
 //   using V = mixprec::simd::vec256;  V::mask m = V::gt_u(V::load(p), V::set1(0x7f800000));
 #ifndef MIXPREC_SIMD_VEC_AVX2_HPP
 #define MIXPREC_SIMD_VEC_AVX2_HPP
@@ -120,6 +121,8 @@ struct vec256 {
   static vi f_bits(vf a) noexcept { return _mm256_castps_si256(a); }
   static vf f_from_bits(vi a) noexcept { return _mm256_castsi256_ps(a); }
   static mask f_nan(vf a) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
+  static mask f_ge(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_GE_OQ)); }  ///< ordered
+  static mask f_eq(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }  ///< ordered
   static void store(void* p, vi a) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), a); }
   static vh h_load(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
   /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float).
@@ -168,7 +171,13 @@ struct vec256 {
       const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
       return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
     }
-    __m256i next16() noexcept { return _mm256_srli_epi32(next(), 16); }  ///< next() >> 16
+    __m256i next16() noexcept {  ///< next() >> 16 (next()'s last xor changes bit 0 only)
+      const __m256i a = mix(t0), b = mix(t1);
+      t0 = _mm256_add_epi64(t0, step);
+      t1 = _mm256_add_epi64(t1, step);
+      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
+      return _mm256_srli_epi32(_mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0)), 16);
+    }
   };
 };
 

@@ -7,7 +7,8 @@
 // interface as simd/vec_avx2.hpp (vec256); a new width (AVX10/256, NEON, SVE) implements it.
 // rng is counter_rng's stream: lane j of the k-th next() is counter_rng(key)(counter + k N + j).
 // Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
-// exact) and mul (exact where used); results do not depend on MXCSR.
+// exact) and mul (exact where used); results do not depend on MXCSR. The f_ float operations
+// (the optimizer steps) are IEEE operations: those follow MXCSR.
 //   using V = mixprec::simd::vec512;  V::vi x = V::add(V::set1(1), V::load(p));
 #ifndef MIXPREC_SIMD_VEC_AVX512_HPP
 #define MIXPREC_SIMD_VEC_AVX512_HPP
@@ -119,6 +120,8 @@ struct vec512 {
   static vi f_bits(vf a) noexcept { return _mm512_castps_si512(a); }
   static vf f_from_bits(vi a) noexcept { return _mm512_castsi512_ps(a); }
   static mask f_nan(vf a) noexcept { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
+  static mask f_ge(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }  ///< ordered
+  static mask f_eq(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }  ///< ordered
   static void store(void* p, vi a) noexcept { _mm512_storeu_si512(p, a); }
   static vh h_load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
   /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float): one vpermw.

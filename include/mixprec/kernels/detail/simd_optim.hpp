@@ -157,13 +157,12 @@ struct steps {
   /// else simd::encode_fast with full(k), vector k's 32-bit bits.
   template <class Full>
   static void stochastic_half(const vf (&x)[K], const vi (&r16)[K], Full full, vh (&h)[K]) noexcept {
-    auto other = V::none();  // lanes neither zero nor in half's normal range
+    auto ok = V::all();  // lanes zero or in half's normal range (ordered compares: not NaN)
     for (std::size_t k = 0; k < K; ++k) {
-      const vi a = V::and_(V::f_bits(x[k]), c(0x7fffffffu));
-      const auto normal = V::lt_u(V::sub(a, c(0x38800000u)), c(0x7f800000u - 0x38800000u + 1u));
-      other = V::m_or(other, V::m_andnot(normal, V::nonzero(a)));
+      const vf a = V::f_from_bits(V::and_(V::f_bits(x[k]), c(0x7fffffffu)));
+      ok = V::m_and(ok, V::m_or(V::f_ge(a, V::f_set1(0x1p-14f)), V::f_eq(a, V::f_set1(0.0f))));
     }
-    if (MIXPREC_UNLIKELY(V::any(other))) {
+    if (MIXPREC_UNLIKELY(!V::all_of(ok))) {
       for (std::size_t k = 0; k < K; ++k) h[k] = V::narrow16(stochastic<half>(x[k], full(k)));
     } else {
       for (std::size_t k = 0; k < K; ++k) {
