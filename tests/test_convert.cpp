@@ -731,6 +731,43 @@ TEST_CASE("convert: the generic SIMD decoder equals round_to<float> on every cod
   check_decode_at_every_level<float4_e2m1fn>();
   check_decode_at_every_level<float4_e1m2>();
   check_decode_at_every_level<float8_ue4m3>(true);  // seven bits, bit 7 ignored: the lookup only
+  check_decode_at_every_level<float8_ue5m3>();      // the 256-entry table (byte lookup or gather)
+  check_decode_at_every_level<float8_e8m0fnu>();    // code 0: 2^-127, a float subnormal; 255: the NaN
+}
+
+TEST_CASE("convert: e8m0 and ue5m3 decode through mixprec::convert on all 256 codes, any size and thread count") {
+  const auto run = [](auto tag) {
+    using T = decltype(tag);
+    for (std::size_t n : {std::size_t{0}, std::size_t{1}, std::size_t{15}, std::size_t{17}, std::size_t{63},
+                          std::size_t{256}, std::size_t{256 * 5 + 3}}) {
+      std::vector<T> codes(n);
+      for (std::size_t i = 0; i < n; ++i) codes[i] = T::from_bits(static_cast<std::uint8_t>(i * 101 + i / 256));
+      for (int threads : {1, 2, 3}) {
+        std::vector<float> got(n);
+        if (threads == 1) {
+          convert(exec::seq, codes, got);
+        } else {
+          convert(exec::par(static_cast<unsigned>(threads)), codes, got);
+        }
+        std::size_t bad = 0;
+        for (std::size_t i = 0; i < n; ++i) bad += bits_of(got[i]) != bits_of(round_to<float>(codes[i]));
+        INFO("n " << n << ", threads " << threads);
+        CHECK(bad == 0);
+      }
+    }
+    // independent values: e8m0 code c is 2^(c - 127), 255 a NaN; ue5m3 0x78 (exponent 15, bias 15) is 1
+    std::vector<T> one{T::from_bits(0x7f), T::from_bits(0x80), T::from_bits(0x00), T::from_bits(0x78)};
+    std::vector<float> f(one.size());
+    convert(exec::seq, one, f);
+    return f;
+  };
+  const std::vector<float> e = run(float8_e8m0fnu{});
+  CHECK(bits_of(e[0]) == 0x3f800000u);
+  CHECK(bits_of(e[1]) == 0x40000000u);
+  CHECK(bits_of(e[2]) == 0x00400000u);  // 2^-127
+  const std::vector<float> u = run(float8_ue5m3{});
+  CHECK(bits_of(u[3]) == 0x3f800000u);
+  CHECK(bits_of(u[2]) == 0u);
 }
 
 TEST_CASE("convert: every mode and policy through mixprec::convert, any thread count (generic encoder, decoder)") {

@@ -21,7 +21,7 @@
 // generator (vector streams: element i still gets counter_rng(seed)(offset + i) or
 // philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode but
 // stochastic (rounded to odd at float's precision first, detail/simd_narrow8.hpp's
-// encode_doubles); FP8/FP6/FP4 -> float by simd/decode.hpp (simd_convert_modes_at). All
+// encode_doubles); FP8/FP6/FP4, e8m0 and ue5m3 -> float by simd/decode.hpp (simd_convert_modes_at). All
 // bit-identical to the portable path.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
@@ -120,7 +120,8 @@ inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_
       }
     } else if constexpr (is_mixprec_float<S>::value && std::is_same<D, float>::value) {
       using F = typename S::format_type;
-      if constexpr (sizeof(S) == 1 && (simd::decode_format<F>::supported || simd::lookup_format<F>::supported)) {
+      if constexpr (sizeof(S) == 1 && (simd::decode_format<F>::supported || simd::lookup_format<F>::supported ||
+                                       simd::table_format<F>::supported)) {
         return simd::decode_bytes<V, F>(reinterpret_cast<const std::uint8_t*>(s), d, n);
       } else {
         return false;

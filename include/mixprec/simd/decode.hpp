@@ -18,6 +18,9 @@
 // then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
 // from half's. F's subnormals are half subnormals, which vcvtph2ps converts exactly whatever
 // DAZ says, and every product is a normal float: MXCSR does not matter.
+// The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
+// built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
+// in and every value is a bfloat16 (decode_by_byte_lookup<F, true>), else by vpgatherdd.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
 // path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
@@ -163,24 +166,72 @@ inline void decode_by_lookup(const std::uint8_t* s, float* d, std::size_t n) noe
 }
 #endif
 
+/// Whether F decodes by a 256-entry table of its floats' bits (table[code] = round_to<float>'s
+/// bits, NaNs included): the one-byte formats the two decoders above do not take (e8m0, ue5m3).
+template <class F>
+struct table_format {
+  static constexpr bool supported = F::storage_bits == 8 && F::padding_bits == 0 && !decode_format<F>::supported &&
+                                    !lookup_format<F>::supported;
+};
+/// The 256 floats' bits of F's codes, and whether every one is a bfloat16 (the low 16 bits zero).
+template <class F>
+struct float_table {
+  std::uint32_t v[256] = {};
+  std::uint8_t hi[256] = {};  ///< bits 24-31 (the byte lookup)
+  std::uint8_t lo[256] = {};  ///< bits 16-23
+  bool bf16 = true;
+  constexpr float_table() noexcept {
+    for (unsigned i = 0; i < 256; ++i) {
+      const detail::unpacked u = detail::unpack<F>(static_cast<typename F::storage_type>(i));
+      v[i] = static_cast<std::uint32_t>(detail::pack<format<8, 23>>(u, rounding::nearest_even, overflow::ieee));
+      hi[i] = static_cast<std::uint8_t>(v[i] >> 24);
+      lo[i] = static_cast<std::uint8_t>(v[i] >> 16);
+      bf16 = bf16 && (v[i] & 0xffffu) == 0;
+    }
+  }
+};
+template <class F>
+struct float_table_holder {
+  static constexpr float_table<F> table{};
+};
+template <class F>
+constexpr float_table<F> float_table_holder<F>::table;
+
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
 /// The lookup decoder on bytes (AVX-512 VBMI), 64 codes a step: the table's high and low bytes
 /// by one vpermi2b each (7-bit index; a full-byte format's sign bit is ignored, then ORed in),
 /// interleaved into words and widened by unpacking with zero words. The unpacks work within
 /// 128-bit lanes: float o = 16 s + 4 L + d of a step comes from byte 16 L + 4 s + d, so the
 /// codes are first transposed as 4 x 4 blocks of dwords (one vpermd).
-template <class F>
+/// Wide: F's 256 codes (float_table, every value a bfloat16): two lookups by the low 7 bits,
+/// the one of bit 7 kept.
+template <class F, bool Wide = false>
 inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n) noexcept {
-  constexpr bool full = lookup_format<F>::full;
-  const auto& tab = bf16_table_holder<F>::table;
+  constexpr bool full = !Wide && lookup_format<F>::full;
+  const auto& tab = *[] {
+    if constexpr (Wide) {
+      return &float_table_holder<F>::table;
+    } else {
+      return &bf16_table_holder<F>::table;
+    }
+  }();
   const __m512i h0 = _mm512_loadu_si512(tab.hi), h1 = _mm512_loadu_si512(tab.hi + 64);
   const __m512i l0 = _mm512_loadu_si512(tab.lo), l1 = _mm512_loadu_si512(tab.lo + 64);
+  const __m512i h2 = _mm512_loadu_si512(tab.hi + (Wide ? 128 : 0)), h3 = _mm512_loadu_si512(tab.hi + (Wide ? 192 : 64));
+  const __m512i l2 = _mm512_loadu_si512(tab.lo + (Wide ? 128 : 0)), l3 = _mm512_loadu_si512(tab.lo + (Wide ? 192 : 64));
   const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
   const __m512i z = _mm512_setzero_si512();
   const auto one = [&](const std::uint8_t* p, float* out) noexcept {
     const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
     __m512i bh = _mm512_permutex2var_epi8(h0, c, h1);
     __m512i bl = _mm512_permutex2var_epi8(l0, c, l1);
+    if constexpr (Wide) {  // codes from 128: the upper half's lookups
+      const __mmask64 up = _mm512_movepi8_mask(c);
+      bh = _mm512_mask_mov_epi8(bh, up, _mm512_permutex2var_epi8(h2, c, h3));
+      bl = _mm512_mask_mov_epi8(bl, up, _mm512_permutex2var_epi8(l2, c, l3));
+    } else {
+      (void)h2, (void)h3, (void)l2, (void)l3;
+    }
     if constexpr (full) {
       bh = _mm512_ternarylogic_epi32(bh, c, _mm512_set1_epi8(static_cast<char>(0x80)), 0xf8);  // bh | (c & 0x80)
       if constexpr (F::enc == encoding::fnuz) {  // code 0x80: the NaN (the table's zero with the sign)
@@ -211,6 +262,44 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 }
 #endif
 
+/// The table decoder (table_format<F>): with VBMI and every value a bfloat16 the byte lookup
+/// of 256 codes, else a gather of the floats' bits from the table, V::N codes a step.
+template <class V, class F>
+inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  constexpr std::size_t N = V::N;
+  const auto& tab = float_table_holder<F>::table;
+  const auto one = [&tab](const std::uint8_t* p, float* out) noexcept {
+#if defined(MIXPREC_SIMD_AVX512)
+    if constexpr (N == 16) {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      _mm512_storeu_si512(out, _mm512_i32gather_epi32(c, static_cast<const void*>(tab.v), 4));
+      return;
+    }
+#endif
+    if constexpr (N == 8) {
+      const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                          _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab.v), c, 4));
+    }
+  };
+#if defined(MIXPREC_SIMD_AVX512_VBMI)
+  if constexpr (N == 16 && float_table_holder<F>::table.bf16) {
+    (void)one;
+    decode_by_byte_lookup<F, true>(s, d, n);
+    return;
+  }
+#endif
+  std::size_t i = 0;
+  for (; i + N <= n; i += N) one(s + i, d + i);
+  if (i < n) {
+    std::uint8_t in[16] = {};
+    float out[N] = {};
+    std::memcpy(in, s + i, n - i);
+    one(in, out);
+    std::memcpy(d + i, out, (n - i) * sizeof(float));
+  }
+}
+
 /// dst[i] = round_to<float>(code s[i] of F) for i < n; false (nothing written) when F is not
 /// decode_format<F>::supported (nor, with a table lookup, lookup_format<F>::supported).
 template <class V, class F>
@@ -227,7 +316,10 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
     return true;
   }
 #endif
-  if constexpr (!decode_format<F>::supported) {
+  if constexpr (table_format<F>::supported) {
+    decode_by_table<V, F>(s, d, n);
+    return true;
+  } else if constexpr (!decode_format<F>::supported) {
     (void)s, (void)d, (void)n;
     return false;
   } else {
