@@ -6,7 +6,9 @@
 // simulated thread by thread; TE's software E2M1 rounder in exact arithmetic): the rounder, TE's
 // Philox state after init and generate4, and whole tensors (1x16, 16x1 after and without the
 // rowwise output, 16x16, partial tiles, a counter that carries into the subsequence words), at
-// every SIMD level compiled in. Also: the default layout unchanged, names, bad configurations.
+// every SIMD level compiled in; the same for TE's BF16 kernel (nvfp4_sr_layout::te_nvfp4_bf16,
+// quantize_transpose_nvfp4_tuned_1D simulated thread by thread). Also: the default layout
+// unchanged, names, bad configurations.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -179,6 +181,97 @@ TEST_CASE("nvfp4_recipe sr_layout te_vector_blockwise: TE's float32 quantize bit
   CHECK(cases == 9);
 }
 
+TEST_CASE("nvfp4_recipe sr_layout te_nvfp4_bf16: TE's BF16 (tuned 1D) quantize bit for bit") {
+  const auto lines = golden_lines();
+  int cases = 0;
+  for (std::size_t li = 0; li < lines.size(); ++li) {
+    std::istringstream in(lines[li]);
+    std::string tag, name, kind, hash;
+    in >> tag;
+    if (tag != "bf16case") continue;
+    std::size_t rows = 0, cols = 0;
+    int with_col = 0;
+    std::uint64_t seed = 0, offset = 0, salt = 0;
+    in >> name >> rows >> cols >> kind >> with_col >> seed >> offset >> salt >> hash;
+    REQUIRE(li + 2 < lines.size());
+    REQUIRE(lines[li + 1].compare(0, 7, "scales ") == 0);
+    REQUIRE(lines[li + 2].compare(0, 6, "elems ") == 0);
+    const std::string scales = lines[li + 1].substr(7), elems = lines[li + 2].substr(6);
+    auto bits = input_bits(rows * cols, salt);
+    for (auto& b : bits) b &= 0xFFFF0000u;  // bfloat16 values
+    REQUIRE(fnv(bits) == std::stoull(hash, nullptr, 16));
+    std::vector<float> x(bits.size());
+    for (std::size_t k = 0; k < x.size(); ++k) x[k] = from_bits(bits[k]);
+
+    mixprec::nvfp4_recipe r;
+    r.block = kind == "row" ? mixprec::block_rowwise(16) : mixprec::block_columnwise(16);
+    r.stochastic = true;
+    r.seed = seed;
+    r.sr_layout = mixprec::nvfp4_sr_layout::te_nvfp4_bf16;
+    r.sr_offset = offset;
+    r.sr_with_columnwise = with_col != 0;
+    REQUIRE(elems.size() == rows * cols);
+    for (auto level : all_levels()) {
+      const auto t = r.quantize_at(level, x.data(), rows, cols);
+      REQUIRE(t.scales.size() * 2 == scales.size());
+      int bad_s = 0, bad_e = 0;
+      for (std::size_t b = 0; b < t.scales.size(); ++b) bad_s += t.scales[b].bits() != hex_at(scales, 2 * b, 2);
+      for (std::size_t k = 0; k < t.elements.size(); ++k) bad_e += t.elements[k].bits() != hex_at(elems, k, 1);
+      INFO(name << " level " << static_cast<int>(level));
+      CHECK(bad_s == 0);
+      CHECK(bad_e == 0);
+    }
+    ++cases;
+  }
+  CHECK(cases == 6);
+}
+
+TEST_CASE("sr_layout te_nvfp4_bf16: name, bad configurations (std::invalid_argument, nothing written)") {
+  using mixprec::nvfp4_sr_layout;
+  CHECK(std::string(mixprec::nvfp4_sr_layout_name(nvfp4_sr_layout::te_nvfp4_bf16)) == "te_nvfp4_bf16");
+  CHECK(mixprec::nvfp4_sr_layout_from_name("te_nvfp4_bf16") == nvfp4_sr_layout::te_nvfp4_bf16);
+  auto bits = input_bits(32 * 128, 9);
+  for (auto& b : bits) b &= 0xFFFF0000u;
+  std::vector<float> x(bits.size());
+  for (std::size_t k = 0; k < x.size(); ++k) x[k] = from_bits(bits[k]);
+  mixprec::nvfp4_recipe te;
+  te.stochastic = true;
+  te.seed = 5;
+  te.sr_layout = nvfp4_sr_layout::te_nvfp4_bf16;
+  CHECK(te.info().name == "nvfp4/te/sr/te_nvfp4_bf16");
+  const auto good = te.quantize(x.data(), 32, 128);
+  mixprec::nvfp4_recipe alone = te;  // stage 1 (columns 64..127): its rowwise words move without the transpose
+  alone.sr_with_columnwise = false;
+  CHECK(alone.quantize(x.data(), 32, 128).elements != good.elements);
+  mixprec::nvfp4_recipe vb = te;
+  vb.sr_layout = nvfp4_sr_layout::te_vector_blockwise;
+  CHECK(vb.quantize(x.data(), 32, 128).elements != good.elements);
+
+  const auto rejects = [&](const mixprec::nvfp4_recipe& r, const float* in, std::size_t rows, std::size_t cols) {
+    mixprec::nvfp4_recipe::tensor_type keep = good;
+    CHECK_THROWS_WITH_AS(r.quantize_into(in, rows, cols, keep), doctest::Contains("te_nvfp4_bf16"),
+                         std::invalid_argument);
+    CHECK(keep.elements == good.elements);
+    CHECK(keep.rows == good.rows);
+  };
+  std::vector<float> y = x;
+  y[77] = from_bits(bits[77] | 1u);  // not a bfloat16 value
+  rejects(te, y.data(), 32, 128);
+  y[77] = from_bits(0x7F800000u);  // infinity
+  rejects(te, y.data(), 32, 128);
+  rejects(te, x.data(), 16, 128);  // rows not a multiple of 32
+  mixprec::nvfp4_recipe bad = te;
+  bad.block = mixprec::block_shape{16, 16};
+  rejects(bad, x.data(), 32, 128);
+  bad = te;
+  bad.block = mixprec::block_columnwise(16);
+  bad.sr_after_rowwise = false;  // TE: columnwise only runs the vector-blockwise kernel
+  rejects(bad, x.data(), 32, 128);
+  bad = te;
+  bad.hadamard = true;
+  rejects(bad, x.data(), 32, 128);
+}
+
 TEST_CASE("sr_layout: names, the default unchanged, bad configurations") {
   using mixprec::nvfp4_sr_layout;
   CHECK(std::string(mixprec::nvfp4_sr_layout_name(nvfp4_sr_layout::counter)) == "counter");
@@ -186,7 +279,7 @@ TEST_CASE("sr_layout: names, the default unchanged, bad configurations") {
   CHECK(mixprec::nvfp4_sr_layout_from_name("te_vector_blockwise") == nvfp4_sr_layout::te_vector_blockwise);
   CHECK(mixprec::nvfp4_sr_layout_from_name("counter") == nvfp4_sr_layout::counter);
   CHECK_THROWS_WITH_AS(mixprec::nvfp4_sr_layout_from_name("philox"),
-                       doctest::Contains("allowed: counter, te_vector_blockwise"), std::invalid_argument);
+                       doctest::Contains("allowed: counter, te_vector_blockwise, te_nvfp4_bf16"), std::invalid_argument);
 
   const auto bits = input_bits(32 * 48, 9);
   std::vector<float> x(bits.size());

@@ -559,7 +559,7 @@ def _float_arg(func: str, what: str, v) -> float:
     return v
 _NVFP4_ORDERS = ("te", "te_legacy", "torchao", "torchao_single")
 _NVFP4_FACTORS = ("reciprocal", "quotient")
-_NVFP4_SR_LAYOUTS = ("counter", "te_vector_blockwise")  # nvfp4_sr_layout order
+_NVFP4_SR_LAYOUTS = ("counter", "te_vector_blockwise", "te_nvfp4_bf16")  # nvfp4_sr_layout order
 _DEEPSEEK_VARIANTS = ("v3", "deepgemm")  # deepseek_fp8_variant order
 #: Recipe families and their parameters with defaults (see block_quantize).
 BLOCK_RECIPES = {

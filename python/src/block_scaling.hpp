@@ -83,20 +83,23 @@ void with_recipe(const std::string& name, const nb::dict& d, Fn&& f) {
     r.hadamard = param<bool>(d, "hadamard");
     r.hadamard_signs = param<std::uint16_t>(d, "hadamard_signs");
     // Optional (default: mixprec's counter bits): stochastic rounding's layout, by name or index,
-    // and TE's rng_state offset / columnwise-after-rowwise flag for te_vector_blockwise.
+    // and TE's rng_state offset / columnwise-after-rowwise flag for te_vector_blockwise /
+    // rowwise-with-columnwise flag for te_nvfp4_bf16.
     if (d.contains("sr_layout")) {
       if (nb::isinstance<nb::str>(d["sr_layout"])) {
         r.sr_layout = mixprec::nvfp4_sr_layout_from_name(param<std::string>(d, "sr_layout"));
       } else {
         const auto layout = param<int>(d, "sr_layout");
-        if (layout < 0 || layout > static_cast<int>(mixprec::nvfp4_sr_layout::te_vector_blockwise)) {
-          throw std::invalid_argument("invalid NVFP4 stochastic-rounding layout (allowed: counter, te_vector_blockwise)");
+        if (layout < 0 || layout > static_cast<int>(mixprec::nvfp4_sr_layout::te_nvfp4_bf16)) {
+          throw std::invalid_argument(
+              "invalid NVFP4 stochastic-rounding layout (allowed: counter, te_vector_blockwise, te_nvfp4_bf16)");
         }
         r.sr_layout = static_cast<mixprec::nvfp4_sr_layout>(layout);
       }
     }
     if (d.contains("sr_offset")) r.sr_offset = param<std::uint64_t>(d, "sr_offset");
     if (d.contains("sr_after_rowwise")) r.sr_after_rowwise = param<bool>(d, "sr_after_rowwise");
+    if (d.contains("sr_with_columnwise")) r.sr_with_columnwise = param<bool>(d, "sr_with_columnwise");
     return f(r);
   }
   if (name == "deepseek_fp8") {

@@ -156,22 +156,23 @@ def test_info_and_errors():
 TE_SR_GOLDEN = os.path.join(os.path.dirname(__file__), "..", "..", "tests", "golden", "te_nvfp4_sr.golden")
 
 
-def te_sr_cases():
+def te_sr_cases(tag_wanted="case"):
+    """The golden file's tensors of one kind: "case" (TE's float32 kernel) or "bf16case" (its BF16 kernel)."""
     if not os.path.exists(TE_SR_GOLDEN):
         pytest.skip("NOTICE: %s not found (run from a source checkout)" % TE_SR_GOLDEN)
     cases = []
     with open(TE_SR_GOLDEN) as f:
         for line in f:
             tag, _, rest = line.rstrip("\n").partition(" ")
-            if tag == "case":
+            if tag in ("case", "bf16case"):
                 name, rows, cols, kind, after, seed, offset, salt, h = rest.split()
                 cases.append(dict(name=name, rows=int(rows), cols=int(cols), kind=kind, after=after == "1",
-                                  seed=int(seed), offset=int(offset), salt=int(salt), fnv=int(h, 16)))
+                                  seed=int(seed), offset=int(offset), salt=int(salt), fnv=int(h, 16), tag=tag))
             elif tag == "scales":
                 cases[-1]["scales"] = np.array([int(rest[k:k + 2], 16) for k in range(0, len(rest), 2)], np.uint8)
             elif tag == "elems":
                 cases[-1]["elems"] = np.array([int(c, 16) for c in rest], np.uint8)
-    return cases
+    return [c for c in cases if c["tag"] == tag_wanted]
 
 
 def te_sr_input(n, salt):
@@ -210,13 +211,31 @@ def test_nvfp4_te_sr_layout_bit_for_bit():
         assert np.array_equal(d["elements"].reshape(-1), c["elems"]), c["name"]
 
 
+def test_nvfp4_te_bf16_sr_layout_bit_for_bit():
+    """sr_layout "te_nvfp4_bf16": TE's BF16 kernel (quantize_transpose_nvfp4_tuned_1D), bfloat16 inputs."""
+    cases = te_sr_cases("bf16case")
+    assert len(cases) == 6
+    for c in cases:
+        bits = te_sr_input(c["rows"] * c["cols"], c["salt"]) & np.uint32(0xFFFF0000)
+        x = bits.view(np.float32).reshape(c["rows"], c["cols"])
+        p = dict(te_sr_params(c), sr_layout="te_nvfp4_bf16", sr_with_columnwise=c["after"])
+        d = mixprec._core.block_quantize(x, "nvfp4", p)
+        assert d["info"]["name"] == "nvfp4/te/sr/te_nvfp4_bf16", c["name"]
+        assert np.array_equal(d["scales"].reshape(-1), c["scales"]), c["name"]
+        assert np.array_equal(d["elements"].reshape(-1), c["elems"]), c["name"]
+    bad = x.copy()
+    bad.view(np.uint32)[0, 0] |= 1  # not a bfloat16 value
+    with pytest.raises(ValueError, match="bfloat16"):
+        mixprec._core.block_quantize(bad, "nvfp4", p)
+
+
 def test_nvfp4_te_sr_layout_errors_and_default():
     c = te_sr_cases()[0]
     x = te_sr_input(c["rows"] * c["cols"], c["salt"]).view(np.float32).reshape(c["rows"], c["cols"])
     p = te_sr_params(c)
     by_index = mixprec._core.block_quantize(x, "nvfp4", dict(p, sr_layout=1))
     assert np.array_equal(by_index["elements"].reshape(-1), c["elems"])
-    with pytest.raises(ValueError, match="allowed: counter, te_vector_blockwise"):
+    with pytest.raises(ValueError, match="allowed: counter, te_vector_blockwise, te_nvfp4_bf16"):
         mixprec._core.block_quantize(x, "nvfp4", dict(p, sr_layout="philox"))
     with pytest.raises(ValueError, match="allowed"):
         mixprec._core.block_quantize(x, "nvfp4", dict(p, block_cols=32))

@@ -19,6 +19,13 @@ NVIDIA/TransformerEngine at commit d0067d0da6cb01811b8072a7d304f0e00344ce2b (202
   and step 3 (columnwise output) draw their 32-bit words with get_rbits in program order; each
   word serves the four elements of one cvt call, element e of the four getting bits 8e..8e+7;
   the scales as the kernel computes them;
+- transformer_engine/common/cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh (TE's
+  BF16 kernel for 1D blocks, rows and cols multiples of 32; nvfp4_sr_layout::te_nvfp4_bf16):
+  quantize_transpose_nvfp4_tuned_1D_kernel, not persistent, grid (ceil(cols/128), ceil(rows/128)),
+  128 threads, rng_sequence = threadIdx.x + blockIdx.x * 128 + blockIdx.y * gridDim.x * 128; four
+  64 x 64 stages, rowwise_scaling then colwise_scaling, simulated thread by thread ("bf16case");
+  each word serves four elements, element e getting bits 8e..8e+7 (ptx_arch_spec.cuh,
+  mul_cvt_bf16_to_fp4_8x_stochastic_rounding's software path);
 - transformer_engine/common/util/ptx.cuh: stochastic_round_fp4_e2m1 (the software rounder TE runs
   where cvt.rs is missing; on sm_100/103/107 TE issues cvt.rs.satfinite.e2m1x4.f32, which TE's
   source says takes the same 8 bits per element; not verified here: no GPU).
@@ -257,6 +264,52 @@ def kernel_rbits(rows, cols, seed, offset, identity, transpose):
     return row_bits, col_bits
 
 
+def tuned_1d_rbits(rows, cols, seed, offset, transpose):
+    """{(i, j): 8-bit r} for the rowwise and columnwise outputs of TE's BF16 NVFP4 kernel
+    (cast/nvfp4/specialized/quantize_transpose_nvfp4_tuned_1D.cuh, not persistent: one 128 x 128
+    chunk per CTA of 128 threads, 4 stages of 64 x 64 tiles; each stage rowwise_scaling, then
+    colwise_scaling when the transpose is written; two get_rbits per 8 elements)."""
+    grid_x, grid_y = -(-cols // 128), -(-rows // 128)
+    row_bits, col_bits = {}, {}
+    for by in range(grid_y):
+        for bx in range(grid_x):
+            for tid in range(128):
+                st = TeState(seed, tid + bx * 128 + by * grid_x * 128, offset)
+                words = st.generate4()
+                idx = [0]
+
+                def get_rbits():
+                    nonlocal words
+                    if idx[0] == 4:
+                        idx[0] = 0
+                        words = st.generate4()
+                    w = words[idx[0]]
+                    idx[0] += 1
+                    return w
+
+                warp, lane = tid // 32, tid % 32
+                bank_group = lane // 16  # THREADS_PER_BANK = 256 / 16
+                for stage in range(4):
+                    oy, ox = by * 128 + (stage // 2) * 64, bx * 128 + (stage % 2) * 64
+                    for it in range(2):  # rowwise_scaling: 4 x 32 threads, 16 elements each
+                        i = oy + it * 32 + tid // 4
+                        for w in range(2):
+                            j0 = ox + (tid % 4) * 16 + ((w + bank_group) * 8) % 16
+                            r03, r47 = get_rbits(), get_rbits()
+                            for e in range(4):
+                                row_bits[(i, j0 + e)] = (r03 >> (8 * e)) & 0xFF
+                                row_bits[(i, j0 + 4 + e)] = (r47 >> (8 * e)) & 0xFF
+                    if transpose:  # colwise_scaling: columns 2 lane, 2 lane + 1; 16 rows
+                        i0 = oy + ((lane // 2 + warp) % 4) * 16
+                        for w in range(2):
+                            for e in range(2):
+                                r03, r47 = get_rbits(), get_rbits()
+                                for q in range(4):
+                                    col_bits[(i0 + 8 * e + q, ox + 2 * lane + w)] = (r03 >> (8 * q)) & 0xFF
+                                    col_bits[(i0 + 8 * e + 4 + q, ox + 2 * lane + w)] = (r47 >> (8 * q)) & 0xFF
+    return row_bits, col_bits
+
+
 def te_quantize(x, rows, cols, block, rbits):
     """TE's float32 path: (scale codes row-major over blocks, element codes row-major)."""
     amax = 0.0
@@ -323,6 +376,15 @@ CASES = [  # name, rows, cols, block kind, after_rowwise, seed, offset, salt
     ("col_partial", 37, 40, "col", False, 42, 7, 5),
 ]
 
+BF16_CASES = [  # name, rows, cols, block kind, with_columnwise, seed, offset, salt (inputs: bfloat16 values)
+    ("bf16_row_tile", 128, 128, "row", True, 0, 0, 11),
+    ("bf16_row_alone", 128, 128, "row", False, 0, 0, 11),
+    ("bf16_row_partial", 160, 224, "row", True, 0x123456789ABCDEF0, 12345, 12),
+    ("bf16_col_partial", 160, 224, "col", True, 0x123456789ABCDEF0, 12345, 12),
+    ("bf16_row_carry", 64, 96, "row", False, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFE, 13),
+    ("bf16_col_carry", 64, 96, "col", True, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFE, 13),
+]
+
 # rounder table: x bit patterns x every r8 in R8S, plus the fmaf edge case
 ROUNDER_X = [0x00000000, 0x80000000, 0x3E800000, 0xBE800000, 0x3F000000, 0x3F400000, 0x3FA00000, 0xBFE00000,
              0x40100000, 0x40300000, 0xC0500000, 0x40A00000, 0x40B00000, 0x40C00000, 0x40C80000, 0x41000000,
@@ -369,6 +431,18 @@ def generate():
         scales, elems = te_quantize(x, rows, cols, block, col_bits if kind == "col" else row_bits)
         lines.append("case %s %d %d %s %d %d %d %d %016x" % (name, rows, cols, kind, int(after), seed, offset, salt,
                                                             fnv(bits)))
+        lines.append("scales " + "".join("%02x" % s for s in scales))
+        lines.append("elems " + "".join("%x" % e for e in elems))
+    lines.append("# bf16case <name> <rows> <cols> <row|col> <with_columnwise> <seed> <offset> <salt> <fnv64 of input>:"
+                 " TE's BF16 kernel (tuned 1D); input_bits with the low 16 bits cleared; scales, elems as above")
+    for name, rows, cols, kind, with_col, seed, offset, salt in BF16_CASES:
+        bits = [b & 0xFFFF0000 for b in input_bits(rows * cols, salt)]
+        x = [f32_from_bits(b) for b in bits]
+        row_bits, col_bits = tuned_1d_rbits(rows, cols, seed, offset, transpose=(kind == "col" or with_col))
+        scales, elems = te_quantize(x, rows, cols, (16, 1) if kind == "col" else (1, 16),
+                                    col_bits if kind == "col" else row_bits)
+        lines.append("bf16case %s %d %d %s %d %d %d %d %016x" % (name, rows, cols, kind, int(with_col), seed, offset,
+                                                                salt, fnv(bits)))
         lines.append("scales " + "".join("%02x" % s for s in scales))
         lines.append("elems " + "".join("%x" % e for e in elems))
     return "\n".join(lines) + "\n"

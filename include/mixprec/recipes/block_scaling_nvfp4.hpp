@@ -14,7 +14,8 @@
 // block_columnwise(16) or {16, 16}. Optional stochastic rounding: sr_layout counter (the default,
 // mixprec's counter-based bits) or te_vector_blockwise (the Philox4x32-10 bits and software E2M1
 // rounder of TE's quantize_transpose_vector_blockwise_fp4, its kernel for float32 input, as TE
-// launches it: TE's rng_state {seed, sr_offset} gives TE's bits); and 16-point random Hadamard
+// launches it: TE's rng_state {seed, sr_offset} gives TE's bits) or te_nvfp4_bf16 (its BF16
+// kernel quantize_transpose_nvfp4_tuned_1D: bfloat16 inputs, 1x16 / 16x1); and 16-point random Hadamard
 // transform (1D blocks; lengths a multiple of 16, else std::invalid_argument). Each order's
 // formulas, the transform, the layout: docs/pages/recipe-nvfp4.md.
 //
@@ -42,6 +43,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <stdexcept>
 #include <string>
@@ -70,20 +72,25 @@ enum class nvfp4_dequantize_order : unsigned char { exact, te_nvte };
 /// (docs/pages/recipe-nvfp4.md, "Stochastic rounding"): counter is mixprec's counter-based draw
 /// (32 bits per element from (seed, row-major index)); te_vector_blockwise is Transformer Engine's
 /// quantize_transpose_vector_blockwise_fp4 (Philox4x32-10 per CUDA thread, 8 bits per element,
-/// TE's software E2M1 rounder).
-enum class nvfp4_sr_layout : unsigned char { counter, te_vector_blockwise };
+/// TE's software E2M1 rounder); te_nvfp4_bf16 is TE's BF16 kernel quantize_transpose_nvfp4_tuned_1D
+/// (bfloat16 inputs, rows and cols multiples of 32; the same rounder, another assignment of bits).
+enum class nvfp4_sr_layout : unsigned char { counter, te_vector_blockwise, te_nvfp4_bf16 };
 
-/// "counter" or "te_vector_blockwise".
+/// "counter", "te_vector_blockwise" or "te_nvfp4_bf16".
 inline const char* nvfp4_sr_layout_name(nvfp4_sr_layout l) noexcept {
-  return l == nvfp4_sr_layout::te_vector_blockwise ? "te_vector_blockwise" : "counter";
+  return l == nvfp4_sr_layout::te_vector_blockwise ? "te_vector_blockwise"
+         : l == nvfp4_sr_layout::te_nvfp4_bf16     ? "te_nvfp4_bf16"
+                                                   : "counter";
 }
 
-/// The layout named name ("counter", "te_vector_blockwise"); std::invalid_argument naming both otherwise.
+/// The layout named name ("counter", "te_vector_blockwise", "te_nvfp4_bf16"); std::invalid_argument
+/// naming them otherwise.
 inline nvfp4_sr_layout nvfp4_sr_layout_from_name(const std::string& name) {
   if (name == "counter") return nvfp4_sr_layout::counter;
   if (name == "te_vector_blockwise") return nvfp4_sr_layout::te_vector_blockwise;
+  if (name == "te_nvfp4_bf16") return nvfp4_sr_layout::te_nvfp4_bf16;
   throw std::invalid_argument("mixprec::nvfp4_sr_layout_from_name: unknown NVFP4 stochastic-rounding layout '" +
-                              name + "' (allowed: counter, te_vector_blockwise)");
+                              name + "' (allowed: counter, te_vector_blockwise, te_nvfp4_bf16)");
 }
 
 /// "exact" or "te_nvte".
@@ -182,6 +189,35 @@ inline float te_sr_e2m1(float x, std::uint32_t r8) noexcept {
   return std::copysign(q, std::isnan(x) ? 1.0f : x);
 }
 
+/// Byte `byte` of word `word` of TE's k-th Philox4x32-10 block of thread stream seq
+/// (philox4x32_native_state: key = seed, counter = seq 2^64 + offset + k), the last block cached.
+class te_philox_bytes {
+ public:
+  te_philox_bytes(std::uint64_t seed, std::uint64_t offset) noexcept : seed_(seed), offset_(offset) {}
+
+  /// The 8 bits (0..255).
+  std::uint32_t operator()(std::uint64_t seq, std::uint64_t k, std::size_t word, std::size_t byte) noexcept {
+    if (!cached_ || seq != seq_ || k != k_) {
+      const std::uint64_t lo = offset_ + k;  // the 128-bit counter seq * 2^64 + offset + k
+      const std::uint64_t hi = seq + (lo < offset_ ? 1u : 0u);
+      block_ = philox4x32<10>(philox4x32_block{static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
+                                               static_cast<std::uint32_t>(hi), static_cast<std::uint32_t>(hi >> 32)},
+                              static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32));
+      seq_ = seq;
+      k_ = k;
+      cached_ = true;
+    }
+    const std::uint32_t w = word == 0 ? block_.x : word == 1 ? block_.y : word == 2 ? block_.z : block_.w;
+    return (w >> (8 * byte)) & 0xFFu;
+  }
+
+ private:
+  std::uint64_t seed_, offset_;
+  bool cached_ = false;
+  std::uint64_t seq_ = 0, k_ = 0;
+  philox4x32_block block_{0, 0, 0, 0};
+};
+
 /// The random bits of TE's quantize_transpose_vector_blockwise_fp4 (transpose/
 /// quantize_transpose_vector_blockwise_fp4.cu) for a rows x cols tensor: grid (ceil(cols / 128),
 /// ceil(rows / 128)) of 256 threads, one 128 x 128 tile per CUDA block; thread t of block (bx, by)
@@ -191,8 +227,7 @@ class te_vector_blockwise_bits {
  public:
   te_vector_blockwise_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, bool columnwise,
                            bool after_rowwise) noexcept
-      : seed_(seed), offset_(offset), grid_x_((cols + 127) / 128), columnwise_(columnwise),
-        base_(after_rowwise ? 4u : 0u) {}
+      : bytes_(seed, offset), grid_x_((cols + 127) / 128), columnwise_(columnwise), base_(after_rowwise ? 4u : 0u) {}
 
   /// The 8 bits (0..255) of element (i, j).
   std::uint32_t operator()(std::size_t i, std::size_t j) noexcept {
@@ -210,28 +245,57 @@ class te_vector_blockwise_bits {
       word = (rr % 16) / 4;
       byte = rr % 4;
     }
-    const std::uint64_t seq = tid + 256u * (static_cast<std::uint64_t>(j / 128) + static_cast<std::uint64_t>(i / 128) * grid_x_);
-    if (!cached_ || seq != seq_ || k != k_) {
-      const std::uint64_t lo = offset_ + k;  // the 128-bit counter seq * 2^64 + offset + k
-      const std::uint64_t hi = seq + (lo < offset_ ? 1u : 0u);
-      block_ = philox4x32<10>(philox4x32_block{static_cast<std::uint32_t>(lo), static_cast<std::uint32_t>(lo >> 32),
-                                               static_cast<std::uint32_t>(hi), static_cast<std::uint32_t>(hi >> 32)},
-                              static_cast<std::uint32_t>(seed_), static_cast<std::uint32_t>(seed_ >> 32));
-      seq_ = seq;
-      k_ = k;
-      cached_ = true;
-    }
-    const std::uint32_t w = word == 0 ? block_.x : word == 1 ? block_.y : word == 2 ? block_.z : block_.w;
-    return (w >> (8 * byte)) & 0xFFu;
+    return bytes_(tid + 256u * (static_cast<std::uint64_t>(j / 128) + static_cast<std::uint64_t>(i / 128) * grid_x_),
+                  k, word, byte);
   }
 
  private:
-  std::uint64_t seed_, offset_, grid_x_;
+  te_philox_bytes bytes_;
+  std::uint64_t grid_x_;
   bool columnwise_;
   std::uint64_t base_;
-  bool cached_ = false;
-  std::uint64_t seq_ = 0, k_ = 0;
-  philox4x32_block block_{0, 0, 0, 0};
+};
+
+/// The random bits of TE's BF16 NVFP4 kernel quantize_transpose_nvfp4_tuned_1D_kernel (cast/nvfp4/
+/// specialized/quantize_transpose_nvfp4_tuned_1D.cuh, not persistent) for a rows x cols tensor:
+/// grid (ceil(cols / 128), ceil(rows / 128)) of 128 threads, one 128 x 128 chunk per CUDA block in
+/// four 64 x 64 stages; per stage each thread spends 8 words rowwise, then 8 columnwise when the
+/// call writes the transpose; word n of thread t is word n % 4 of its block k = n / 4 of stream
+/// seq = t + 128 (bx + by ceil(cols / 128)); 8 bits per element (docs/pages/recipe-nvfp4.md,
+/// "Stochastic rounding").
+class te_nvfp4_bf16_bits {
+ public:
+  te_nvfp4_bf16_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, bool columnwise,
+                     bool with_columnwise) noexcept
+      : bytes_(seed, offset), grid_x_((cols + 127) / 128), columnwise_(columnwise),
+        per_stage_(columnwise || with_columnwise ? 16u : 8u) {}
+
+  /// The 8 bits (0..255) of element (i, j).
+  std::uint32_t operator()(std::size_t i, std::size_t j) noexcept {
+    const std::size_t rr = i % 128, cc = j % 128, r = rr % 64, c = cc % 64;
+    const std::size_t stage = (rr / 64) * 2 + cc / 64;
+    std::size_t tid, n, byte;
+    if (!columnwise_) {  // rowwise_scaling: thread (r % 32) * 4 + c / 16; waves swizzled by bank group
+      const std::size_t ty = r % 32, bank_group = (ty % 8) / 4, p16 = c % 16;
+      const std::size_t w = (p16 / 8 + bank_group) % 2, p = p16 % 8;
+      tid = ty * 4 + c / 16;
+      n = stage * per_stage_ + (r / 32) * 4 + w * 2 + p / 4;
+      byte = p % 4;
+    } else {  // colwise_scaling: lane c / 2, rows of warp-rotated block r / 16, after the 8 rowwise words
+      const std::size_t lane = c / 2, warp = (r / 16 + 4 - (lane / 2) % 4) % 4, q = r % 16;
+      tid = warp * 32 + lane;
+      n = stage * 16 + 8 + (c % 2) * 4 + (q / 8) * 2 + (q % 8) / 4;
+      byte = q % 4;
+    }
+    return bytes_(tid + 128u * (static_cast<std::uint64_t>(j / 128) + static_cast<std::uint64_t>(i / 128) * grid_x_),
+                  n / 4, n % 4, byte);
+  }
+
+ private:
+  te_philox_bytes bytes_;
+  std::uint64_t grid_x_;
+  bool columnwise_;
+  std::size_t per_stage_;
 };
 }  // namespace detail
 
@@ -253,6 +317,7 @@ struct nvfp4_recipe {
   nvfp4_sr_layout sr_layout = nvfp4_sr_layout::counter;  ///< stochastic: whose random bits and rounder
   std::uint64_t sr_offset = 0;  ///< te_vector_blockwise: TE's rng_state[1] (seed is rng_state[0])
   bool sr_after_rowwise = true;  ///< te_vector_blockwise, 16x1 blocks: TE's call also wrote the rowwise output
+  bool sr_with_columnwise = true;  ///< te_nvfp4_bf16, 1x16 blocks: TE's call also wrote the columnwise output
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
@@ -267,7 +332,8 @@ struct nvfp4_recipe {
     std::string name = names[o];
     if (order == nvfp4_order::te || order == nvfp4_order::te_legacy) {
       if (factor == nvfp4_encode_factor::quotient) name += "/quotient";
-      if (stochastic) name += sr_layout == nvfp4_sr_layout::counter ? "/sr" : "/sr/te_vector_blockwise";
+      if (stochastic) name += sr_layout == nvfp4_sr_layout::counter ? std::string("/sr")
+                                                                    : std::string("/sr/") + nvfp4_sr_layout_name(sr_layout);
     }
     if (order == nvfp4_order::four_over_six) {
       name += metric == nvfp4_46_metric::mse ? "/mse" : metric == nvfp4_46_metric::mae ? "/mae" : "/abs_max";
@@ -317,14 +383,17 @@ struct nvfp4_recipe {
   void quantize_into_at(detail::simd_level level, const float* in, std::size_t rows, std::size_t cols,
                         tensor_type& t, const float* given_amax = nullptr) const {
     const bool te_order = order == nvfp4_order::te || order == nvfp4_order::te_legacy;
-    const bool te_bits = te_order && stochastic && sr_layout == nvfp4_sr_layout::te_vector_blockwise;
-    if (te_bits && (hadamard || !(block == block_rowwise(16) || block == block_columnwise(16) ||
-                                  block == block_shape{16, 16}))) {
+    const bool te_vb = te_order && stochastic && sr_layout == nvfp4_sr_layout::te_vector_blockwise;
+    const bool te_bf16 = te_order && stochastic && sr_layout == nvfp4_sr_layout::te_nvfp4_bf16;
+    const bool te_bits = te_vb || te_bf16;
+    if (te_vb && (hadamard || !(block == block_rowwise(16) || block == block_columnwise(16) ||
+                                block == block_shape{16, 16}))) {
       throw std::invalid_argument(
           "mixprec::nvfp4_recipe::quantize: sr_layout te_vector_blockwise models TE's kernel for 1x16, 16x1 and "
           "16x16 blocks without the Hadamard transform (allowed: those blocks, hadamard = false; or sr_layout "
           "counter)");
     }
+    if (te_bf16) check_te_nvfp4_bf16(in, rows, cols);
     detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
     const bool rowwise16 = block == block_rowwise(16), tiles16 = block == block_shape{16, 16};
@@ -379,6 +448,7 @@ struct nvfp4_recipe {
     t.tensor_scale = te ? s_enc : pts;
     const float flt_max = std::numeric_limits<float>::max();
     detail::te_vector_blockwise_bits te_rbits(seed, sr_offset, cols, block == block_columnwise(16), sr_after_rowwise);
+    detail::te_nvfp4_bf16_bits bf16_rbits(seed, sr_offset, cols, block == block_columnwise(16), sr_with_columnwise);
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       const float b = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
@@ -404,8 +474,8 @@ struct nvfp4_recipe {
           const std::size_t k = i * cols + j;
           const float v = in[k] * r;  // one IEEE float product (= f32_mul; nothing to contract with)
           if (te_bits) {
-            t.elements[k] = round_to<float4_e2m1fn>(detail::te_sr_e2m1(v, te_rbits(i, j)), rounding::nearest_even,
-                                                    overflow::saturate);
+            const std::uint32_t r8 = te_bf16 ? bf16_rbits(i, j) : te_rbits(i, j);
+            t.elements[k] = round_to<float4_e2m1fn>(detail::te_sr_e2m1(v, r8), rounding::nearest_even, overflow::saturate);
           } else if (te && stochastic) {
             const auto bits = static_cast<std::uint32_t>(detail::counter_bits(seed, k) >> 32);
             t.elements[k] = round_to<float4_e2m1fn>(v, rounding::stochastic, overflow::saturate, bits);
@@ -415,6 +485,32 @@ struct nvfp4_recipe {
         }
     });
     return;
+  }
+
+  /// sr_layout te_nvfp4_bf16's preconditions (TE runs that kernel only for them), checked before
+  /// anything is written: 1x16 blocks, or 16x1 with sr_after_rowwise (TE writes the transpose only
+  /// with the rowwise output there); no Hadamard transform; rows and cols multiples of 32; every
+  /// input a finite bfloat16 value (the low 16 bits of its float zero). std::invalid_argument otherwise.
+  void check_te_nvfp4_bf16(const float* in, std::size_t rows, std::size_t cols) const {
+    const char* what = nullptr;
+    if (hadamard || !(block == block_rowwise(16) || (block == block_columnwise(16) && sr_after_rowwise))) {
+      what = "1x16 blocks, or 16x1 with sr_after_rowwise, and hadamard = false (TE's other cases: sr_layout "
+             "te_vector_blockwise)";
+    } else if (rows % 32 != 0 || cols % 32 != 0) {
+      what = "rows and cols multiples of 32 (TE's other shapes: sr_layout te_vector_blockwise)";
+    } else if (in == nullptr && rows * cols != 0) {
+      what = "a non-null input";
+    } else {
+      for (std::size_t k = 0; k < rows * cols && what == nullptr; ++k) {
+        std::uint32_t u;
+        std::memcpy(&u, in + k, sizeof u);
+        if ((u & 0xFFFFu) != 0 || (u & 0x7F800000u) == 0x7F800000u) what = "finite bfloat16-representable inputs";
+      }
+    }
+    if (what != nullptr) {
+      throw std::invalid_argument(std::string("mixprec::nvfp4_recipe::quantize: sr_layout te_nvfp4_bf16 models TE's "
+                                              "BF16 kernel (allowed: ") + what + ")");
+    }
   }
 
   /// out receives rows * cols floats, row-major.
