@@ -52,10 +52,10 @@
 
 #include "../simd/isa.hpp"  // <immintrin.h>, GCC 12's -Wmaybe-uninitialized in it silenced
 
-#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDACC__) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64))
-#if defined(__AVX512F__)
+#if !defined(__CUDACC__)
+#if defined(MIXPREC_SIMD_AVX512)
 #define MIXPREC_MMA_AVX512 1
-#elif defined(__AVX2__)
+#elif defined(MIXPREC_SIMD_AVX2)
 #define MIXPREC_MMA_AVX2 1
 #endif
 #endif

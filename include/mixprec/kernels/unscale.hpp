@@ -38,14 +38,11 @@
 #include "exec.hpp"
 #include "../core/round_to.hpp"
 
-#if !defined(MIXPREC_NO_SIMD) && !defined(__CUDA_ARCH__) && (defined(__x86_64__) || defined(_M_X64)) && \
-    (defined(__AVX512F__) || defined(__AVX2__))
-#include "../simd/x86.hpp"
-#if defined(__AVX512F__)
+#include "../simd/isa.hpp"
+#if defined(MIXPREC_SIMD_AVX512)
 #define MIXPREC_UNSCALE_AVX512 1
-#else
+#elif defined(MIXPREC_SIMD_AVX2)
 #define MIXPREC_UNSCALE_AVX2 1
-#endif
 #endif
 
 namespace mixprec {

@@ -63,6 +63,9 @@
 #if defined(__AVX2__) && !defined(MIXPREC_SIMD_AVX2)
 #define MIXPREC_SIMD_AVX2 1
 #endif
+#if defined(__FMA__) && !defined(MIXPREC_SIMD_FMA)
+#define MIXPREC_SIMD_FMA 1
+#endif
 #endif
 #endif
 

@@ -115,7 +115,7 @@ struct vec256 {
   static vf f_sub(vf a, vf b) noexcept { return _mm256_sub_ps(a, b); }
   static vf f_div(vf a, vf b) noexcept { return _mm256_div_ps(a, b); }
   static vf f_sqrt(vf a) noexcept { return _mm256_sqrt_ps(a); }
-#if defined(__FMA__)
+#if defined(MIXPREC_SIMD_FMA)
   static vf f_fma(vf a, vf b, vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }  ///< a b + c, one rounding
 #endif
   static vi f_bits(vf a) noexcept { return _mm256_castps_si256(a); }

@@ -136,7 +136,7 @@ struct vec512 {
                                          15, 13, 11, 9, 7, 5, 3, 1);
     return _mm512_castsi512_si256(_mm512_permutexvar_epi16(idx, a));
   }
-#if defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16)
   static constexpr bool has_bf16_pair = true;
   /// a and b rounded to bfloat16, nearest even, as floats, by one vcvtne2ps2bf16 (and two vpermw):
   /// it reads float subnormal inputs as zero, so only for lanes that cannot be subnormal.
@@ -192,7 +192,7 @@ struct vec512 {
   struct rng {
     __m512i t0, t1, step;
     [[gnu::always_inline]] static __m512i mul64(__m512i a, std::uint64_t c) noexcept {
-#if defined(__AVX512DQ__)
+#if defined(MIXPREC_SIMD_AVX512_DQ)
       return _mm512_mullo_epi64(a, _mm512_set1_epi64(static_cast<long long>(c)));
 #else
       const __m512i b = _mm512_set1_epi64(static_cast<long long>(c));

@@ -33,7 +33,7 @@
 #include "../../core/types.hpp"
 #include "../../simd/encode.hpp"
 
-#if defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(__FMA__))
+#if defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(MIXPREC_SIMD_FMA))
 #define MIXPREC_OPTIM_SIMD 1
 #endif
 
@@ -42,7 +42,7 @@ namespace detail {
 
 /// The optimizer fast path compiled in (for benchmarks and logs).
 inline const char* simd_optim_path() noexcept {
-#if defined(MIXPREC_SIMD_AVX512) && defined(__AVX512DQ__)
+#if defined(MIXPREC_SIMD_AVX512_DQ)
   return "avx512 (f/bw/vl/dq)";
 #elif defined(MIXPREC_SIMD_AVX512)
   return "avx512 (f/bw/vl)";

@@ -26,7 +26,7 @@
 #include "../../core/config.hpp"
 #include "simd_block_width.hpp"
 
-#if !defined(__CUDACC__) && (defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(__FMA__)))
+#if !defined(__CUDACC__) && (defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(MIXPREC_SIMD_FMA)))
 #define MIXPREC_BGEMM_SIMD 1
 #endif
 

@@ -26,10 +26,10 @@
 
 #if !defined(__CUDACC__) && defined(MIXPREC_SIMD_AVX512)
 #define MIXPREC_GEMM_AVX512 1
-#if defined(__AVX512BF16__)
+#if defined(MIXPREC_SIMD_AVX512_BF16)
 #define MIXPREC_GEMM_AVX512BF16 1
 #endif
-#elif !defined(__CUDACC__) && defined(MIXPREC_SIMD_AVX2) && defined(__FMA__)
+#elif !defined(__CUDACC__) && defined(MIXPREC_SIMD_AVX2) && defined(MIXPREC_SIMD_FMA)
 #define MIXPREC_GEMM_AVX2 1
 #endif
 
