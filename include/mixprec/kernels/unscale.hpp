@@ -88,8 +88,7 @@ struct unscale_block {
     __m512i e0 = _mm512_setzero_si512(), e1 = _mm512_setzero_si512();
     std::size_t i = begin;
     // A masked head up to a 64-byte boundary: then no load or store of the loop splits a cache
-    // line (large vectors start 16 bytes past a page; an Emerald Rapids Xeon ran the unaligned loop at
-    // 0.82x a plain in-place multiply from DRAM).
+    // line (large vectors start 16 bytes past a page; bench/README.md has the measurement).
     std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(p + i) % 64) % 64 / sizeof(float);
     if (head > end - i) head = end - i;
     if (head != 0) {
@@ -100,8 +99,8 @@ struct unscale_block {
       i += head;
     }
     for (; i + 32 <= end; i += 32) {
-      // 4 KiB ahead into L1 (prefetches neither change values nor fault past the end): from
-      // DRAM, 0.79-0.86x an in-place multiply without, 0.99-1.24x with (Emerald Rapids).
+      // 4 KiB ahead into L1 (prefetches neither change values nor fault past the end; measured in
+      // bench/README.md).
       const std::uintptr_t pf = reinterpret_cast<std::uintptr_t>(p + i) + unscale_prefetch_bytes;
       _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
       _mm_prefetch(reinterpret_cast<const char*>(pf + 64), _MM_HINT_T0);
