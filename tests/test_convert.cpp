@@ -712,10 +712,38 @@ TEST_CASE("convert: the generic SIMD encoder equals round_to in every mode and p
   check_modes_at_every_level<float8_ue4m3>(src);  // unsigned: negative numbers are the NaN, -0 is 0
   check_modes_at_every_level<float8_ue5m3>(src);
   check_modes_at_every_level<float8_e8m0fnu>(src);  // exponent only
-  // tf32 (padding bits) is not covered: the scalar loop runs
-  std::vector<tf32> t(8);
-  CHECK_FALSE(detail::simd_convert_modes_at(detail::simd_best_level, src.data(), t.data(), 8, rounding::upward,
-                                            overflow::ieee, sr_rng(rng_kind::splitmix64, 1), 0));
+  check_modes_at_every_level<tf32>(src);  // 32-bit storage: the code above 13 padding bits
+}
+
+TEST_CASE("convert: float -> tf32 through mixprec::convert equals round_to, independent values") {
+  // round_to's bits in every mode and policy, sizes 0..40 and awkward ones, 1-3 threads
+  const std::vector<float> src = encoder_floats();
+  for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
+                        rounding::downward, rounding::to_odd, rounding::stochastic}) {
+    for (overflow ovf : {overflow::ieee, overflow::saturate}) check_pair<tf32>(src, mode, ovf);
+  }
+  // values from the definition (10 fraction bits kept, the 13 below them zero in the storage)
+  const std::vector<float> x{1.0f, float_from_bits(0x3f801000u), float_from_bits(0x3f803000u), float_from_bits(0x3f801001u),
+                             float_from_bits(0xbf801000u), float_from_bits(0x7f7fffffu), float_from_bits(0x00000fffu),
+                             float_from_bits(0x7f800001u), -0.0f};
+  std::vector<tf32> t(x.size());
+  convert(exec::seq, x, t);
+  CHECK(t[0].bits() == 0x3f800000u);
+  CHECK(t[1].bits() == 0x3f800000u);  // tie to even
+  CHECK(t[2].bits() == 0x3f804000u);  // tie to even, upward
+  CHECK(t[3].bits() == 0x3f802000u);  // above the tie
+  CHECK(t[4].bits() == 0xbf800000u);
+  CHECK(t[5].bits() == 0x7f800000u);  // overflow: infinity
+  CHECK(t[6].bits() == 0x00000000u);  // below half of the least subnormal's quantum (2^-136)
+  CHECK(t[8].bits() == 0x80000000u);
+  CHECK((t[7].bits() & 0xffffe000u) == t[7].bits());  // a NaN, padding zero
+  CHECK((t[7].bits() & 0x7fc00000u) == 0x7fc00000u);
+  convert(exec::seq, x, t, rounding::toward_zero, overflow::saturate);
+  CHECK(t[3].bits() == 0x3f800000u);
+  CHECK(t[5].bits() == 0x7f7fe000u);  // tf32's largest value
+  convert(exec::seq, x, t, rounding::upward);
+  CHECK(t[3].bits() == 0x3f802000u);
+  CHECK(t[6].bits() == 0x00002000u);  // the least subnormal, 2^-136
 }
 
 TEST_CASE("convert: the generic SIMD decoder equals round_to<float> on every code, at every compiled level") {
@@ -829,6 +857,7 @@ TEST_CASE("convert: the generic encoder and the half hardware modes give the sam
   run(half{});
   run(bfloat16{});
   run(float8_e4m3fn{});
+  run(tf32{});
 }
 #endif
 

@@ -17,7 +17,7 @@
 // AVX2 + F16C (arrays of 32 MiB and more, source plus destination, written with non-temporal
 // stores); double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or saturate
 // (detail/simd_narrow8.hpp); float -> half, bfloat16, every FP8/FP6/FP4 (signed or unsigned, e.g.
-// ue4m3, ue5m3) and e8m0 in EVERY rounding mode and overflow policy, stochastic included with either
+// ue4m3, ue5m3), e8m0 and tf32 in EVERY rounding mode and overflow policy, stochastic included with either
 // generator (vector streams: element i still gets counter_rng(seed)(offset + i) or
 // philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode but
 // stochastic (rounded to odd at float's precision first, detail/simd_narrow8.hpp's
@@ -90,7 +90,7 @@ __device__ inline bool device_widen(half x, float& out) noexcept {
 }
 #endif
 
-/// The generic kernels of simd/encode.hpp (float -> formats of at most 16 bits, every mode and
+/// The generic kernels of simd/encode.hpp (float -> formats of at most 16 bits and tf32, every mode and
 /// policy, either generator), detail::encode_doubles (double -> the same, every mode but
 /// stochastic) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
 /// vec512, avx2: vec256); false (nothing written): not compiled in, or a case they do not cover.
@@ -104,8 +104,9 @@ inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_
     using V = decltype(v);
     if constexpr (std::is_same<S, float>::value && is_mixprec_float<D>::value) {
       using F = typename D::format_type;
-      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t, std::uint16_t>;
-      if constexpr (sizeof(D) <= 2 && (simd::encode_format<F>::supported || simd::e8m0_format<F>::supported)) {
+      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t,
+                                     std::conditional_t<sizeof(D) == 2, std::uint16_t, std::uint32_t>>;
+      if constexpr (sizeof(D) <= 4 && (simd::encode_format<F>::supported || simd::e8m0_format<F>::supported)) {
         return simd::encode_floats<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy, key, counter, rng.kind());
       } else {
         return false;

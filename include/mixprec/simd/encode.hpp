@@ -4,7 +4,8 @@
 //
 // What: encode_floats<V, F>(src, dst, n, mode, policy, key, counter) stores dst[i] =
 // round_to<basic_float<F>>(src[i], mode, policy, bits_i) for a format F of at most 16 bits
-// (half, bfloat16, every FP8, FP6, FP4, signed or not: encode_format<F>::supported), with bits_i =
+// (half, bfloat16, every FP8, FP6, FP4, signed or not) or tf32 (32-bit storage, the code above
+// 13 padding bits: encode_format<F>::supported), with bits_i =
 // counter_rng's output at counter + i (key = counter_rng(seed).key()) in rounding::stochastic, or
 // philox_rng(seed)'s (simd/philox.hpp; key = seed) with rng_kind::philox4x32_10. E8M0
 // (e8m0_format) has its own lane function, encode_e8m0.
@@ -45,7 +46,8 @@ namespace simd {
 template <class F>
 struct encode_format {
   static constexpr bool supported =
-      F::storage_bits <= 16 && F::padding_bits == 0 && F::mantissa_bits >= 1 && F::mantissa_bits <= 22 &&
+      ((F::storage_bits <= 16 && F::padding_bits == 0) || (F::storage_bits == 32 && F::storage_bits - F::padding_bits <= 24)) &&
+      F::mantissa_bits >= 1 && F::mantissa_bits <= 22 &&
       F::emin >= -126 && F::emin - F::mantissa_bits >= -149 &&
       (F::enc == encoding::ieee || F::enc == encoding::fn || F::enc == encoding::finite ||
        (F::enc == encoding::fnuz && F::is_signed));
@@ -316,6 +318,8 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
   const auto store = [](Out* p, vi c) noexcept {
     if constexpr (sizeof(Out) == 1) {
       V::store8(p, c);
+    } else if constexpr (sizeof(Out) == 4) {  // tf32: the code above its padding bits
+      V::store(p, V::template slli<F::padding_bits>(c));
     } else {
       V::store16(p, c);
     }
@@ -347,14 +351,15 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
 }
 
 /// dst[i] = round_to(src[i], mode, policy) as F's storage (uint8_t or uint16_t), for i < n; false
-/// (nothing written) for a format not encode_format<F>::supported or an invalid mode, policy or
+/// (nothing written) for a format not encode_format<F>::supported, an Out other than F's storage
+/// type (tf32: uint32_t, the code stored above its 13 padding bits), or an invalid mode, policy or
 /// generator. Stochastic rounding: key = counter_rng(seed).key() (splitmix64) or the seed
 /// (philox4x32_10: philox_rng(seed), subsequence 0).
 template <class V, class F, class Out>
 inline bool encode_floats(const float* s, Out* d, std::size_t n, rounding mode, overflow policy, std::uint64_t key,
                           std::uint64_t counter, rng_kind generator = rng_kind::splitmix64) noexcept {
   if constexpr (!(encode_format<F>::supported || e8m0_format<F>::supported) || sizeof(Out) * 8 < F::storage_bits ||
-                sizeof(Out) > 2) {
+                sizeof(Out) > (F::storage_bits > 16 ? 4u : 2u)) {
     (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)key, (void)counter, (void)generator;
     return false;
   } else {
