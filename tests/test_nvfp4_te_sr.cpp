@@ -6,8 +6,8 @@
 // simulated thread by thread; TE's software E2M1 rounder in exact arithmetic): the rounder, TE's
 // Philox state after init and generate4, and whole tensors (1x16, 16x1 after and without the
 // rowwise output, 16x16, partial tiles, a counter that carries into the subsequence words), at
-// every SIMD level compiled in; the same for TE's BF16 kernel (nvfp4_sr_layout::te_nvfp4_bf16,
-// quantize_transpose_nvfp4_tuned_1D simulated thread by thread). Also: the default layout
+// every SIMD level compiled in; the same for TE's BF16 kernels (nvfp4_sr_layout::te_nvfp4_bf16,
+// quantize_transpose_nvfp4_tuned_1D and _2D simulated thread by thread). Also: the default layout
 // unchanged, names, bad configurations.
 #include <doctest/doctest.h>
 
@@ -181,7 +181,7 @@ TEST_CASE("nvfp4_recipe sr_layout te_vector_blockwise: TE's float32 quantize bit
   CHECK(cases == 9);
 }
 
-TEST_CASE("nvfp4_recipe sr_layout te_nvfp4_bf16: TE's BF16 (tuned 1D) quantize bit for bit") {
+TEST_CASE("nvfp4_recipe sr_layout te_nvfp4_bf16: TE's BF16 quantize (tuned 1D, 2D) bit for bit") {
   const auto lines = golden_lines();
   int cases = 0;
   for (std::size_t li = 0; li < lines.size(); ++li) {
@@ -204,7 +204,9 @@ TEST_CASE("nvfp4_recipe sr_layout te_nvfp4_bf16: TE's BF16 (tuned 1D) quantize b
     for (std::size_t k = 0; k < x.size(); ++k) x[k] = from_bits(bits[k]);
 
     mixprec::nvfp4_recipe r;
-    r.block = kind == "row" ? mixprec::block_rowwise(16) : mixprec::block_columnwise(16);
+    r.block = kind == "row" ? mixprec::block_rowwise(16)
+              : kind == "col" ? mixprec::block_columnwise(16)
+                              : mixprec::block_shape{16, 16};
     r.stochastic = true;
     r.seed = seed;
     r.sr_layout = mixprec::nvfp4_sr_layout::te_nvfp4_bf16;
@@ -223,7 +225,7 @@ TEST_CASE("nvfp4_recipe sr_layout te_nvfp4_bf16: TE's BF16 (tuned 1D) quantize b
     }
     ++cases;
   }
-  CHECK(cases == 6);
+  CHECK(cases == 8);
 }
 
 TEST_CASE("sr_layout te_nvfp4_bf16: name, bad configurations (std::invalid_argument, nothing written)") {
@@ -261,7 +263,7 @@ TEST_CASE("sr_layout te_nvfp4_bf16: name, bad configurations (std::invalid_argum
   rejects(te, y.data(), 32, 128);
   rejects(te, x.data(), 16, 128);  // rows not a multiple of 32
   mixprec::nvfp4_recipe bad = te;
-  bad.block = mixprec::block_shape{16, 16};
+  bad.block = mixprec::block_shape{1, 32};
   rejects(bad, x.data(), 32, 128);
   bad = te;
   bad.block = mixprec::block_columnwise(16);

@@ -212,9 +212,9 @@ def test_nvfp4_te_sr_layout_bit_for_bit():
 
 
 def test_nvfp4_te_bf16_sr_layout_bit_for_bit():
-    """sr_layout "te_nvfp4_bf16": TE's BF16 kernel (quantize_transpose_nvfp4_tuned_1D), bfloat16 inputs."""
+    """sr_layout "te_nvfp4_bf16": TE's BF16 kernels (quantize_transpose_nvfp4 tuned 1D, 2D), bfloat16 inputs."""
     cases = te_sr_cases("bf16case")
-    assert len(cases) == 6
+    assert len(cases) == 8
     for c in cases:
         bits = te_sr_input(c["rows"] * c["cols"], c["salt"]) & np.uint32(0xFFFF0000)
         x = bits.view(np.float32).reshape(c["rows"], c["cols"])

@@ -25,7 +25,9 @@ NVIDIA/TransformerEngine at commit d0067d0da6cb01811b8072a7d304f0e00344ce2b (202
   128 threads, rng_sequence = threadIdx.x + blockIdx.x * 128 + blockIdx.y * gridDim.x * 128; four
   64 x 64 stages, rowwise_scaling then colwise_scaling, simulated thread by thread ("bf16case");
   each word serves four elements, element e getting bits 8e..8e+7 (ptx_arch_spec.cuh,
-  mul_cvt_bf16_to_fp4_8x_stochastic_rounding's software path);
+  mul_cvt_bf16_to_fp4_8x_stochastic_rounding's software path); and for 16x16 blocks
+  quantize_transpose_nvfp4_2D_kernel (cast/nvfp4/quantize_transpose_nvfp4.cuh), its rowwise output,
+  likewise (mul_cvt_bf16_to_fp4_4x's software path);
 - transformer_engine/common/util/ptx.cuh: stochastic_round_fp4_e2m1 (the software rounder TE runs
   where cvt.rs is missing; on sm_100/103/107 TE issues cvt.rs.satfinite.e2m1x4.f32, which TE's
   source says takes the same 8 bits per element; not verified here: no GPU).
@@ -310,6 +312,47 @@ def tuned_1d_rbits(rows, cols, seed, offset, transpose):
     return row_bits, col_bits
 
 
+def nvfp4_2d_rbits(rows, cols, seed, offset, transpose):
+    """{(i, j): 8-bit r} for the rowwise output of TE's BF16 2D (16x16) NVFP4 kernel
+    (cast/nvfp4/quantize_transpose_nvfp4.cuh, quantize_transpose_nvfp4_2D_kernel: 128 threads per
+    128 x 128 chunk, 4 stages of 32 rows; each stage the columnwise pass when the transpose is
+    written (ITERATIONS_TRANSPOSE 2 x 4 get_rbits), then the rowwise pass (ITERATIONS_NORMAL 2 x
+    WAVES 2 x 2 get_rbits); one get_rbits per 4 elements)."""
+    grid_x, grid_y = -(-cols // 128), -(-rows // 128)
+    row_bits = {}
+    for by in range(grid_y):
+        for bx in range(grid_x):
+            for tid in range(128):
+                st = TeState(seed, tid + bx * 128 + by * grid_x * 128, offset)
+                words = st.generate4()
+                idx = [0]
+
+                def get_rbits():
+                    nonlocal words
+                    if idx[0] == 4:
+                        idx[0] = 0
+                        words = st.generate4()
+                    w = words[idx[0]]
+                    idx[0] += 1
+                    return w
+
+                bank_group = (tid % 32) // 16  # THREADS_PER_BANK = 256 / 16
+                for stage in range(4):
+                    if transpose:
+                        for _it in range(2):
+                            for _e in range(4):
+                                get_rbits()  # the columnwise output's words (not kept)
+                    for it in range(2):  # THREADS_X_ROWWISE 8, THREADS_Y_ROWWISE 16
+                        i = by * 128 + stage * 32 + it * 16 + tid // 8
+                        for w in range(2):
+                            j0 = bx * 128 + (tid % 8) * 16 + ((w + bank_group) * 8) % 16
+                            for e in range(2):
+                                r = get_rbits()
+                                for q in range(4):
+                                    row_bits[(i, j0 + 4 * e + q)] = (r >> (8 * q)) & 0xFF
+    return row_bits
+
+
 def te_quantize(x, rows, cols, block, rbits):
     """TE's float32 path: (scale codes row-major over blocks, element codes row-major)."""
     amax = 0.0
@@ -383,6 +426,8 @@ BF16_CASES = [  # name, rows, cols, block kind, with_columnwise, seed, offset, s
     ("bf16_col_partial", 160, 224, "col", True, 0x123456789ABCDEF0, 12345, 12),
     ("bf16_row_carry", 64, 96, "row", False, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFE, 13),
     ("bf16_col_carry", 64, 96, "col", True, 0xFFFFFFFFFFFFFFFF, 0xFFFFFFFFFFFFFFFE, 13),
+    ("bf16_tiles_with_col", 160, 224, "tile", True, 777, 4, 14),
+    ("bf16_tiles_alone", 128, 128, "tile", False, 777, 4, 15),
 ]
 
 # rounder table: x bit patterns x every r8 in R8S, plus the fmaf edge case
@@ -433,14 +478,17 @@ def generate():
                                                             fnv(bits)))
         lines.append("scales " + "".join("%02x" % s for s in scales))
         lines.append("elems " + "".join("%x" % e for e in elems))
-    lines.append("# bf16case <name> <rows> <cols> <row|col> <with_columnwise> <seed> <offset> <salt> <fnv64 of input>:"
-                 " TE's BF16 kernel (tuned 1D); input_bits with the low 16 bits cleared; scales, elems as above")
+    lines.append("# bf16case <name> <rows> <cols> <row|col|tile> <with_columnwise> <seed> <offset> <salt> <fnv64 of input>:"
+                 " TE's BF16 kernels (tuned 1D; 2D for tile); input_bits with the low 16 bits cleared; scales, elems as above")
     for name, rows, cols, kind, with_col, seed, offset, salt in BF16_CASES:
         bits = [b & 0xFFFF0000 for b in input_bits(rows * cols, salt)]
         x = [f32_from_bits(b) for b in bits]
-        row_bits, col_bits = tuned_1d_rbits(rows, cols, seed, offset, transpose=(kind == "col" or with_col))
-        scales, elems = te_quantize(x, rows, cols, (16, 1) if kind == "col" else (1, 16),
-                                    col_bits if kind == "col" else row_bits)
+        if kind == "tile":
+            rbits = nvfp4_2d_rbits(rows, cols, seed, offset, transpose=with_col)
+        else:
+            row_bits, col_bits = tuned_1d_rbits(rows, cols, seed, offset, transpose=(kind == "col" or with_col))
+            rbits = col_bits if kind == "col" else row_bits
+        scales, elems = te_quantize(x, rows, cols, {"row": (1, 16), "col": (16, 1), "tile": (16, 16)}[kind], rbits)
         lines.append("bf16case %s %d %d %s %d %d %d %d %016x" % (name, rows, cols, kind, int(with_col), seed, offset,
                                                                 salt, fnv(bits)))
         lines.append("scales " + "".join("%02x" % s for s in scales))

@@ -15,7 +15,7 @@
 // mixprec's counter-based bits) or te_vector_blockwise (the Philox4x32-10 bits and software E2M1
 // rounder of TE's quantize_transpose_vector_blockwise_fp4, its kernel for float32 input, as TE
 // launches it: TE's rng_state {seed, sr_offset} gives TE's bits) or te_nvfp4_bf16 (its BF16
-// kernel quantize_transpose_nvfp4_tuned_1D: bfloat16 inputs, 1x16 / 16x1); and 16-point random Hadamard
+// kernels quantize_transpose_nvfp4_tuned_1D and _2D: bfloat16 inputs); and 16-point random Hadamard
 // transform (1D blocks; lengths a multiple of 16, else std::invalid_argument). Each order's
 // formulas, the transform, the layout: docs/pages/recipe-nvfp4.md.
 //
@@ -72,8 +72,9 @@ enum class nvfp4_dequantize_order : unsigned char { exact, te_nvte };
 /// (docs/pages/recipe-nvfp4.md, "Stochastic rounding"): counter is mixprec's counter-based draw
 /// (32 bits per element from (seed, row-major index)); te_vector_blockwise is Transformer Engine's
 /// quantize_transpose_vector_blockwise_fp4 (Philox4x32-10 per CUDA thread, 8 bits per element,
-/// TE's software E2M1 rounder); te_nvfp4_bf16 is TE's BF16 kernel quantize_transpose_nvfp4_tuned_1D
-/// (bfloat16 inputs, rows and cols multiples of 32; the same rounder, another assignment of bits).
+/// TE's software E2M1 rounder); te_nvfp4_bf16 is TE's BF16 kernels quantize_transpose_nvfp4_tuned_1D
+/// and quantize_transpose_nvfp4_2D (bfloat16 inputs, rows and cols multiples of 32; the same
+/// rounder, another assignment of bits).
 enum class nvfp4_sr_layout : unsigned char { counter, te_vector_blockwise, te_nvfp4_bf16 };
 
 /// "counter", "te_vector_blockwise" or "te_nvfp4_bf16".
@@ -256,30 +257,37 @@ class te_vector_blockwise_bits {
   std::uint64_t base_;
 };
 
-/// The random bits of TE's BF16 NVFP4 kernel quantize_transpose_nvfp4_tuned_1D_kernel (cast/nvfp4/
-/// specialized/quantize_transpose_nvfp4_tuned_1D.cuh, not persistent) for a rows x cols tensor:
-/// grid (ceil(cols / 128), ceil(rows / 128)) of 128 threads, one 128 x 128 chunk per CUDA block in
-/// four 64 x 64 stages; per stage each thread spends 8 words rowwise, then 8 columnwise when the
-/// call writes the transpose; word n of thread t is word n % 4 of its block k = n / 4 of stream
-/// seq = t + 128 (bx + by ceil(cols / 128)); 8 bits per element (docs/pages/recipe-nvfp4.md,
-/// "Stochastic rounding").
+/// The random bits of TE's BF16 NVFP4 kernels for a rows x cols tensor (cast/nvfp4/): 1x16 and
+/// 16x1 blocks quantize_transpose_nvfp4_tuned_1D_kernel (specialized/, not persistent), 16x16
+/// quantize_transpose_nvfp4_2D_kernel's rowwise output. Grid (ceil(cols / 128), ceil(rows / 128))
+/// of 128 threads, one 128 x 128 chunk per CUDA block in four stages (tuned: 64 x 64 tiles, rowwise
+/// then columnwise words; 2D: 32-row slabs, columnwise then rowwise words), 8 words each per
+/// stage; word n of thread t is word n % 4 of its block k = n / 4 of stream seq = t + 128 (bx + by
+/// ceil(cols / 128)); 8 bits per element (docs/pages/recipe-nvfp4.md, "Stochastic rounding").
 class te_nvfp4_bf16_bits {
  public:
-  te_nvfp4_bf16_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, bool columnwise,
+  /// kind: 0 rowwise (1x16), 1 columnwise (16x1), 2 the 2D kernel's rowwise output (16x16).
+  te_nvfp4_bf16_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, unsigned kind,
                      bool with_columnwise) noexcept
-      : bytes_(seed, offset), grid_x_((cols + 127) / 128), columnwise_(columnwise),
-        per_stage_(columnwise || with_columnwise ? 16u : 8u) {}
+      : bytes_(seed, offset), grid_x_((cols + 127) / 128), kind_(kind),
+        with_columnwise_(kind == 1 || with_columnwise) {}
 
   /// The 8 bits (0..255) of element (i, j).
   std::uint32_t operator()(std::size_t i, std::size_t j) noexcept {
     const std::size_t rr = i % 128, cc = j % 128, r = rr % 64, c = cc % 64;
-    const std::size_t stage = (rr / 64) * 2 + cc / 64;
+    const std::size_t stage = (rr / 64) * 2 + cc / 64, per_stage = with_columnwise_ ? 16 : 8;
     std::size_t tid, n, byte;
-    if (!columnwise_) {  // rowwise_scaling: thread (r % 32) * 4 + c / 16; waves swizzled by bank group
+    if (kind_ == 2) {  // 2D kernel, stage rr / 32: thread (rr % 16) * 8 + cc / 16, after the columnwise words
+      const std::size_t ty = rr % 16, bank_group = (ty % 4) / 2, p16 = cc % 16;
+      const std::size_t w = (p16 / 8 + bank_group) % 2, p = p16 % 8;
+      tid = ty * 8 + cc / 16;
+      n = (rr / 32) * per_stage + (per_stage - 8) + ((rr % 32) / 16) * 4 + w * 2 + p / 4;
+      byte = p % 4;
+    } else if (kind_ == 0) {  // rowwise_scaling: thread (r % 32) * 4 + c / 16; waves swizzled by bank group
       const std::size_t ty = r % 32, bank_group = (ty % 8) / 4, p16 = c % 16;
       const std::size_t w = (p16 / 8 + bank_group) % 2, p = p16 % 8;
       tid = ty * 4 + c / 16;
-      n = stage * per_stage_ + (r / 32) * 4 + w * 2 + p / 4;
+      n = stage * per_stage + (r / 32) * 4 + w * 2 + p / 4;
       byte = p % 4;
     } else {  // colwise_scaling: lane c / 2, rows of warp-rotated block r / 16, after the 8 rowwise words
       const std::size_t lane = c / 2, warp = (r / 16 + 4 - (lane / 2) % 4) % 4, q = r % 16;
@@ -294,8 +302,8 @@ class te_nvfp4_bf16_bits {
  private:
   te_philox_bytes bytes_;
   std::uint64_t grid_x_;
-  bool columnwise_;
-  std::size_t per_stage_;
+  unsigned kind_;
+  bool with_columnwise_;
 };
 }  // namespace detail
 
@@ -317,7 +325,7 @@ struct nvfp4_recipe {
   nvfp4_sr_layout sr_layout = nvfp4_sr_layout::counter;  ///< stochastic: whose random bits and rounder
   std::uint64_t sr_offset = 0;  ///< te_vector_blockwise: TE's rng_state[1] (seed is rng_state[0])
   bool sr_after_rowwise = true;  ///< te_vector_blockwise, 16x1 blocks: TE's call also wrote the rowwise output
-  bool sr_with_columnwise = true;  ///< te_nvfp4_bf16, 1x16 blocks: TE's call also wrote the columnwise output
+  bool sr_with_columnwise = true;  ///< te_nvfp4_bf16, 1x16 or 16x16 blocks: TE's call also wrote the columnwise output
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
@@ -448,7 +456,8 @@ struct nvfp4_recipe {
     t.tensor_scale = te ? s_enc : pts;
     const float flt_max = std::numeric_limits<float>::max();
     detail::te_vector_blockwise_bits te_rbits(seed, sr_offset, cols, block == block_columnwise(16), sr_after_rowwise);
-    detail::te_nvfp4_bf16_bits bf16_rbits(seed, sr_offset, cols, block == block_columnwise(16), sr_with_columnwise);
+    detail::te_nvfp4_bf16_bits bf16_rbits(seed, sr_offset, cols, rowwise16 ? 0u : colwise16 ? 1u : 2u,
+                                          sr_with_columnwise);
     detail::for_each_block(rows, cols, block, [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0,
                                                   std::size_t c1) {
       const float b = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
@@ -487,15 +496,16 @@ struct nvfp4_recipe {
     return;
   }
 
-  /// sr_layout te_nvfp4_bf16's preconditions (TE runs that kernel only for them), checked before
-  /// anything is written: 1x16 blocks, or 16x1 with sr_after_rowwise (TE writes the transpose only
-  /// with the rowwise output there); no Hadamard transform; rows and cols multiples of 32; every
+  /// sr_layout te_nvfp4_bf16's preconditions (TE runs those kernels only for them), checked before
+  /// anything is written: 1x16 or 16x16 blocks, or 16x1 with sr_after_rowwise (TE writes the 1D
+  /// transpose only with the rowwise output); no Hadamard transform; rows and cols multiples of 32; every
   /// input a finite bfloat16 value (the low 16 bits of its float zero). std::invalid_argument otherwise.
   void check_te_nvfp4_bf16(const float* in, std::size_t rows, std::size_t cols) const {
     const char* what = nullptr;
-    if (hadamard || !(block == block_rowwise(16) || (block == block_columnwise(16) && sr_after_rowwise))) {
-      what = "1x16 blocks, or 16x1 with sr_after_rowwise, and hadamard = false (TE's other cases: sr_layout "
-             "te_vector_blockwise)";
+    if (hadamard || !(block == block_rowwise(16) || block == block_shape{16, 16} ||
+                      (block == block_columnwise(16) && sr_after_rowwise))) {
+      what = "1x16 or 16x16 blocks, or 16x1 with sr_after_rowwise, and hadamard = false (TE's other cases: "
+             "sr_layout te_vector_blockwise)";
     } else if (rows % 32 != 0 || cols % 32 != 0) {
       what = "rows and cols multiples of 32 (TE's other shapes: sr_layout te_vector_blockwise)";
     } else if (in == nullptr && rows * cols != 0) {
