@@ -22,9 +22,9 @@
 // NaN results count as equal when both are NaN (payloads are not compared).
 //
 // modes/<pair>/<mode>/<policy>/<n>: mixprec::convert(exec::seq, ...) in every rounding mode and
-// overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1 (float -> the format),
+// overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1, f2tf32 (float -> the format),
 // d2h, d2b, d2e4m3fn, d2e5m2, d2e2m1 (double -> the format; data: the floats below, each times
-// 1 +- 2^-30) or e4m3fn2f, e5m2f, e2m12f (decode); mode stochastic_philox: stochastic rounding
+// 1 +- 2^-30) or e4m3fn2f, e5m2f, e2m12f, e8m02f, ue5m32f (decode); mode stochastic_philox: stochastic rounding
 // from rng_kind::philox4x32_10; modes/<pair>/copy/<n>: the movement limit, a loop that reads
 // the same source bytes and writes the same destination bytes (u32/u64 -> low bits, or u8 -> u32),
 // and modes/<pair>/memcpy/<n>: memcpy of the larger of the two arrays. Data: N(0,1) * 2^k, k
@@ -744,7 +744,7 @@ void bm_mode_decode(benchmark::State& state) {
 }
 
 /// The movement kernels: every source byte read, every destination byte written, one
-/// instruction of work per vector (vpmovdb / vpmovdw / vpmovqb / vpmovqw / vpmovzxbd with AVX-512; plain loops
+/// instruction of work per vector (vpmovdb / vpmovdw / vpmovqb / vpmovqw / vpmovzxbd, or a copy for tf32, with AVX-512; plain loops
 /// otherwise, which -O2 may leave scalar).
 template <class Src, class Dst>
 void movement_copy(const Src* s, Dst* d, std::size_t n) {
@@ -766,6 +766,8 @@ void movement_copy(const Src* s, Dst* d, std::size_t n) {
     for (; i + 8 <= n; i += 8) {
       _mm_storeu_si128(reinterpret_cast<__m128i*>(d + i), _mm512_cvtepi64_epi16(_mm512_loadu_si512(s + i)));
     }
+  } else if constexpr (sizeof(Src) == 4 && sizeof(Dst) == 4) {
+    for (; i + 16 <= n; i += 16) _mm512_storeu_si512(d + i, _mm512_loadu_si512(s + i));
   } else if constexpr (sizeof(Src) == 1 && sizeof(Dst) == 4) {
     for (; i + 16 <= n; i += 16) {
       _mm512_storeu_si512(d + i, _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
@@ -819,7 +821,7 @@ void register_modes_encode(const char* pair) {
       }
     }
   }
-  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::uint16_t>;
+  using U = std::conditional_t<sizeof(T) == 1, std::uint8_t, std::conditional_t<sizeof(T) == 2, std::uint16_t, std::uint32_t>>;
   using W = std::conditional_t<sizeof(S) == 8, std::uint64_t, std::uint32_t>;
   for (long n : sizes) {
     fixed_iterations(benchmark::RegisterBenchmark((std::string("modes/") + pair + "/copy").c_str(),
@@ -847,6 +849,7 @@ void register_modes() {
   register_modes_encode<mixprec::float8_e4m3fn>("f2e4m3fn");
   register_modes_encode<mixprec::float8_e5m2>("f2e5m2");
   register_modes_encode<mixprec::float4_e2m1fn>("f2e2m1");
+  register_modes_encode<mixprec::tf32>("f2tf32");
   register_modes_encode<mixprec::half, double>("d2h");
   register_modes_encode<mixprec::bfloat16, double>("d2b");
   register_modes_encode<mixprec::float8_e4m3fn, double>("d2e4m3fn");
@@ -855,6 +858,8 @@ void register_modes() {
   register_modes_decode<mixprec::float8_e4m3fn>("e4m3fn2f");
   register_modes_decode<mixprec::float8_e5m2>("e5m22f");
   register_modes_decode<mixprec::float4_e2m1fn>("e2m12f");
+  register_modes_decode<mixprec::float8_e8m0fnu>("e8m02f");
+  register_modes_decode<mixprec::float8_ue5m3>("ue5m32f");
 }
 
 void register_all() {

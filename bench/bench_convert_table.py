@@ -130,10 +130,12 @@ def summary(times):
 MODES = ["nearest_even", "nearest_away", "toward_zero", "upward", "downward", "to_odd", "stochastic",
          "stochastic_philox"]  # the last: stochastic rounding from rng_kind::philox4x32_10
 ENCODE_PAIRS = OrderedDict([("f2h", "float -> half"), ("f2b", "float -> bfloat16"), ("f2e4m3fn", "float -> e4m3fn"),
-                            ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn"), ("d2h", "double -> half"),
+                            ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn"), ("f2tf32", "float -> tf32"),
+                            ("d2h", "double -> half"),
                             ("d2b", "double -> bfloat16"), ("d2e4m3fn", "double -> e4m3fn"),
                             ("d2e5m2", "double -> e5m2"), ("d2e2m1", "double -> e2m1fn")])
-DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float")])
+DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float"),
+                            ("e8m02f", "e8m0fnu -> float"), ("ue5m32f", "ue5m3 -> float")])
 # ml_dtypes / torch names of the pairs' narrow types (torch has no FP4 dtype)
 PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
               "f2e5m2": ("float8_e5m2", "float8_e5m2"), "f2e2m1": ("float4_e2m1fn", None),
