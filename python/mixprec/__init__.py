@@ -567,7 +567,7 @@ BLOCK_RECIPES = {
     "te_mxfp8": {"element": "float8_e4m3fn", "block": (1, 32)},
     "nvfp4": {"order": "te", "factor": "reciprocal", "block": (1, 16), "stochastic": False, "seed": 0,
               "hadamard": False, "hadamard_signs": 0, "sr_layout": "counter", "sr_offset": 0,
-              "sr_after_rowwise": True},
+              "sr_after_rowwise": True, "sr_with_columnwise": True},
     "deepseek_fp8": {"block": (1, 128), "ue8m0": False, "amax_floor": 1e-4, "variant": "v3"},
     "te_fp8_block": {"block": (1, 128), "epsilon": 0.0},
 }
@@ -612,21 +612,22 @@ def _recipe_params(recipe: str, params: dict, func: str, given: bool = True):
         _int_arg(func, "hadamard_signs", full["hadamard_signs"], 0, 2**16)
         sr_layout = _str_arg(func, "NVFP4 sr_layout", full["sr_layout"], _NVFP4_SR_LAYOUTS)
         _int_arg(func, "sr_offset", full["sr_offset"], 0, 2**64)
-        for what in ("stochastic", "hadamard", "sr_after_rowwise"):
+        for what in ("stochastic", "hadamard", "sr_after_rowwise", "sr_with_columnwise"):
             if not isinstance(full[what], (bool, _np.bool_)):
                 raise TypeError("mixprec.%s: %s must be a bool, got %s" % (func, what, type(full[what]).__name__))
         if given and "seed" in params and not full["stochastic"]:
             raise ValueError("mixprec.%s: seed is for stochastic=True (round-to-nearest uses no random bits)" % func)
         if given and "hadamard_signs" in params and not full["hadamard"]:
             raise ValueError("mixprec.%s: hadamard_signs is for hadamard=True" % func)
-        for what in ("sr_layout", "sr_offset", "sr_after_rowwise"):
+        for what in ("sr_layout", "sr_offset", "sr_after_rowwise", "sr_with_columnwise"):
             if given and what in params and not full["stochastic"]:
                 raise ValueError("mixprec.%s: %s is for stochastic=True (round-to-nearest uses no random bits)"
                                  % (func, what))
         cpp.update(order=order, factor=factor,
                    stochastic=bool(full["stochastic"]), seed=int(full["seed"]), hadamard=bool(full["hadamard"]),
                    hadamard_signs=int(full["hadamard_signs"]), sr_layout=sr_layout,
-                   sr_offset=int(full["sr_offset"]), sr_after_rowwise=bool(full["sr_after_rowwise"]))
+                   sr_offset=int(full["sr_offset"]), sr_after_rowwise=bool(full["sr_after_rowwise"]),
+                   sr_with_columnwise=bool(full["sr_with_columnwise"]))
     elif recipe == "deepseek_fp8":
         cpp.update(ue8m0=bool(full["ue8m0"]), amax_floor=_float_arg(func, "amax_floor", full["amax_floor"]),
                    variant=_str_arg(func, "DeepSeek FP8 variant", full["variant"], _DEEPSEEK_VARIANTS))
@@ -694,9 +695,10 @@ def block_quantize(x, recipe: str = "mx", **params) -> BlockScaled:
     - "nvfp4": NVFP4 (E2M1 elements, UE4M3 scales over 16 values, FP32 tensor scale). order: "te",
       "te_legacy", "torchao" (two-level) or "torchao_single"; factor "reciprocal"/"quotient";
       stochastic and seed (TE's stochastic rounding); sr_layout "counter" (mixprec's counter
-      generator, the default) or "te_vector_blockwise" (Transformer Engine's Philox4x32-10 bits of
-      its float32 NVFP4 kernel, with sr_offset and sr_after_rowwise); hadamard and hadamard_signs
-      (TE's RHT).
+      generator, the default), "te_vector_blockwise" (Transformer Engine's Philox4x32-10 bits of
+      its float32/float16 NVFP4 kernel, with sr_offset and sr_after_rowwise) or "te_nvfp4_bf16"
+      (TE's bits of its BF16 kernels, finite bfloat16 inputs with rows and cols multiples of 32,
+      with sr_offset and sr_with_columnwise); hadamard and hadamard_signs (TE's RHT).
     - "deepseek_fp8": DeepSeek-V3 fine-grained FP8 (E4M3 elements, FP32 scales); block (1, 128)
       activations or (128, 128) weights; ue8m0 (power-of-two scales, DeepSeek V3.1/DeepGEMM);
       amax_floor (default 1e-4; 0 as in the V3 release); variant "v3" (DeepSeek-V3 act_quant:

@@ -227,6 +227,16 @@ def test_nvfp4_te_bf16_sr_layout_bit_for_bit():
     bad.view(np.uint32)[0, 0] |= 1  # not a bfloat16 value
     with pytest.raises(ValueError, match="bfloat16"):
         mixprec._core.block_quantize(bad, "nvfp4", p)
+    # The same through the public call.
+    q = mixprec.block_quantize(x, "nvfp4", block=(p["block_rows"], p["block_cols"]),
+                               stochastic=True, seed=c["seed"], sr_layout="te_nvfp4_bf16", sr_offset=c["offset"],
+                               sr_with_columnwise=c["after"])
+    assert np.array_equal(q.elements.reshape(-1), c["elems"]), c["name"]
+    with pytest.raises(ValueError, match="bfloat16"):
+        mixprec.block_quantize(bad, "nvfp4", block=(p["block_rows"], p["block_cols"]), stochastic=True, seed=1,
+                               sr_layout="te_nvfp4_bf16")
+    with pytest.raises(ValueError, match="sr_with_columnwise is for stochastic=True"):
+        mixprec.block_quantize(x, "nvfp4", sr_with_columnwise=False)
 
 
 def test_nvfp4_te_sr_layout_errors_and_default():
