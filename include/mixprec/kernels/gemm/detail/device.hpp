@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(256) tiled_kernel(problem<Acc, TA, TB, TC> pr)
       Acc va = Acc(0);
       if (i < pr.m && p < pr.k) {
         if constexpr (Kind == step_kind::dot2) {
-          va = widen<Acc>(pr.a[i * pr.a_is + p * pr.a_ps]);
+          va = gemm::widen<Acc>(pr.a[i * pr.a_is + p * pr.a_ps]);
         } else {
           va = load_input<Acc>(pr.a[i * pr.a_is + p * pr.a_ps], pr.input);
         }
@@ -53,7 +53,7 @@ __global__ void __launch_bounds__(256) tiled_kernel(problem<Acc, TA, TB, TC> pr)
       Acc vb = Acc(0);
       if (j < pr.n && q < pr.k) {
         if constexpr (Kind == step_kind::dot2) {
-          vb = widen<Acc>(pr.b[q * pr.b_ps + j * pr.b_js]);
+          vb = gemm::widen<Acc>(pr.b[q * pr.b_ps + j * pr.b_js]);
         } else {
           vb = load_input<Acc>(pr.b[q * pr.b_ps + j * pr.b_js], pr.input);
         }

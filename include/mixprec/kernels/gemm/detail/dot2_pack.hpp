@@ -137,8 +137,8 @@ void pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t ro
   const std::size_t kq = (k + 1) / 2, kfull = k / 2;
   auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
     const T* s0 = src + r * rs + 2 * q * ps;
-    const std::uint32_t lo = 2 * q + 1 < k ? dot2_hi16(widen<float>(s0[ps]), round) : pad;
-    return (dot2_hi16(widen<float>(s0[0]), round) << 16) | lo;
+    const std::uint32_t lo = 2 * q + 1 < k ? dot2_hi16(gemm::widen<float>(s0[ps]), round) : pad;
+    return (dot2_hi16(gemm::widen<float>(s0[0]), round) << 16) | lo;
   };
   if (ps == 1 && rows > 1) {
     // 32 floats of a row -> 16 pairs (even elements' halves high), 16 rows at a time, transposed.

@@ -118,7 +118,7 @@ struct pack_daz {
   static constexpr bool has_run = false;
   template <class T>
   void operator()(T x, Acc* out, std::size_t) const noexcept {
-    out[0] = static_cast<Acc>(flush(widen<float>(x)));
+    out[0] = static_cast<Acc>(flush(gemm::widen<float>(x)));
   }
 };
 

@@ -134,7 +134,7 @@ MIXPREC_HD inline Acc load_input(T x) noexcept {
                                                     : round_bf16(x);
     return static_cast<Acc>(y);
   } else {
-    return widen<Acc>(x);
+    return gemm::widen<Acc>(x);
   }
 }
 
@@ -155,7 +155,7 @@ MIXPREC_HD inline Acc load_input(T x, input_mode mode) noexcept {
 /// The bf16x3 parts of any element (converted to float first).
 template <class T>
 MIXPREC_HD inline void split(T x, float& hi, float& lo) noexcept {
-  split_bf16(widen<float>(x), hi, lo);
+  split_bf16(gemm::widen<float>(x), hi, lo);
 }
 
 /// A normalized problem: op(A)(i,p) = a[i*a_is + p*a_ps], op(B)(p,j) = b[p*b_ps + j*b_js],
@@ -201,7 +201,7 @@ MIXPREC_HD inline void store_element(const problem<Acc, TA, TB, TC>& pr, std::si
                                      Acc acc) noexcept {
   TC* c = pr.c + i * pr.c_is + j * pr.c_js;
   Acc r = pr.alpha * acc;
-  if (!detail::exact_eq(pr.beta, Acc(0))) r = fma(pr.beta, widen<Acc>(*c), r);
+  if (!detail::exact_eq(pr.beta, Acc(0))) r = fma(pr.beta, gemm::widen<Acc>(*c), r);
   if constexpr (std::is_same<TC, Acc>::value) {
     *c = r;
   } else {
@@ -222,7 +222,7 @@ MIXPREC_HD inline void element(const problem<Acc, TA, TB, TC>& pr, std::size_t i
   if (pr.kind == step_kind::dot2) {
     if constexpr (std::is_same<Acc, float>::value) {
       for (std::size_t p = 0; p < pr.k; ++p) {
-        acc = dot2_step(widen<float>(a[ia + p * pr.a_ps]), widen<float>(b[jb + p * pr.b_ps]), acc);
+        acc = dot2_step(gemm::widen<float>(a[ia + p * pr.a_ps]), gemm::widen<float>(b[jb + p * pr.b_ps]), acc);
       }
     }
   } else if (pr.kind == step_kind::x3) {
