@@ -99,3 +99,10 @@ TEST_CASE("integers, bool and undefined are not floating and have no description
   CHECK(dtype() == dtype());
   CHECK(dtype() != dtype::float32());
 }
+
+TEST_CASE("dtype::of(desc, name): a null name reads as \"custom\"") {
+  const dtype t = dtype::of(format_desc::make(6, 9), nullptr);
+  CHECK(t.name() == std::string_view("custom"));
+  CHECK(dtype::of(format_desc::make(6, 9), "e6m9").name() == std::string_view("e6m9"));
+  CHECK(dtype::of(format_desc::make(5, 10), nullptr) == dtype::float16());
+}

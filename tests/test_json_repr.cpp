@@ -3,7 +3,8 @@
 // grad_scaler::state_dict) writes Python's repr(float) exactly: checked on ~9200 doubles against
 // tests/golden/python_float_repr.txt, which tests/golden/gen_float_repr.py wrote from Python's own
 // repr. parse (the accepted language and its errors), the exact number conversions and quote:
-// expected texts are Python 3's json.dumps / repr output.
+// expected texts are Python 3's json.dumps(..., ensure_ascii=False) / repr output, except that
+// quote writes \b and \f as \u0008 and \u000c (json.dumps writes \b, \f; both are valid JSON).
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -5,8 +5,8 @@
 // against the Random123 known-answer vectors; TE's quantize_transpose_vector_blockwise_fp4 kernel
 // simulated thread by thread; TE's software E2M1 rounder in exact arithmetic): the rounder, TE's
 // Philox state after init and generate4, and whole tensors (1x16, 16x1 after and without the
-// rowwise output, 16x16, partial tiles, a counter that carries into the subsequence words), at
-// every SIMD level compiled in; the same for TE's BF16 kernels (nvfp4_sr_layout::te_nvfp4_bf16,
+// rowwise output, 16x16, partial tiles, a counter that carries into the subsequence words; the TE
+// layouts always take the scalar loop, whatever SIMD level is compiled in); the same for TE's BF16 kernels (nvfp4_sr_layout::te_nvfp4_bf16,
 // quantize_transpose_nvfp4_tuned_1D and _2D simulated thread by thread). Also: the default layout
 // unchanged, names, bad configurations.
 #include <doctest/doctest.h>

@@ -623,6 +623,15 @@ def _recipe_params(recipe: str, params: dict, func: str, given: bool = True):
             if given and what in params and not full["stochastic"]:
                 raise ValueError("mixprec.%s: %s is for stochastic=True (round-to-nearest uses no random bits)"
                                  % (func, what))
+        if given and full["stochastic"] and full["order"] not in ("te", "te_legacy"):
+            raise ValueError("mixprec.%s: stochastic=True is for the TE orders (te, te_legacy); order=%r rounds to "
+                             "nearest" % (func, full["order"]))
+        # Options of one stochastic-rounding layout, given with another: they would be ignored.
+        layout_options = {"sr_offset": (1, 2), "sr_after_rowwise": (1, 2), "sr_with_columnwise": (2,)}
+        for what, layouts in layout_options.items():
+            if given and full["stochastic"] and what in params and sr_layout not in layouts:
+                raise ValueError("mixprec.%s: %s is for sr_layout %s, not %r" % (
+                    func, what, " or ".join(repr(_NVFP4_SR_LAYOUTS[k]) for k in layouts), full["sr_layout"]))
         cpp.update(order=order, factor=factor,
                    stochastic=bool(full["stochastic"]), seed=int(full["seed"]), hadamard=bool(full["hadamard"]),
                    hadamard_signs=int(full["hadamard_signs"]), sr_layout=sr_layout,

@@ -237,6 +237,14 @@ def test_nvfp4_te_bf16_sr_layout_bit_for_bit():
                                sr_layout="te_nvfp4_bf16")
     with pytest.raises(ValueError, match="sr_with_columnwise is for stochastic=True"):
         mixprec.block_quantize(x, "nvfp4", sr_with_columnwise=False)
+    # Options that the chosen order or layout would ignore are errors, not silently dropped.
+    with pytest.raises(ValueError, match="stochastic=True is for the TE orders"):
+        mixprec.block_quantize(x, "nvfp4", order="torchao", stochastic=True, seed=1)
+    with pytest.raises(ValueError, match="sr_offset is for sr_layout 'te_vector_blockwise' or 'te_nvfp4_bf16', not 'counter'"):
+        mixprec.block_quantize(x, "nvfp4", stochastic=True, seed=1, sr_offset=3)
+    with pytest.raises(ValueError, match="sr_with_columnwise is for sr_layout 'te_nvfp4_bf16', not 'te_vector_blockwise'"):
+        mixprec.block_quantize(x, "nvfp4", stochastic=True, seed=1, sr_layout="te_vector_blockwise",
+                               sr_with_columnwise=False)
 
 
 def test_nvfp4_te_sr_layout_errors_and_default():

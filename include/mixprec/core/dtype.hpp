@@ -89,13 +89,15 @@ class dtype {
 
   /// The floating dtype that d describes (d must be a format: format_desc::invalid_reason gives
   /// nullptr). Named as the built-in format d describes ("float16", "float32", ...); a format that
-  /// is none of them is named name (a string that outlives the dtype; default "custom").
+  /// is none of them is named name (a string that outlives the dtype; default "custom"; null reads
+  /// as "custom").
   ///   dtype::of(format_desc::make(8, 7)) == dtype::bfloat16()
   MIXPREC_HD static constexpr dtype of(const format_desc& d, const char* name = "custom") noexcept {
     return dtype(d, detail::builtin_float_name<float, double, half, mixprec::bfloat16, tf32, float8_e4m3fn,
                                                float8_e5m2, float8_e4m3fnuz, float8_e5m2fnuz, float8_e8m0fnu,
                                                float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, float8_e3m4, float8_e4m3,
-                                               float8_e4m3b11fnuz, float4_e1m2, float8_ue4m3, float8_ue5m3>(d, name));
+                                               float8_e4m3b11fnuz, float4_e1m2, float8_ue4m3, float8_ue5m3>(
+                         d, name != nullptr ? name : "custom"));
   }
 
   /// The dtypes of half, bfloat16, float and double.

@@ -3,7 +3,8 @@
 // float4_e2m1fn elements, one UE4M3 scale (float8_ue4m3) per block of 16, and an FP32 per-tensor
 // scale.
 //
-//   nvfp4_recipe{order, factor, block, stochastic, seed, hadamard, hadamard_signs}
+//   nvfp4_recipe{order, factor, block, stochastic, seed, hadamard, hadamard_signs, ...,
+//                sr_layout, sr_offset, sr_after_rowwise, sr_with_columnwise}
 //       .quantize(in, rows, cols), .dequantize(t, out), .info()
 //   hadamard16_transform / hadamard16_inverse(in, rows, cols, block, signs)
 //
@@ -317,14 +318,14 @@ struct nvfp4_recipe {
   nvfp4_encode_factor factor = nvfp4_encode_factor::reciprocal;  ///< te orders: how R is computed
   block_shape block = block_rowwise(16);  ///< 1x16 (default), 16x1, or {16, 16} (TE's 2D weights)
   bool stochastic = false;  ///< te orders: stochastic rounding of the elements
-  std::uint64_t seed = 0;   ///< stochastic: the counter-based generator's seed
+  std::uint64_t seed = 0;   ///< stochastic: the generator's seed (the TE layouts: TE's Philox key, rng_state[0])
   bool hadamard = false;    ///< apply the 16-point random Hadamard transform first (1D blocks only)
   std::uint16_t hadamard_signs = 0;  ///< hadamard: bit j set negates input j of each block (D)
   nvfp4_46_metric metric = nvfp4_46_metric::mse;  ///< four_over_six's error metric
   nvfp4_dequantize_order dequantize_order = nvfp4_dequantize_order::exact;  ///< te orders: how dequantize multiplies
   nvfp4_sr_layout sr_layout = nvfp4_sr_layout::counter;  ///< stochastic: whose random bits and rounder
-  std::uint64_t sr_offset = 0;  ///< te_vector_blockwise: TE's rng_state[1] (seed is rng_state[0])
-  bool sr_after_rowwise = true;  ///< te_vector_blockwise, 16x1 blocks: TE's call also wrote the rowwise output
+  std::uint64_t sr_offset = 0;  ///< the TE layouts: TE's rng_state[1] (seed is rng_state[0])
+  bool sr_after_rowwise = true;  ///< the TE layouts, 16x1 blocks: TE's call also wrote the rowwise output (te_nvfp4_bf16 needs true)
   bool sr_with_columnwise = true;  ///< te_nvfp4_bf16, 1x16 or 16x16 blocks: TE's call also wrote the columnwise output
 
   /// The recipe's name, formats, block and scale rule.

@@ -496,13 +496,15 @@ inline value parse(std::string_view text) {
 }
 
 /// True when a number literal has neither fraction nor exponent (and is not NaN/Infinity).
+/// t must be a number literal as parse stores it in value::text (so are the next two functions'):
+/// other text gives an unspecified answer.
 inline bool is_integer_literal(std::string_view t) noexcept {
   if (t.empty() || t == "NaN" || t == "Infinity" || t == "-Infinity") return false;
   return t.find_first_of(".eE") == std::string_view::npos;
 }
 
 
-/// The integer value of an integer literal; false when it does not fit in int64.
+/// The integer value of an integer literal (value::text); false when it does not fit in int64.
 inline bool to_int64(std::string_view t, std::int64_t& out) {
   if (!is_integer_literal(t)) return false;
 #if defined(__cpp_lib_to_chars) && __cpp_lib_to_chars >= 201611L
@@ -528,7 +530,7 @@ inline bool to_int64(std::string_view t, std::int64_t& out) {
 }
 
 
-/// The value of a number literal correctly rounded to double (NaN, +-Infinity for those
+/// The value of a number literal (value::text) correctly rounded to double (NaN, +-Infinity for those
 /// literals); false when a finite literal overflows double or is a nonzero value below the
 /// smallest subnormal double.
 inline bool to_double(std::string_view t, double& out) {
