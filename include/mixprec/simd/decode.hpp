@@ -267,8 +267,8 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
-  const auto& tab = float_table_holder<F>::table;
-  const auto one = [&tab](const std::uint8_t* p, float* out) noexcept {
+  const auto one = [](const std::uint8_t* p, float* out) noexcept {
+    const auto& tab = float_table_holder<F>::table;
 #if defined(MIXPREC_SIMD_AVX512)
     if constexpr (N == 16) {
       const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
