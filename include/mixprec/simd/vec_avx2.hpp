@@ -123,6 +123,36 @@ struct vec256 {
   static mask f_nan(vf a) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, a, _CMP_UNORD_Q)); }
   static mask f_ge(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_GE_OQ)); }  ///< ordered
   static mask f_eq(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_EQ_OQ)); }  ///< ordered
+  static vf f_max(vf a, vf b) noexcept { return _mm256_max_ps(a, b); }  ///< b where either is NaN
+  static vf f_min(vf a, vf b) noexcept { return _mm256_min_ps(a, b); }
+  static mask f_le(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LE_OQ)); }  ///< ordered
+  static mask f_lt(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ)); }  ///< ordered
+  static vf f_select(mask m, vf t, vf f) noexcept { return _mm256_blendv_ps(f, t, _mm256_castsi256_ps(m)); }
+  static float f_hmax(vf m) noexcept {
+    __m128 v = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
+    v = _mm_max_ps(v, _mm_movehl_ps(v, v));
+    return _mm_cvtss_f32(_mm_max_ss(v, _mm_shuffle_ps(v, v, 1)));
+  }
+  static std::uint32_t hmax_u(vi m) noexcept {
+    __m128i v = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
+    v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0x4E));
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_max_epu32(v, _mm_shuffle_epi32(v, 0xB1))));
+  }
+  static vf f_load_aligned(const float* p) noexcept { return _mm256_load_ps(p); }  ///< p 32-byte aligned
+  static void f_store_aligned(float* p, vf x) noexcept { _mm256_store_ps(p, x); }
+  /// v, opaque to the optimizer: a product passed through it is never fused into a later add.
+  static vf f_opaque(vf v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+x"(v));
+#endif
+    return v;
+  }
+  static vi bit_select(vi m, vi t, vi f) noexcept {  ///< t where m's bits, else f
+    return _mm256_or_si256(_mm256_and_si256(m, t), _mm256_andnot_si256(m, f));
+  }
+  static vi load_u8(const void* p) noexcept {  ///< 8 bytes, zero-extended
+    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
+  }
   static void store(void* p, vi a) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), a); }
   static vh h_load(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
   /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float).

@@ -122,6 +122,28 @@ struct vec512 {
   static mask f_nan(vf a) noexcept { return _mm512_cmp_ps_mask(a, a, _CMP_UNORD_Q); }
   static mask f_ge(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_GE_OQ); }  ///< ordered
   static mask f_eq(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_EQ_OQ); }  ///< ordered
+  static vf f_max(vf a, vf b) noexcept { return _mm512_max_ps(a, b); }  ///< b where either is NaN
+  static vf f_min(vf a, vf b) noexcept { return _mm512_min_ps(a, b); }
+  static mask f_le(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }  ///< ordered
+  static mask f_lt(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }  ///< ordered
+  static vf f_select(mask m, vf t, vf f) noexcept { return _mm512_mask_blend_ps(m, f, t); }
+  static float f_hmax(vf a) noexcept { return _mm512_reduce_max_ps(a); }
+  static std::uint32_t hmax_u(vi a) noexcept { return static_cast<std::uint32_t>(_mm512_reduce_max_epu32(a)); }
+  static vf f_load_aligned(const float* p) noexcept { return _mm512_load_ps(p); }  ///< p 64-byte aligned
+  static void f_store_aligned(float* p, vf x) noexcept { _mm512_store_ps(p, x); }
+  /// v, opaque to the optimizer: a product passed through it is never fused into a later add.
+  static vf f_opaque(vf v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __asm__("" : "+v"(v));
+#endif
+    return v;
+  }
+  static vi bit_select(vi m, vi t, vi f) noexcept {  ///< t where m's bits, else f
+    return _mm512_ternarylogic_epi32(m, t, f, 0xCA);
+  }
+  static vi load_u8(const void* p) noexcept {  ///< 16 bytes, zero-extended
+    return _mm512_cvtepu8_epi32(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  }
   static void store(void* p, vi a) noexcept { _mm512_storeu_si512(p, a); }
   static vh h_load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
   /// The words of w as the high halves of the lanes, low halves zero (bfloat16 -> float): one vpermw.

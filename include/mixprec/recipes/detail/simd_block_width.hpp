@@ -2,9 +2,9 @@
 // mixprec/recipes/detail/simd_block_width.hpp — what the block-scaling and block-GEMM kernels use
 // beyond the vector traits of simd/ (vec512, vec256), host only.
 //
-// What: block_width<V> is V (simd::vec512 or simd::vec256) plus float max / min, compares, selects
-// and reductions, byte loads and stores, a 16-entry float table, the transposing maximum and an
-// optimization barrier: the operations that detail/simd_block_scaling.hpp and
+// What: block_width<V> is V (simd::vec512 or simd::vec256; their float max / min, compares,
+// selects, reductions, byte loads and optimization barrier included) plus code stores, a 16-entry
+// float table and the transposing maximum: the operations that detail/simd_block_scaling.hpp and
 // detail/simd_block_gemm.hpp write their kernels over, once for both widths.
 // Contract: as simd/'s traits, one instruction (or a short fixed sequence) per operation.
 //   using W = detail::block_width<simd::vec256>;  float m = W::f_hmax(W::f_load(p));
@@ -20,40 +20,18 @@
 namespace mixprec {
 namespace detail {
 
-/// What the block kernels use beyond V's interface: float loads, compares and reductions, byte
-/// loads and stores, a 16-entry float table and the transposing maximum.
+/// What the block kernels use beyond V's interface: code stores, a 16-entry float table and the
+/// transposing maximum.
 template <class V>
 struct block_width;
 
 #if defined(MIXPREC_SIMD_AVX512)
 template <>
 struct block_width<simd::vec512> : simd::vec512 {
-  static vf f_max(vf a, vf b) noexcept { return _mm512_max_ps(a, b); }  ///< b where either is NaN
-  static vf f_min(vf a, vf b) noexcept { return _mm512_min_ps(a, b); }
-  /// v, opaque to the optimizer: a product passed through it is never fused into a later add.
-  static vf f_opaque(vf v) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+v"(v));
-#endif
-    return v;
-  }
-  static mask f_le(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LE_OQ); }
-  static mask f_lt(vf a, vf b) noexcept { return _mm512_cmp_ps_mask(a, b, _CMP_LT_OQ); }
-  static float f_hmax(vf a) noexcept { return _mm512_reduce_max_ps(a); }
-  static std::uint32_t hmax_u(vi a) noexcept { return static_cast<std::uint32_t>(_mm512_reduce_max_epu32(a)); }
-  static vi load_u8(const void* p) noexcept {  ///< 16 bytes, zero-extended
-    return _mm512_cvtepu8_epi32(_mm_loadu_si128(static_cast<const __m128i*>(p)));
-  }
   /// t[idx & 15] for a table whose second half is its first half negated (t[8 + i] = -t[i]).
   static vf f_lookup16_signed(const float* t, vi idx) noexcept {
     return _mm512_permutexvar_ps(idx, _mm512_loadu_ps(t));
   }
-  static vf f_select(mask m, vf t, vf f) noexcept { return _mm512_mask_blend_ps(m, f, t); }
-  static vf f_load_aligned(const float* p) noexcept { return _mm512_load_ps(p); }  ///< p 64-byte aligned
-  static void f_store_aligned(float* p, vf x) noexcept { _mm512_store_ps(p, x); }
-  static vi bit_select(vi m, vi t, vi f) noexcept {
-    return _mm512_ternarylogic_epi32(m, t, f, 0xCA);
-  }  ///< t where m's bits, else f
   /// 16 codes (< 256; c[0]) -> 16 bytes.
   static void store_codes16(std::uint8_t* o, const vi* c) noexcept { store8(o, c[0]); }
   /// 4 x 16 codes (< 256) -> 64 bytes in order: two packs and one permute.
@@ -84,40 +62,10 @@ struct block_width<simd::vec512> : simd::vec512 {
 #if defined(MIXPREC_SIMD_AVX2)
 template <>
 struct block_width<simd::vec256> : simd::vec256 {
-  static vf f_max(vf a, vf b) noexcept { return _mm256_max_ps(a, b); }  ///< b where either is NaN
-  static vf f_min(vf a, vf b) noexcept { return _mm256_min_ps(a, b); }
-  /// v, opaque to the optimizer: a product passed through it is never fused into a later add.
-  static vf f_opaque(vf v) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __asm__("" : "+x"(v));
-#endif
-    return v;
-  }
-  static mask f_le(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LE_OQ)); }
-  static mask f_lt(vf a, vf b) noexcept { return _mm256_castps_si256(_mm256_cmp_ps(a, b, _CMP_LT_OQ)); }
-  static float f_hmax(vf m) noexcept {
-    __m128 v = _mm_max_ps(_mm256_castps256_ps128(m), _mm256_extractf128_ps(m, 1));
-    v = _mm_max_ps(v, _mm_movehl_ps(v, v));
-    return _mm_cvtss_f32(_mm_max_ss(v, _mm_shuffle_ps(v, v, 1)));
-  }
-  static std::uint32_t hmax_u(vi m) noexcept {
-    __m128i v = _mm_max_epu32(_mm256_castsi256_si128(m), _mm256_extracti128_si256(m, 1));
-    v = _mm_max_epu32(v, _mm_shuffle_epi32(v, 0x4E));
-    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(_mm_max_epu32(v, _mm_shuffle_epi32(v, 0xB1))));
-  }
-  static vi load_u8(const void* p) noexcept {  ///< 8 bytes, zero-extended
-    return _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
-  }
   /// t[idx & 15] for a table whose second half is its first half negated (t[8 + i] = -t[i]).
   static vf f_lookup16_signed(const float* t, vi idx) noexcept {
     const __m256 v = _mm256_permutevar8x32_ps(_mm256_loadu_ps(t), idx);  // the low 3 bits
     return _mm256_or_ps(v, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_and_si256(idx, _mm256_set1_epi32(8)), 28)));
-  }
-  static vf f_select(mask m, vf t, vf f) noexcept { return _mm256_blendv_ps(f, t, _mm256_castsi256_ps(m)); }
-  static vf f_load_aligned(const float* p) noexcept { return _mm256_load_ps(p); }  ///< p 32-byte aligned
-  static void f_store_aligned(float* p, vf x) noexcept { _mm256_store_ps(p, x); }
-  static vi bit_select(vi m, vi t, vi f) noexcept {  ///< t where m's bits, else f
-    return _mm256_or_si256(_mm256_and_si256(m, t), _mm256_andnot_si256(m, f));
   }
   /// 2 x 8 codes (< 256; c[0], c[1]) -> 16 bytes in order.
   static void store_codes16(std::uint8_t* o, const vi* c) noexcept {
