@@ -85,6 +85,9 @@ struct encode_format {
   static constexpr std::uint32_t rebias = static_cast<std::uint32_t>(127 - F::bias) << 23;
   static constexpr std::uint32_t hi = (max_code << min_shift) + rebias;  ///< F's largest value, as float bits
   static constexpr std::uint32_t ulp_minus_one = (1u << min_shift) - 1u;
+  /// Whether F is IEEE binary16 (vcvtps2ph's format).
+  static constexpr bool is_half = F::exponent_bits == 5 && F::mantissa_bits == 10 && F::enc == encoding::ieee &&
+                                  F::bias == 15 && F::padding_bits == 0 && F::is_signed && F::storage_bits == 16;
 };
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
@@ -252,9 +255,7 @@ template <class V, class F, rounding Mode>
 /// (it would read float subnormal inputs as zero, which the directed modes can tell apart).
 template <class V, class F, rounding Mode, class Out>
 inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow policy) noexcept {
-  constexpr bool is_half = F::exponent_bits == 5 && F::mantissa_bits == 10 && F::enc == encoding::ieee &&
-                           F::bias == 15 && F::padding_bits == 0 && F::is_signed && sizeof(Out) == 2;
-  if constexpr (!is_half || Mode == rounding::stochastic) {
+  if constexpr (!encode_format<F>::is_half || sizeof(Out) != 2 || Mode == rounding::stochastic) {
     (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
@@ -300,6 +301,22 @@ inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow pol
   }
 }
 
+/// Stochastic rounding of the N floats at s to half at d with the random bits rnd, where every lane
+/// is zero or a normal half up to 65504: vcvtps2ph truncating the float bits plus the bits' top 13
+/// (encode_fast's sum, the half's exponent and sign done by the instruction); elsewhere encode. No
+/// MXCSR setting changes it: the rounding is the instruction's, and the one float subnormal input
+/// (zero plus the bits) truncates to zero, as DAZ makes it.
+template <class V, class F, class Out>
+[[gnu::always_inline]] inline void stochastic_half(const float* s, Out* d, typename V::vi rnd, std::uint32_t away_code) noexcept {
+  using t = encode_format<F>;
+  const typename V::vi u = V::load(s), a = V::and_(u, V::set1(0x7fffffffu));
+  if (V::any(V::m_andnot(V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1)), V::nonzero(a)))) {
+    V::store16(d, encode<V, F, rounding::stochastic>(u, rnd, away_code));
+  } else {
+    V::h_store(d, V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd))));
+  }
+}
+
 /// The loop of encode_floats for one mode: full vectors, then the tail through a buffer; Rng:
 /// stochastic rounding's stream (V::rng or philox_stream<V>), constructed from (key, counter).
 template <class V, class F, rounding Mode, class Out, class Rng = typename V::rng>
@@ -324,19 +341,34 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
       V::store16(p, c);
     }
   };
+  const auto one = [away_code, &store](const float* src, Out* dst, vi bits) noexcept {
+    (void)store;
+    if constexpr (e8m0_format<F>::supported) {
+      store(dst, encode_e8m0<V, Mode>(V::load(src), bits, away_code));
+    } else if constexpr (Mode == rounding::stochastic && encode_format<F>::is_half && sizeof(Out) == 2) {
+      stochastic_half<V, F>(src, dst, bits, away_code);
+    } else if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
+      store(dst, encode_fast<V, F, Mode>(V::load(src), bits, away_code));
+    } else {
+      store(dst, encode<V, F, Mode>(V::load(src), bits, away_code));
+    }
+  };
   std::size_t i = 0;
+  if constexpr (Mode == rounding::stochastic && std::is_same<Rng, philox_stream<V>>::value) {
+    constexpr std::size_t B = Rng::batch;  // the generator's vectors, kept in registers
+    for (; i + B * N <= n; i += B * N) {
+      vi bits[B];
+      rng.next_batch(bits);
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+      for (std::size_t k = 0; k < B; ++k) one(s + i + k * N, d + i + k * N, bits[k]);
+    }
+  }
   // 16-bit formats and 5-bit exponents (e5m2: normals from 2^-14 to 57344): whole vectors of
   // normals are the rule, worth a test; narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4): data
   // leave them too often for a branch, every vector takes the general form
-  for (; i + N <= n; i += N) {
-    if constexpr (e8m0_format<F>::supported) {
-      store(d + i, encode_e8m0<V, Mode>(V::load(s + i), rng.next(), away_code));
-    } else if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
-      store(d + i, encode_fast<V, F, Mode>(V::load(s + i), rng.next(), away_code));
-    } else {
-      store(d + i, encode<V, F, Mode>(V::load(s + i), rng.next(), away_code));
-    }
-  }
+  for (; i + N <= n; i += N) one(s + i, d + i, rng.next());
   if (i < n) {
     float in[N] = {};
     Out out[N] = {};

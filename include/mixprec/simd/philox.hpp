@@ -4,11 +4,16 @@
 // What: simd::philox_stream<V>(seed, counter): next() returns V::N lanes of 32 bits, lane j of the
 // k-th call being philox_rng(seed)(counter + k N + j) (core/random.hpp: word n % 4 of the block at
 // counter {n / 4, subsequence 0} under the key seed), for the stochastic rounding of
-// simd/encode.hpp. The same interface as the traits' rng (counter_rng's stream).
-// Method: 2 N blocks at a time, each word (x, y, z, w) in the low half of a 64-bit lane (four
-// independent vectors of N / 2 blocks): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi
-// in place; then (x | y << 32, z | w << 32) unpacked into 4 N outputs in counter order.
-// A call whose counter is not a multiple of 4 starts inside the first block.
+// simd/encode.hpp. The same interface as the traits' rng (counter_rng's stream); next_batch gives
+// the next `batch` vectors at once, in registers (simd/encode.hpp's loop).
+// Method: H groups of N / 2 blocks, each word (x, y, z, w) in the low half of a
+// 64-bit lane (four vectors per group, the groups independent for the multiplier's latency): the
+// ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi in place; round 1's z
+// is 0 and, within a batch whose blocks share their high word, round 1's product is an add and
+// round 2's x one scalar; round 10 leaves (x | y << 32, z | w << 32), unpacked into 2 N outputs
+// per group in counter order. The round keys are computed once, in the stream.
+// A counter not a multiple of 4 starts inside its block: each vector is then the one before's
+// last outputs and its own first (one two-source permute).
 // Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
 // stochastic rounding against it, offsets 0 to 7, at both widths).
 //   simd::philox_stream<simd::vec512> g(seed, offset);  __m512i bits = g.next();
@@ -17,7 +22,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "vec_avx2.hpp"
 #include "vec_avx512.hpp"
@@ -27,10 +31,11 @@ namespace simd {
 
 /// The width-specific steps of philox_stream, on 64-bit lanes whose low 32 bits hold a word (the
 /// high 32 bits are don't-care): mul (the full 32 x 32 -> 64-bit product of the low words, lo in
-/// the low half, hi in the high half), hi (the high half moved down), xor3, the lanes' block
-/// offsets, and store (the words x, y, z, w of N / 2 blocks as N / 2 x 4 outputs in counter
+/// the low half, hi in the high half), hi (the high half moved down), xor2, xor3, the lanes' block
+/// offsets, split (the words x, y, z, w of N / 2 blocks as two vectors of N outputs in counter
 /// order: unpacklo/hi_epi64 of (x | y << 32) and (z | w << 32) work within 128-bit lanes, so
-/// 64-bit lane j holds block j / 2 (j even) or N / 8 + j / 2 (j odd) of the N / 2).
+/// 64-bit lane j holds block j / 2 (j even) or N / 8 + j / 2 (j odd) of the N / 2), and skew
+/// (outputs s .. s + N - 1 of the 2 N in (a, b), for index() = {s, s + 1, ..}).
 template <class V>
 struct philox_ops;
 
@@ -40,17 +45,23 @@ struct philox_ops<vec512> {
   using vi = __m512i;
   static vi set64(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
   static vi add64(vi a, vi b) noexcept { return _mm512_add_epi64(a, b); }
-  static vi mul(vi a, std::uint32_t c) noexcept { return _mm512_mul_epu32(a, _mm512_set1_epi64(static_cast<long long>(c))); }
+  static vi mul(vi a, vi c) noexcept { return _mm512_mul_epu32(a, c); }
   static vi hi(vi a) noexcept { return _mm512_srli_epi64(a, 32); }
+  static vi xor2(vi a, vi b) noexcept { return _mm512_xor_si512(a, b); }
   static vi xor3(vi a, vi b, vi c) noexcept { return _mm512_ternarylogic_epi64(a, b, c, 0x96); }
   static vi offsets() noexcept { return _mm512_set_epi64(7, 3, 6, 2, 5, 1, 4, 0); }
-  static void store(std::uint32_t* out, vi x, vi y, vi z, vi w) noexcept {
-    const __mmask16 odd = 0xaaaa;
-    const vi xy = _mm512_mask_blend_epi32(odd, x, _mm512_slli_epi64(y, 32));
-    const vi zw = _mm512_mask_blend_epi32(odd, z, _mm512_slli_epi64(w, 32));
-    _mm512_storeu_si512(out, _mm512_unpacklo_epi64(xy, zw));
-    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi64(xy, zw));
+  static void last(vi x, vi y, vi z, vi w, vi m0, vi m1, vi kx, vi kz, vi& lo, vi& hi) noexcept {
+    // the 32-bit lanes of p1 swapped are (hi, lo): round 10's x ^ y ^ k in the low ones, its y above
+    const vi xy = _mm512_mask_ternarylogic_epi32(_mm512_ror_epi64(_mm512_mul_epu32(z, m1), 32), 0x5555, y, kx, 0x96);
+    const vi zw = _mm512_mask_ternarylogic_epi32(_mm512_ror_epi64(_mm512_mul_epu32(x, m0), 32), 0x5555, w, kz, 0x96);
+    lo = _mm512_unpacklo_epi64(xy, zw);
+    hi = _mm512_unpackhi_epi64(xy, zw);
   }
+  static vi index(std::uint32_t s) noexcept {
+    return _mm512_add_epi32(_mm512_set_epi32(15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0),
+                            _mm512_set1_epi32(static_cast<int>(s)));
+  }
+  static vi skew(vi a, vi b, vi idx) noexcept { return _mm512_permutex2var_epi32(a, idx, b); }
 };
 #endif
 
@@ -60,15 +71,24 @@ struct philox_ops<vec256> {
   using vi = __m256i;
   static vi set64(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
   static vi add64(vi a, vi b) noexcept { return _mm256_add_epi64(a, b); }
-  static vi mul(vi a, std::uint32_t c) noexcept { return _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c))); }
+  static vi mul(vi a, vi c) noexcept { return _mm256_mul_epu32(a, c); }
   static vi hi(vi a) noexcept { return _mm256_srli_epi64(a, 32); }
+  static vi xor2(vi a, vi b) noexcept { return _mm256_xor_si256(a, b); }
   static vi xor3(vi a, vi b, vi c) noexcept { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
   static vi offsets() noexcept { return _mm256_set_epi64x(3, 1, 2, 0); }
-  static void store(std::uint32_t* out, vi x, vi y, vi z, vi w) noexcept {
-    const vi xy = _mm256_blend_epi32(x, _mm256_slli_epi64(y, 32), 0xaa);
-    const vi zw = _mm256_blend_epi32(z, _mm256_slli_epi64(w, 32), 0xaa);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi64(xy, zw));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi64(xy, zw));
+  static void last(vi x, vi y, vi z, vi w, vi m0, vi m1, vi kx, vi kz, vi& lo, vi& hi) noexcept {
+    const vi p1 = _mm256_shuffle_epi32(_mm256_mul_epu32(z, m1), 0xb1), p0 = _mm256_shuffle_epi32(_mm256_mul_epu32(x, m0), 0xb1);
+    const vi xy = _mm256_blend_epi32(xor3(p1, y, kx), p1, 0xaa);
+    const vi zw = _mm256_blend_epi32(xor3(p0, w, kz), p0, 0xaa);
+    lo = _mm256_unpacklo_epi64(xy, zw);
+    hi = _mm256_unpackhi_epi64(xy, zw);
+  }
+  static vi index(std::uint32_t s) noexcept {
+    return _mm256_add_epi32(_mm256_set_epi32(7, 6, 5, 4, 3, 2, 1, 0), _mm256_set1_epi32(static_cast<int>(s)));
+  }
+  static vi skew(vi a, vi b, vi idx) noexcept {  // vpermd reads the index's low 3 bits
+    return _mm256_blendv_epi8(_mm256_permutevar8x32_epi32(a, idx), _mm256_permutevar8x32_epi32(b, idx),
+                              _mm256_cmpgt_epi32(idx, _mm256_set1_epi32(7)));
   }
 };
 #endif
@@ -79,65 +99,131 @@ template <class V>
 class philox_stream {
  public:
   using vi = typename V::vi;
-  /// The stream of philox_rng(seed) from counter on.
-  philox_stream(std::uint64_t seed, std::uint64_t counter) noexcept
-      : block_(counter >> 2), k0_(static_cast<std::uint32_t>(seed)), k1_(static_cast<std::uint32_t>(seed >> 32)) {
-    fill(buf_);
-    pos_ = static_cast<std::size_t>(counter & 3u);
-    end_ = B;
-  }
-  /// The next N outputs.
-  vi next() noexcept {
-    if (pos_ + N > end_) {
-      const std::size_t r = end_ - pos_;
-      std::memmove(buf_, buf_ + pos_, r * sizeof(std::uint32_t));
-      fill(buf_ + r);
-      pos_ = 0;
-      end_ = r + B;
-    }
-    const vi v = V::load(buf_ + pos_);
-    pos_ += N;
-    return v;
-  }
 
  private:
   static constexpr std::size_t N = V::N;
-  static constexpr int H = 2;                        ///< independent halves per fill (for the multiplier's latency)
-  static constexpr std::size_t B = 2 * N * H;        ///< outputs per fill (H N / 2 blocks)
+  static constexpr std::size_t H = 4;  ///< independent groups per batch (the multiplier's latency, four in flight)
 
-  /// Blocks block_ .. block_ + H N / 2 - 1 at out, in counter order: H halves of N / 2 blocks.
-  void fill(std::uint32_t* out) noexcept {
-    using ops = philox_ops<V>;
-    using v64 = typename ops::vi;
-    const v64 off = ops::offsets();
-    v64 x[H], y[H], z[H], w[H];
-    for (int h = 0; h < H; ++h) {
-      x[h] = ops::add64(ops::set64(block_ + static_cast<std::uint64_t>(h) * (N / 2)), off);
-      y[h] = ops::hi(x[h]);
-      z[h] = ops::set64(0);
-      w[h] = z[h];
+ public:
+  /// Vectors per next_batch: H independent groups of N / 2 blocks, two vectors each.
+  static constexpr std::size_t batch = 2 * H;
+  /// The stream of philox_rng(seed) from counter on.
+  philox_stream(std::uint64_t seed, std::uint64_t counter) noexcept
+      : block_(counter >> 2), skew_(static_cast<std::uint32_t>(counter & 3u)) {
+    std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
+    for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) kx_[r] = k0, kz_[r] = k1;
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+    for (std::size_t h = 0; h < H; ++h)
+      offm0_[h] = philox_ops<V>::mul(philox_ops<V>::add64(philox_ops<V>::offsets(), philox_ops<V>::set64(h * (N / 2))),
+                                     philox_ops<V>::set64(M0));
+    if (skew_ != 0) {  // outputs from word skew_ of block_ on: carry_ = the first N words
+      vi g[batch];
+      generate(g);
+      carry_ = g[0];
+      block_ = (counter >> 2) + N / 4;
     }
-    std::uint32_t k0 = k0_, k1 = k1_;
-    for (int r = 0; r < 10; ++r) {
-      const v64 kk0 = ops::set64(k0), kk1 = ops::set64(k1);
-      for (int h = 0; h < H; ++h) {
-        const v64 p0 = ops::mul(x[h], 0xD2511F53u), p1 = ops::mul(z[h], 0xCD9E8D57u);
-        x[h] = ops::xor3(ops::hi(p1), y[h], kk0);
-        y[h] = p1;
-        z[h] = ops::xor3(ops::hi(p0), w[h], kk1);
-        w[h] = p0;
-      }
-      k0 += 0x9E3779B9u;
-      k1 += 0xBB67AE85u;
+  }
+  /// The next batch N outputs, in out[0] .. out[batch - 1].
+  [[gnu::always_inline]] void next_batch(vi* out) noexcept {
+    generate(out);
+    if (skew_ != 0) {
+      const vi idx = philox_ops<V>::index(skew_);
+      const vi last = out[batch - 1];
+      for (std::size_t k = batch - 1; k > 0; --k) out[k] = philox_ops<V>::skew(out[k - 1], out[k], idx);
+      out[0] = philox_ops<V>::skew(carry_, out[0], idx);
+      carry_ = last;
     }
-    for (int h = 0; h < H; ++h) ops::store(out + static_cast<std::size_t>(h) * 2 * N, x[h], y[h], z[h], w[h]);
-    block_ += H * (N / 2);
+  }
+  /// The next N outputs.
+  vi next() noexcept {
+    if (used_ == batch) {
+      next_batch(buf_);
+      used_ = 0;
+    }
+    return buf_[used_++];
   }
 
-  std::uint32_t buf_[B + N] = {};
+ private:
+  static constexpr std::uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
+
+  /// Blocks block_ .. block_ + H N / 2 - 1 (counter words 0 to 2 H N - 1 from block_) in out, in
+  /// counter order. The counter is {block, 0}: round 1 multiplies z = 0, so it leaves x = y ^ k0,
+  /// y = 0, z = hi(x M0) ^ k1, w = lo(x M0). Where the blocks share their high word (all but one
+  /// batch in 2^32 / (H N / 2)), round 1's x M0 is (the first block's low word) M0 plus the lane's
+  /// offset times M0, and round 2's x (y ^ k0) is one scalar: its product too.
+  [[gnu::always_inline]] void generate(vi* out) noexcept {
+    using ops = philox_ops<V>;
+    const vi m0 = ops::set64(M0), m1 = ops::set64(M1);
+    vi x[H], y[H], z[H], w[H];
+    if (((block_ + (H * (N / 2) - 1)) >> 32) == (block_ >> 32)) {
+      const std::uint64_t q = std::uint64_t{static_cast<std::uint32_t>(block_ >> 32) ^ kx_[0]} * M0;  // round 2's x M0
+      const vi base = ops::set64(static_cast<std::uint32_t>(block_) * std::uint64_t{M0});
+      const vi c2 = ops::set64((q >> 32) ^ kz_[1]), c3 = ops::set64(static_cast<std::uint32_t>(q) ^ kz_[2]);
+      const vi kz0 = ops::set64(kz_[0]), kx1 = ops::set64(kx_[1]), kx2 = ops::set64(kx_[2]);
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+      for (std::size_t h = 0; h < H; ++h) {
+        const vi w1 = ops::add64(base, offm0_[h]);
+        const vi p1 = ops::mul(ops::xor2(ops::hi(w1), kz0), m1);  // round 2
+        const vi z2 = ops::xor2(w1, c2);
+        const vi p0 = ops::mul(ops::xor2(ops::hi(p1), kx1), m0), q1 = ops::mul(z2, m1);  // round 3
+        x[h] = ops::xor3(ops::hi(q1), p1, kx2);
+        y[h] = q1;
+        z[h] = ops::xor2(ops::hi(p0), c3);
+        w[h] = p0;
+      }
+    } else {
+      const vi off = ops::offsets(), kx0 = ops::set64(kx_[0]), kz0 = ops::set64(kz_[0]);
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+      for (std::size_t h = 0; h < H; ++h) {
+        const vi c = ops::add64(ops::set64(block_ + h * (N / 2)), off);
+        const vi p0 = ops::mul(c, m0);
+        x[h] = ops::xor2(ops::hi(c), kx0);
+        y[h] = ops::set64(0);
+        z[h] = ops::xor2(ops::hi(p0), kz0);
+        w[h] = p0;
+      }
+      for (int r = 1; r < 3; ++r) round(x, y, z, w, m0, m1, r);
+    }
+#if defined(__GNUC__)
+#pragma GCC unroll 6
+#endif
+    for (int r = 3; r < 9; ++r) round(x, y, z, w, m0, m1, r);
+    const vi kx = ops::set64(kx_[9]), kz = ops::set64(kz_[9]);
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+    for (std::size_t h = 0; h < H; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
+    block_ += H * (N / 2);
+  }
+  /// Round r + 1 (keys kx_[r], kz_[r]) of the H groups.
+  [[gnu::always_inline]] void round(vi* x, vi* y, vi* z, vi* w, vi m0, vi m1, int r) const noexcept {
+    using ops = philox_ops<V>;
+    const vi kx = ops::set64(kx_[r]), kz = ops::set64(kz_[r]);
+#if defined(__GNUC__)
+#pragma GCC unroll 8
+#endif
+    for (std::size_t h = 0; h < H; ++h) {
+      const vi p0 = ops::mul(x[h], m0), p1 = ops::mul(z[h], m1);
+      x[h] = ops::xor3(ops::hi(p1), y[h], kx);
+      y[h] = p1;
+      z[h] = ops::xor3(ops::hi(p0), w[h], kz);
+      w[h] = p0;
+    }
+  }
+
   std::uint64_t block_;
-  std::uint32_t k0_, k1_;
-  std::size_t pos_ = 0, end_ = 0;
+  std::uint32_t skew_;
+  std::size_t used_ = batch;
+  std::uint64_t kx_[10] = {}, kz_[10] = {};  ///< the round keys, k0 and k1 plus r times Weyl's constants
+  vi offm0_[H];                               ///< the lanes' block offsets (group h) times M0
+  vi carry_{};
+  vi buf_[batch]{};
 };
 #endif
 
