@@ -19,9 +19,9 @@
 // (detail/simd_narrow8.hpp); float -> half, bfloat16, every FP8/FP6/FP4 (signed or unsigned, e.g.
 // ue4m3, ue5m3), e8m0 and tf32 in EVERY rounding mode and overflow policy, stochastic included with either
 // generator (vector streams: element i still gets counter_rng(seed)(offset + i) or
-// philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode but
-// stochastic (rounded to odd at float's precision first, detail/simd_narrow8.hpp's
-// encode_doubles); FP8/FP6/FP4, e8m0 and ue5m3 -> float by simd/decode.hpp (simd_convert_modes_at). All
+// philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode and
+// policy, stochastic included with either generator (rounded to odd at float's precision first;
+// stochastic: its increment decided on the double's bits, detail/simd_narrow8.hpp's encode_doubles); FP8/FP6/FP4, e8m0 and ue5m3 -> float by simd/decode.hpp (simd_convert_modes_at). All
 // bit-identical to the portable path.
 // Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
@@ -91,8 +91,8 @@ __device__ inline bool device_widen(half x, float& out) noexcept {
 #endif
 
 /// The generic kernels of simd/encode.hpp (float -> formats of at most 16 bits and tf32, every mode and
-/// policy, either generator), detail::encode_doubles (double -> the same, every mode but
-/// stochastic) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
+/// policy, either generator), detail::encode_doubles (double -> the same and e8m0, every mode and
+/// policy, either generator) and simd/decode.hpp (one-byte formats -> float) at a level's width (avx512 levels:
 /// vec512, avx2: vec256); false (nothing written): not compiled in, or a case they do not cover.
 template <class S, class D>
 inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_t n, rounding mode, overflow policy,
@@ -113,9 +113,10 @@ inline bool simd_convert_modes_at(simd_level level, const S* s, D* d, std::size_
       }
     } else if constexpr (std::is_same<S, double>::value && is_mixprec_float<D>::value) {
       using F = typename D::format_type;
-      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t, std::uint16_t>;
-      if constexpr (sizeof(D) <= 2 && double_encode_traits<F>::supported) {
-        return encode_doubles<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy);
+      using Out = std::conditional_t<sizeof(D) == 1, std::uint8_t,
+                                     std::conditional_t<sizeof(D) == 2, std::uint16_t, std::uint32_t>>;
+      if constexpr (sizeof(D) <= 4 && double_encode_traits<F>::supported) {
+        return encode_doubles<V, F>(s, reinterpret_cast<Out*>(d), n, mode, policy, key, counter, rng.kind());
       } else {
         return false;
       }

@@ -10,9 +10,14 @@
 // double -> half step): with T's at most 22 significant bits that is one correct rounding in all.
 // narrow8::codes512 / codes512_fast / codes256 are the generic encoder's nearest-even codes for
 // the block-scaling kernels (detail/simd_block_scaling.hpp).
+// detail::encode_doubles: double -> half, bfloat16, tf32, every FP8/FP6/FP4 (signed or not) and
+// E8M0 in every mode and policy (kernels/convert.hpp): the deterministic modes through floats
+// rounded to odd, stochastic rounding's increment decided in 64-bit lanes on the double's own
+// bits (narrow8::sr_floats), then simd::encode_floats.
 // Contract: the bits of the scalar round_to for every input; tests/test_simd_narrow8.cpp checks
-// every level and supported built-in format on every sign, exponent and rounding case, and
-// tests/exhaustive/test_narrow8_all_floats.cpp all 2^32 floats for e4m3fn and e5m2.
+// every level and supported built-in format on every sign, exponent and rounding case,
+// tests/exhaustive/test_narrow8_all_floats.cpp all 2^32 floats for e4m3fn and e5m2, and
+// tests/test_convert_doubles.cpp encode_doubles in every mode, policy and generator.
 //   detail::simd_narrow8_at(detail::simd_level::avx2, src, dst, n, overflow::saturate);
 #ifndef MIXPREC_DETAIL_SIMD_NARROW8_HPP
 #define MIXPREC_DETAIL_SIMD_NARROW8_HPP
@@ -123,42 +128,206 @@ inline void narrow(const double* s, std::uint8_t* d, std::size_t n, overflow pol
 
 }  // namespace narrow8
 
-/// Whether doubles -> F take encode_doubles: F encoded by simd::encode_floats, with at most 22
-/// significant bits and a least subnormal of at least 2^-147 (so float's precision, rounded to
-/// odd, keeps two bits more than F's everywhere: one correct rounding in every mode but stochastic).
+/// Whether doubles -> F take encode_doubles: F encoded by simd::encode_floats (E8M0 included),
+/// with at most 22 significant bits and a least subnormal of at least 2^-147 (tf32: 11 bits,
+/// 2^-136). Deterministic modes: x rounded to odd at float's precision, then F's rounding, is
+/// one correct rounding of x wherever float keeps two bits more than F (24 >= p + 2 for normals;
+/// float's quantum 2^-149 <= F's least quantum / 4 below them): the odd float lies strictly
+/// between the same two neighbours of F as x, or equals x; it is on F's grid only when x is; it is
+/// never a midpoint of F's grid unless x is (a midpoint needs just p + 1 bits, an inexact odd
+/// float has its last bit set, 2 or more below F's last). So each of nearest-even and nearest-away
+/// (side of the midpoint), toward zero, upward and downward (which neighbour, exact or not), and
+/// to odd (the lower neighbour, ORed with inexactness) reads the same answer from it. Beyond
+/// float's range (|x| >= 2^128) the odd float is +-FLT_MAX, which every such F rounds as x: past
+/// F's largest finite value in the direction of x (F's emax < 127), or, for tf32, bfloat16 and
+/// E8M0 (emax = 127), its fraction bits below F's last are all ones: down to F's largest value
+/// toward zero, to the overflow code in the other modes, as round_to gives for x.
+/// Stochastic rounding reads 32 bits of x's remainder below F's quantum, more than float keeps:
+/// that mode goes through narrow8::sr_floats (below).
 template <class F>
 struct double_encode_traits {
-  static constexpr bool supported = simd::encode_format<F>::supported && F::mantissa_bits <= 21 &&
-                                    F::emin - F::mantissa_bits >= -147;
+  static constexpr bool supported = (simd::encode_format<F>::supported || simd::e8m0_format<F>::supported) &&
+                                    F::mantissa_bits <= 21 && F::emin - F::mantissa_bits >= -147;
 };
 
-/// dst[i] = round_to(src[i], mode, policy) for doubles, every mode but stochastic (whose bits
-/// read the exact remainder) and either policy: the doubles rounded to odd at float's precision
-/// (odd_floats::store_exact), 512 at a time into a buffer in L1, then simd::encode_floats. False
-/// (nothing written) for stochastic rounding, F not double_encode_traits<F>::supported, or while
-/// MXCSR's FTZ or DAZ is set (they would flush the float step).
+namespace narrow8 {
+
+/// Stochastic rounding of doubles to F, round_to's rule (core/detail/codec.hpp): with s the
+/// number of x's significand bits below F's quantum at x and rem the top 32 bits of those bits
+/// left-aligned (floor(fraction of an ulp * 2^32)), x rounds away from zero iff rem + bits >= 2^32.
+/// In 64-bit lanes: y = x truncated to F's quantum plus that increment (a carry into the
+/// exponent bits is the next binade; s > 52 where |x| < F's least quantum: y is 0 or that
+/// quantum; E8M0 clamps there to its least value 2^emin, as round_to does), with x's sign; y is
+/// on F's grid (or +-infinity, or beyond F's range: an overflow, away from zero as stochastic
+/// rounding's is), so F's nearest-even rounding of y is round_to's stochastic result. Infinities
+/// and NaNs stay x; an unsigned F's negative inputs other than -0 become -1 (F's NaN, or 0: the
+/// sign alone decides). y has at most 22 significant bits and a quantum of at least 2^-147, so
+/// vcvtpd2ps is exact (MXCSR's rounding mode does not matter) except past float's range, where it
+/// gives +-infinity or +-FLT_MAX: both overflow away from zero in F's nearest-even (see
+/// double_encode_traits). FTZ would flush y's float subnormals: the caller declines under it.
+template <class F>
+struct sr_double_format {
+  static constexpr long long min_shift = 52 - F::mantissa_bits;
+  static constexpr long long shift_base = F::emin + 1023 + 52 - F::mantissa_bits;  ///< s = max(min_shift, this - e)
+  static constexpr std::uint64_t least = static_cast<std::uint64_t>(F::emin - F::mantissa_bits + 1023) << 52;
+  static constexpr bool clamp_to_least = F::enc == encoding::exponent_only;
+  static constexpr std::uint64_t minus_one = 0xbff0000000000000ull;
+  static constexpr std::uint64_t inf = 0x7ff0000000000000ull;
+};
+
+template <class V>
+struct sr_floats;
+#if defined(MIXPREC_SIMD_AVX512)
+template <>
+struct sr_floats<simd::vec512> {
+  static __m512i c(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
+  /// 8 doubles (bits x) and their random bits r (64-bit lanes, < 2^32) -> 8 floats (see sr_double_format).
+  template <class F>
+  static __m256 eight(__m512i x, __m512i r) noexcept {
+    using t = sr_double_format<F>;
+    const __m512i one = c(1);
+    const __m512i a = _mm512_and_si512(x, c(0x7fffffffffffffffull));
+    const __m512i ef = _mm512_srli_epi64(a, 52);
+    const __m512i frac = _mm512_and_si512(a, c(0x000fffffffffffffull));
+    const __m512i m53 = _mm512_mask_or_epi64(frac, _mm512_test_epi64_mask(ef, ef), frac, c(std::uint64_t{1} << 52));
+    const __m512i s = _mm512_max_epi64(_mm512_sub_epi64(c(static_cast<std::uint64_t>(t::shift_base)), _mm512_max_epu64(ef, one)),
+                                       c(static_cast<std::uint64_t>(t::min_shift)));
+    const __m512i low_mask = _mm512_sub_epi64(_mm512_sllv_epi64(one, s), one);  // counts > 63 give 0: all ones
+    const __m512i low = _mm512_and_si512(m53, low_mask);
+    const __m512i c32 = c(32);
+    const __m512i rem = _mm512_or_si512(_mm512_sllv_epi64(low, _mm512_sub_epi64(c32, s)),
+                                        _mm512_srlv_epi64(low, _mm512_sub_epi64(s, c32)));
+    const __m512i inc = _mm512_srli_epi64(_mm512_add_epi64(rem, r), 32);  // 0 or 1
+    __m512i y = _mm512_add_epi64(_mm512_andnot_si512(low_mask, a), _mm512_sllv_epi64(inc, s));
+    const __m512i tiny_if = t::clamp_to_least ? a : inc;
+    y = _mm512_mask_mov_epi64(y, _mm512_cmpgt_epi64_mask(s, c(52)),
+                              _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(tiny_if, tiny_if), c(t::least)));
+    y = _mm512_mask_mov_epi64(y, _mm512_cmpgt_epu64_mask(a, c(t::inf)), a);  // NaN: as it is
+    y = _mm512_or_si512(y, _mm512_andnot_si512(c(0x7fffffffffffffffull), x));
+    if constexpr (!F::is_signed) {
+      const __mmask8 negative = _mm512_mask_cmplt_epu64_mask(_mm512_cmplt_epi64_mask(x, _mm512_setzero_si512()),
+                                                             _mm512_sub_epi64(a, one), c(t::inf));
+      y = _mm512_mask_mov_epi64(y, negative, c(t::minus_one));
+    }
+    return _mm512_cvtpd_ps(_mm512_castsi512_pd(y));
+  }
+  /// 16 doubles -> 16 floats; rnd: their random bits.
+  template <class F>
+  static void store(float* d, const double* s, __m512i rnd) noexcept {
+    const __m256 lo = eight<F>(_mm512_loadu_si512(s), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(rnd)));
+    const __m256 hi = eight<F>(_mm512_loadu_si512(s + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(rnd, 1)));
+    _mm256_storeu_ps(d, lo);
+    _mm256_storeu_ps(d + 8, hi);
+  }
+};
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+template <>
+struct sr_floats<simd::vec256> {
+  static __m256i c(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+  /// 4 doubles (bits x) and their random bits r (64-bit lanes, < 2^32) -> 4 floats. The 32-bit
+  /// max/min stand in for 64-bit ones: every operand fits in a signed 32-bit low half whose high
+  /// half is its sign extension.
+  template <class F>
+  static __m128 four(__m256i x, __m256i r) noexcept {
+    using t = sr_double_format<F>;
+    const __m256i one = c(1);
+    const __m256i a = _mm256_and_si256(x, c(0x7fffffffffffffffull));
+    const __m256i ef = _mm256_srli_epi64(a, 52);
+    const __m256i m53 = _mm256_or_si256(_mm256_and_si256(a, c(0x000fffffffffffffull)),
+                                        _mm256_slli_epi64(_mm256_min_epu32(ef, one), 52));
+    const __m256i s = _mm256_max_epi32(_mm256_sub_epi64(c(static_cast<std::uint64_t>(t::shift_base)), _mm256_max_epu32(ef, one)),
+                                       c(static_cast<std::uint64_t>(t::min_shift)));
+    const __m256i low_mask = _mm256_sub_epi64(_mm256_sllv_epi64(one, s), one);
+    const __m256i low = _mm256_and_si256(m53, low_mask);
+    const __m256i c32 = c(32);
+    const __m256i rem = _mm256_or_si256(_mm256_sllv_epi64(low, _mm256_sub_epi64(c32, s)),
+                                        _mm256_srlv_epi64(low, _mm256_sub_epi64(s, c32)));
+    const __m256i inc = _mm256_srli_epi64(_mm256_add_epi64(rem, r), 32);
+    __m256i y = _mm256_add_epi64(_mm256_andnot_si256(low_mask, a), _mm256_sllv_epi64(inc, s));
+    const __m256i tiny_if = t::clamp_to_least ? a : inc;
+    const __m256i tiny = _mm256_andnot_si256(_mm256_cmpeq_epi64(tiny_if, _mm256_setzero_si256()), c(t::least));
+    y = _mm256_blendv_epi8(y, tiny, _mm256_cmpgt_epi64(s, c(52)));
+    y = _mm256_blendv_epi8(y, a, _mm256_cmpgt_epi64(a, c(t::inf)));  // NaN: as it is
+    y = _mm256_or_si256(y, _mm256_andnot_si256(c(0x7fffffffffffffffull), x));
+    if constexpr (!F::is_signed) {
+      const __m256i negative = _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), x),
+                                                _mm256_andnot_si256(_mm256_cmpgt_epi64(a, c(t::inf)),
+                                                                    _mm256_cmpgt_epi64(a, _mm256_setzero_si256())));
+      y = _mm256_blendv_epi8(y, c(t::minus_one), negative);
+    }
+    return _mm256_cvtpd_ps(_mm256_castsi256_pd(y));
+  }
+  /// 8 doubles -> 8 floats; rnd: their random bits.
+  template <class F>
+  static void store(float* d, const double* s, __m256i rnd) noexcept {
+    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
+    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 4));
+    _mm_storeu_ps(d, four<F>(x0, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(rnd))));
+    _mm_storeu_ps(d + 4, four<F>(x1, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(rnd, 1))));
+  }
+};
+#endif
+
+/// doubles -> F through floats: fill(buf, src) writes V::N floats from V::N doubles, 512 at a
+/// time into a buffer in L1 (the tail through zero-padded buffers), then simd::encode_floats in mode.
+template <class V, class F, class Out, class Fill>
+inline void through_floats(const double* s, Out* d, std::size_t n, rounding mode, overflow policy, Fill&& fill) noexcept {
+  constexpr std::size_t N = V::N, chunk = 512;
+  alignas(64) float buf[chunk];
+  for (std::size_t i = 0; i < n; i += chunk) {
+    const std::size_t m = n - i < chunk ? n - i : chunk;
+    std::size_t j = 0;
+    for (; j + N <= m; j += N) fill(buf + j, s + i + j);
+    if (j < m) {
+      double in[N] = {};
+      float out[N] = {};
+      std::memcpy(in, s + i + j, (m - j) * sizeof(double));
+      fill(out, in);
+      std::memcpy(buf + j, out, (m - j) * sizeof(float));
+    }
+    simd::encode_floats<V, F>(buf, d + i, m, mode, policy, 0, 0);
+  }
+}
+
+/// Stochastic doubles -> F with the random stream Rng (V::rng or simd::philox_stream<V>).
+template <class V, class F, class Rng, class Out>
+inline void stochastic_doubles(const double* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
+                               std::uint64_t counter) noexcept {
+  Rng rng(key, counter);
+  through_floats<V, F>(s, d, n, rounding::nearest_even, policy,
+                       [&rng](float* b, const double* x) noexcept { sr_floats<V>::template store<F>(b, x, rng.next()); });
+}
+
+}  // namespace narrow8
+
+/// dst[i] = round_to(src[i], mode, policy, bits_i) for doubles, every mode and policy (F
+/// double_encode_traits<F>::supported; Out: F's storage, tf32 uint32_t): deterministic modes by
+/// the doubles rounded to odd at float's precision (odd_floats::store_exact), then
+/// simd::encode_floats; stochastic by narrow8::sr_floats then F's nearest-even, bits_i being
+/// counter_rng's output at counter + i (key = counter_rng(seed).key()) or philox_rng(seed)'s
+/// (generator philox4x32_10, key = seed), as encode_floats. False (nothing written) for F not
+/// supported, an invalid mode, policy or generator, or while MXCSR's FTZ or DAZ is set (they
+/// would flush the float step).
 template <class V, class F, class Out>
-inline bool encode_doubles(const double* s, Out* d, std::size_t n, rounding mode, overflow policy) noexcept {
+inline bool encode_doubles(const double* s, Out* d, std::size_t n, rounding mode, overflow policy, std::uint64_t key = 0,
+                           std::uint64_t counter = 0, rng_kind generator = rng_kind::splitmix64) noexcept {
   if constexpr (!double_encode_traits<F>::supported) {
-    (void)s, (void)d, (void)n, (void)mode, (void)policy;
+    (void)s, (void)d, (void)n, (void)mode, (void)policy, (void)key, (void)counter, (void)generator;
     return false;
   } else {
-    if (mode == rounding::stochastic || !is_valid(mode) || !is_valid(policy) || simd_x86::ftz_or_daz_on()) return false;
-    constexpr std::size_t N = V::N, chunk = 512;
-    alignas(64) float buf[chunk];
-    for (std::size_t i = 0; i < n; i += chunk) {
-      const std::size_t m = n - i < chunk ? n - i : chunk;
-      std::size_t j = 0;
-      for (; j + N <= m; j += N) narrow8::odd_floats<V>::store_exact(buf + j, s + i + j);
-      if (j < m) {
-        double in[N] = {};
-        float out[N] = {};
-        std::memcpy(in, s + i + j, (m - j) * sizeof(double));
-        narrow8::odd_floats<V>::store_exact(out, in);
-        std::memcpy(buf + j, out, (m - j) * sizeof(float));
+    if (!is_valid(mode) || !is_valid(policy) || !is_valid(generator) || simd_x86::ftz_or_daz_on()) return false;
+    if (mode == rounding::stochastic) {
+      if (generator == rng_kind::philox4x32_10) {
+        narrow8::stochastic_doubles<V, F, simd::philox_stream<V>>(s, d, n, policy, key, counter);
+      } else {
+        narrow8::stochastic_doubles<V, F, typename V::rng>(s, d, n, policy, key, counter);
       }
-      simd::encode_floats<V, F>(buf, d + i, m, mode, policy, 0, 0);
+      return true;
     }
+    narrow8::through_floats<V, F>(s, d, n, mode, policy, [](float* b, const double* x) noexcept {
+      narrow8::odd_floats<V>::store_exact(b, x);
+    });
     return true;
   }
 }
@@ -167,11 +336,14 @@ inline bool encode_doubles(const double* s, Out* d, std::size_t n, rounding mode
 /// dst[i] = round_to<T>(src[i], nearest_even, policy) for i < n (float or double src) with the given
 /// level's fast path;
 /// false (nothing written) when the level is not compiled in, T is not supported
-/// (narrow8_traits<format>::supported) or policy is neither ieee nor saturate.
+/// (narrow8_traits<format>::supported; doubles: signed formats only) or policy is neither ieee
+/// nor saturate.
 template <class F, class S, std::enable_if_t<std::is_same<S, float>::value || std::is_same<S, double>::value, int> = 0>
 inline bool simd_narrow8_at(simd_level level, const S* s, basic_float<F>* d, std::size_t n,
                             overflow policy) noexcept {
-  if constexpr (!narrow8_traits<F>::supported || (std::is_same<S, double>::value && F::mantissa_bits > 21)) {
+  // doubles: signed F only (an unsigned F's NaN for a tiny negative double needs the exact sticky bit)
+  if constexpr (!narrow8_traits<F>::supported ||
+                (std::is_same<S, double>::value && (F::mantissa_bits > 21 || !F::is_signed))) {
     (void)level, (void)s, (void)d, (void)n, (void)policy;
     return false;
   } else {
