@@ -103,30 +103,39 @@ nb::object to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device::c
   return result;
 }
 
-/// The float64 value of every code of T (formats of at most 16 storage bits): what mixprec::convert
-/// gives code by code, built once. Codes above the format's width (never decoded) are 0.
-template <class T>
-const double* decode_table() {
-  using U = typename T::storage_type;
-  static_assert(sizeof(U) <= 2, "a table of at most 65536 entries");
-  static const std::vector<double> table = [] {
-    const std::size_t valid = std::size_t{1} << T::format_type::storage_bits;
-    std::vector<T> codes(valid);
-    for (std::size_t c = 0; c < valid; ++c) codes[c] = T::from_bits(static_cast<U>(c));
-    std::vector<double> t(std::size_t{1} << (8 * sizeof(U)), 0.0);
-    mixprec::convert(mixprec::exec::seq, mixprec::span<const T>(codes.data(), valid),
-                     mixprec::span<double>(t.data(), valid));
-    return t;
-  }();
-  return table.data();
+/// out[i] = double(in[i]) exactly for i < n, whatever MXCSR's DAZ says (float subnormals, e.g.
+/// bfloat16's and e8m0's 2^-127, from their integer significands); NaNs as the hardware widens them.
+inline void widen_exact(const float* in, double* out, std::size_t n) noexcept {
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint32_t u;
+    std::memcpy(&u, &in[i], sizeof u);
+    const std::uint32_t a = u & 0x7fffffffu;
+    double w = static_cast<double>(in[i]);
+    if (a - 1u < 0x007fffffu) {  // subnormal: a * 2^-149, both exact, the sign ORed in
+      std::uint64_t bits;
+      const double m = static_cast<double>(static_cast<std::int32_t>(a)) * 0x1p-149;
+      std::memcpy(&bits, &m, sizeof bits);
+      bits |= static_cast<std::uint64_t>(u >> 31) << 63;
+      std::memcpy(&w, &bits, sizeof w);
+    }
+    out[i] = w;
+  }
 }
 
-/// out[i] = the value of code in[i] for i in [0, n) (codes known to fit the format).
+/// out[i] = the value of code in[i] for i in [0, n) (codes known to fit the format): mixprec::convert
+/// to float (the C++ bulk path: simd/decode.hpp for one-byte formats, vcvtph2ps and shifts for half
+/// and bfloat16), widened exactly, where every value of T is a float; else convert to double.
 template <class T>
 void decode(const T* in, double* out, std::size_t n) {
-  if constexpr (sizeof(typename T::storage_type) <= 2) {
-    const double* t = decode_table<T>();
-    for (std::size_t i = 0; i < n; ++i) out[i] = t[in[i].bits()];
+  using F = typename T::format_type;
+  if constexpr (F::emax <= 127 && F::emin - F::mantissa_bits >= -149 && F::mantissa_bits <= 23) {
+    constexpr std::size_t chunk = 1024;
+    float buf[chunk];
+    for (std::size_t b = 0; b < n; b += chunk) {
+      const std::size_t k = n - b < chunk ? n - b : chunk;
+      mixprec::convert(mixprec::exec::seq, mixprec::span<const T>(in + b, k), mixprec::span<float>(buf, k));
+      widen_exact(buf, out + b, k);
+    }
   } else {
     mixprec::convert(mixprec::exec::seq, mixprec::span<const T>(in, n), mixprec::span<double>(out, n));
   }
