@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Exhaustive: all 2^32 floats against the independent reference (tests/reference.hpp):
 //   half and bfloat16 in the six deterministic modes; tf32 in nearest-even and nearest-away;
-//   float8_e4m3fn and float8_e5m2 in nearest-even under both overflow policies.
+//   float8_e4m3fn and float8_e5m2 in nearest-even under both overflow policies: every float where
+//   their results vary (with six binades of margin; see fp8_window), every 61st elsewhere.
 // Plus 10^7 random doubles per format in every deterministic mode and policy.
 // Multi-threaded; label "exhaustive".
 #include <doctest/doctest.h>
@@ -130,6 +131,21 @@ struct sweep {
   }
 };
 
+/// float8_e4m3fn and float8_e5m2 (nearest even, ieee and saturate) are checked on EVERY float
+/// whose exponent field is 0 (zeros, subnormals) or 255 (Inf, NaN) or whose exponent e = field - 127
+/// lies in [-23, 21]: the range where their results vary, |x| in [2^-17, 2^16) (2^-17 is half of
+/// e5m2's smallest subnormal, every smaller float rounds to +-0; from 2^16 up, beyond the overflow
+/// thresholds 464 and 61440, every float gives +-Inf, NaN or +-max), with six binades of margin on
+/// each side. Outside it, every 61st pattern of each chunk (all mantissa bit positions, every
+/// exponent, both signs). The other 2^32 - 2^32 * 47/256 floats give one result per sign and policy;
+/// tests/exhaustive/test_cuda_host_conversions.cpp compares all 2^32 floats, bit for bit, with
+/// CUDA's __nv_cvt_float_to_fp8 in the same four cases, and test_narrow8_all_floats.cpp the vector
+/// paths with round_to. half, bfloat16 and tf32: all 2^32 floats.
+constexpr std::uint64_t kFp8Stride = 61;
+constexpr bool fp8_window(std::uint64_t exponent_field) {
+  return exponent_field == 0 || exponent_field == 255 || (exponent_field >= 127 - 23 && exponent_field <= 127 + 21);
+}
+
 std::vector<check_spec> all_deterministic(overflow p) {
   return {{rounding::nearest_even, p}, {rounding::nearest_away, p}, {rounding::toward_zero, p},
           {rounding::upward, p},       {rounding::downward, p},     {rounding::to_odd, p}};
@@ -154,6 +170,7 @@ TEST_CASE("all 2^32 floats convert correctly") {
   std::uint64_t stride = 1;
   if (const char* s = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE")) stride = std::strtoull(s, nullptr, 10);
   if (stride > 1) MESSAGE("MIXPREC_EXHAUSTIVE_STRIDE=", stride, ": checking every ", stride, "th float only");
+  // Chunks of 2^22 patterns: each lies in one (sign, exponent field) pair.
   parallel_chunks(std::uint64_t{1} << 32, std::uint64_t{1} << 22, "floats", [&](std::uint64_t b, std::uint64_t e) {
     for (std::uint64_t i = b; i < e; i += stride) {
       const auto bits = static_cast<std::uint32_t>(i);
@@ -161,6 +178,11 @@ TEST_CASE("all 2^32 floats convert correctly") {
       half.run(bits, x, print);
       bf16.run(bits, x, print);
       tf32.run(bits, x, print);
+    }
+    const std::uint64_t fp8_step = stride * (fp8_window((b >> 23) & 0xff) ? 1 : kFp8Stride);
+    for (std::uint64_t i = b; i < e; i += fp8_step) {
+      const auto bits = static_cast<std::uint32_t>(i);
+      const float x = mixprec::detail::bit_cast<float>(bits);
       e4m3.run(bits, x, print);
       e5m2.run(bits, x, print);
     }
