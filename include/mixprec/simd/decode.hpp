@@ -20,7 +20,10 @@
 // DAZ says, and every product is a normal float: MXCSR does not matter.
 // The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
 // built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
-// in and every value is a bfloat16 (decode_by_byte_lookup<F, true>), else by vpgatherdd.
+// in and every value is a bfloat16 (decode_by_byte_lookup<F, true>); elsewhere, for unsigned
+// formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3), by integer
+// shifts plus an in-register lookup of the few irregular codes (decode_by_shift, checked against
+// the table at compile time); any other by vpgatherdd. No float arithmetic: MXCSR does not matter.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
 // path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
@@ -133,6 +136,25 @@ struct lookup_format {
   /// code of F's storage_bits, repeated over the index's 7 bits (bit 7 ignored, as unpack does).
   static constexpr bool full = F::is_signed && F::exponent_bits + F::mantissa_bits == 7;
 };
+
+/// Runs one(p, out) (N codes to N floats) over n codes: a head of at most N - 1 codes through
+/// a buffer until d is 64-byte aligned (the stores then never split a cache line), the steps,
+/// the tail through a buffer.
+template <std::size_t N, class One>
+inline void decode_steps(const std::uint8_t* s, float* d, std::size_t n, const One& one) noexcept {
+  const auto part = [&one](const std::uint8_t* p, float* out, std::size_t m) noexcept {  // m < N
+    std::uint8_t in[N < 16 ? 16 : N] = {};
+    float buf[N] = {};
+    std::memcpy(in, p, m);
+    one(in, buf);
+    std::memcpy(out, buf, m * sizeof(float));
+  };
+  std::size_t i = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) % 64 / sizeof(float) % N;
+  if (i > n || reinterpret_cast<std::uintptr_t>(d) % sizeof(float) != 0) i = 0;
+  if (i > 0) part(s, d, i);
+  for (; i + N <= n; i += N) one(s + i, d + i);
+  if (i < n) part(s + i, d + i, n - i);
+}
 
 #if defined(MIXPREC_SIMD_AVX512)
 /// The lookup decoder, 32 codes a step (V with has_lookup128).
@@ -262,41 +284,144 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 }
 #endif
 
+/// Whether F's codes decode by shifts (F in table_format, unsigned, exponent and mantissa filling
+/// the byte, at most 3 mantissa bits, e.g. e8m0 and ue5m3): a code c of a nonzero exponent field
+/// is the float of bits (c << (23 - M)) + ((127 - bias) << 23); the codes of a zero field (at
+/// most 8: zero, subnormals, e8m0's 2^-127) and code 255 (the NaN) are irregular, their bits in
+/// tab (index c + 1 mod 256: code 255 at 0). The constructor checks all 256 codes against
+/// float_table.
+template <class F>
+struct shift_decode {
+  static constexpr int M = F::mantissa_bits;
+  static constexpr std::uint32_t offset = static_cast<std::uint32_t>(127 - F::bias) << 23;  ///< mod 2^32
+  std::uint32_t tab[16] = {};  ///< the irregular codes' bits, index c + 1 mod 256
+  std::uint32_t or_bits = 0;   ///< M = 0: the irregular codes' bits are the formula's ORed with these
+  bool or_fix = false;         ///< M = 0 and or_bits works for both irregular codes
+  bool exact = false;          ///< every code's bits equal float_table's
+  constexpr shift_decode() noexcept {
+    const auto& v = float_table_holder<F>::table.v;
+    if (M > 3) return;
+    tab[0] = v[255];
+    for (unsigned c = 0; c < (1u << M); ++c) tab[c + 1] = v[c];
+    bool ok = true;
+    for (std::uint32_t c = 0; c < 256; ++c) {
+      const std::uint32_t c1 = (c + 1) & 255u;
+      ok = ok && (c1 <= (1u << M) ? tab[c1] : (c << (23 - M)) + offset) == v[c];
+    }
+    exact = ok;
+    const std::uint32_t f0 = offset, f255 = (255u << (23 - M)) + offset;
+    or_bits = v[0] & ~f0;
+    or_fix = M == 0 && (f0 | or_bits) == v[0] && (f255 | or_bits) == v[255];
+  }
+};
+template <class F>
+struct shift_decode_holder {
+  static constexpr shift_decode<F> table{};
+};
+template <class F>
+constexpr shift_decode<F> shift_decode_holder<F>::table;
+/// Whether shift_decode takes F.
+template <class F>
+struct shift_format {
+  static constexpr bool supported = [] {
+    if constexpr (table_format<F>::supported && !F::is_signed && F::exponent_bits + F::mantissa_bits == 8 &&
+                  F::mantissa_bits <= 3) {
+      return shift_decode_holder<F>::table.exact;
+    } else {
+      return false;
+    }
+  }();
+};
+
+/// The shift decoder (shift_format<F>), V::N codes a step: the codes widened to 32 bits, shifted,
+/// the offset added; the irregular codes' bits: AVX-512, M = 0 (e8m0) a masked OR of one constant,
+/// else a masked vpermd of tab by c + 1 (one byte add before widening); AVX2, vpermd of 8 entries
+/// and a blend, the NaN by a second blend. Stores aligned to 64 bytes after a head (decode_steps).
+template <class V, class F>
+inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  constexpr std::size_t N = V::N;
+  constexpr int M = F::mantissa_bits;
+  const auto& sd = shift_decode_holder<F>::table;
+#if defined(MIXPREC_SIMD_AVX512)
+  if constexpr (N == 16 && sd.or_fix) {  // e8m0: codes 0 and 255 (c + 1 with no bit but bit 0 or 8) OR a constant
+    const __m512i one = _mm512_set1_epi32(1), fe = _mm512_set1_epi32(0xfe);
+    const __m512i orb = _mm512_set1_epi32(static_cast<int>(sd.or_bits)), offset = _mm512_set1_epi32(static_cast<int>(sd.offset));
+    decode_steps<N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      const __mmask16 irregular = _mm512_testn_epi32_mask(_mm512_add_epi32(c, one), fe);
+      const __m512i b = _mm512_add_epi32(_mm512_slli_epi32(c, 23 - M), offset);
+      _mm512_storeu_si512(out, _mm512_mask_or_epi32(b, irregular, b, orb));
+    });
+    return;
+  } else if constexpr (N == 16) {  // c1 = c + 1 mod 256 (a byte add): irregular where c1 <= 2^M
+    const __m512i tab = _mm512_loadu_si512(sd.tab);
+    const __m512i offset = _mm512_set1_epi32(static_cast<int>(sd.offset - (1u << (23 - M))));
+    const __m512i lim = _mm512_set1_epi32((1 << M) + 1);
+    const __m128i one = _mm_set1_epi8(1);
+    decode_steps<N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+      const __m512i c1 = _mm512_cvtepu8_epi32(_mm_add_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), one));
+      const __m512i b = _mm512_add_epi32(_mm512_slli_epi32(c1, 23 - M), offset);
+      _mm512_storeu_si512(out, _mm512_mask_permutexvar_epi32(b, _mm512_cmplt_epu32_mask(c1, lim), c1, tab));
+    });
+    return;
+  }
+#endif
+  if constexpr (N == 8) {
+    std::uint32_t t8[8] = {};
+    for (unsigned c = 0; c < (1u << M); ++c) t8[c] = sd.tab[c + 1];
+    const __m256i tab = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t8));
+    const __m256i offset = _mm256_set1_epi32(static_cast<int>(sd.offset));
+    const __m256i field = _mm256_set1_epi32(1 << M), nan_code = _mm256_set1_epi32(255);
+    const __m256i nan = _mm256_set1_epi32(static_cast<int>(sd.tab[0]));
+    const auto one = [&](const std::uint8_t* p, float* out) noexcept {
+      const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      __m256i b = _mm256_add_epi32(_mm256_slli_epi32(c, 23 - M), offset);
+      b = _mm256_blendv_epi8(b, _mm256_permutevar8x32_epi32(tab, c), _mm256_cmpgt_epi32(field, c));
+      b = _mm256_blendv_epi8(b, nan, _mm256_cmpeq_epi32(c, nan_code));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), b);
+    };
+    decode_steps<N>(s, d, n, one);
+  }
+}
+
 /// The table decoder (table_format<F>): with VBMI and every value a bfloat16 the byte lookup
-/// of 256 codes, else a gather of the floats' bits from the table, V::N codes a step.
+/// of 256 codes, else the shift decoder where it takes F, else a gather of the floats' bits from
+/// the table, V::N codes a step.
 template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
-  const auto one = [](const std::uint8_t* p, float* out) noexcept {
-    const auto& tab = float_table_holder<F>::table;
-#if defined(MIXPREC_SIMD_AVX512)
-    if constexpr (N == 16) {
-      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-      _mm512_storeu_si512(out, _mm512_i32gather_epi32(c, static_cast<const void*>(tab.v), 4));
-      return;
-    }
-#endif
-    if constexpr (N == 8) {
-      const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                          _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab.v), c, 4));
-    }
-  };
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
   if constexpr (N == 16 && float_table_holder<F>::table.bf16) {
-    (void)one;
     decode_by_byte_lookup<F, true>(s, d, n);
     return;
   }
 #endif
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) one(s + i, d + i);
-  if (i < n) {
-    std::uint8_t in[16] = {};
-    float out[N] = {};
-    std::memcpy(in, s + i, n - i);
-    one(in, out);
-    std::memcpy(d + i, out, (n - i) * sizeof(float));
+  if constexpr (shift_format<F>::supported) {
+    decode_by_shift<V, F>(s, d, n);
+  } else {
+    decode_steps<N>(s, d, n, [](const std::uint8_t* p, float* out) noexcept {
+      const auto& tab = float_table_holder<F>::table;
+// GCC's -O0 macro form of _mm512_i32gather_epi32 passes a -1 mask (-Wsign-conversion in user code).
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wsign-conversion"
+#endif
+#if defined(MIXPREC_SIMD_AVX512)
+      if constexpr (N == 16) {
+        const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+        _mm512_storeu_si512(out, _mm512_i32gather_epi32(c, static_cast<const void*>(tab.v), 4));
+        return;
+      }
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
+      if constexpr (N == 8) {
+        const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                            _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab.v), c, 4));
+      }
+    });
   }
 }
 

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: MIT
+// simd/decode.hpp's table formats (one byte, neither the half decoder's nor the lookup's): the
+// shift decoder (e8m0, ue5m3, and other unsigned byte formats of at most 3 mantissa bits whose
+// bits it reproduces), the VBMI byte lookup and the gather give round_to<float>'s bits (itself
+// checked against independent references elsewhere) for all 256 codes, at every offset of source
+// and destination and every length around the vector width (the aligning head and the tail).
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <mixprec/mixprec.hpp>
+#include <mixprec/simd/decode.hpp>
+
+using namespace mixprec;
+
+namespace {
+
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+std::uint32_t bits_of(float x) {
+  std::uint32_t u;
+  std::memcpy(&u, &x, sizeof u);
+  return u;
+}
+
+/// decode_by_table<V, F> at source/destination offsets 0-16 and lengths 0-70 and 1000, and the
+/// floats around each call untouched.
+template <class V, class F>
+void check_table_decode() {
+  using T = basic_float<F>;
+  std::vector<std::uint8_t> src(1100);
+  for (std::size_t i = 0; i < src.size(); ++i) src[i] = static_cast<std::uint8_t>(i * 37 + i / 256);
+  std::uint32_t want[256];
+  for (unsigned c = 0; c < 256; ++c) want[c] = bits_of(round_to<float>(T::from_bits(static_cast<std::uint8_t>(c))));
+  constexpr float guard = -1234.5f;
+  std::size_t bad = 0, calls = 0;
+  for (std::size_t off = 0; off <= 16; ++off) {
+    for (std::size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
+      std::vector<float> dst(n + 40, guard);
+      simd::decode_by_table<V, F>(src.data() + off, dst.data() + off, n);
+      ++calls;
+      for (std::size_t i = 0; i < dst.size(); ++i) {
+        const bool in = i >= off && i < off + n;
+        bad += bits_of(dst[i]) != (in ? want[src[i]] : bits_of(guard));
+      }
+      if (n == 1000) break;
+    }
+  }
+  INFO(V::name);
+  CHECK(calls == 17 * 72);
+  CHECK(bad == 0);
+}
+
+template <class F>
+void check_every_width() {
+#if defined(MIXPREC_SIMD_AVX512)
+  check_table_decode<simd::vec512, F>();
+#endif
+#if defined(MIXPREC_SIMD_AVX2)
+  check_table_decode<simd::vec256, F>();
+#endif
+}
+#endif
+
+using e8m0 = float8_e8m0fnu::format_type;
+using ue5m3 = float8_ue5m3::format_type;
+using ue7m1 = format<7, 1, encoding::fn, 0, 63, false>;
+using ue6m2 = format<6, 2, encoding::fn, 0, 31, false>;
+using ue4m4 = format<4, 4, encoding::fn, 0, 7, false>;  // 4 mantissa bits: the gather
+
+}  // namespace
+
+#if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
+TEST_CASE("decode: which table formats the shift decoder takes") {
+  static_assert(simd::table_format<e8m0>::supported && simd::table_format<ue5m3>::supported, "");
+  static_assert(simd::shift_format<e8m0>::supported, "e8m0: shifts and an OR of 2^-127's bit");
+  static_assert(simd::shift_format<ue5m3>::supported, "ue5m3: shifts and eight subnormals");
+  static_assert(simd::shift_format<ue6m2>::supported, "");
+  static_assert(simd::shift_format<ue7m1>::supported, "");
+  static_assert(!simd::shift_format<ue4m4>::supported, "more than 8 irregular codes");
+  CHECK(simd::shift_decode_holder<e8m0>::table.or_fix);
+  CHECK(simd::shift_decode_holder<e8m0>::table.or_bits == 0x00400000u);  // 2^-127 = 0x00400000; NaN 0x7fc00000
+  CHECK(!simd::shift_decode_holder<ue5m3>::table.or_fix);
+  CHECK(simd::shift_decode_holder<ue5m3>::table.tab[0] == 0x7fc00000u);  // code 255, the NaN
+  CHECK(simd::shift_decode_holder<ue5m3>::table.tab[2] == 0x37000000u);  // code 1: 2^-17
+}
+
+TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled width") {
+  check_every_width<e8m0>();
+  check_every_width<ue5m3>();
+}
+
+TEST_CASE("decode: other byte formats: shifts (1 or 2 mantissa bits) or the gather") {
+  check_every_width<ue7m1>();
+  check_every_width<ue6m2>();
+  check_every_width<ue4m4>();
+}
+#endif
