@@ -12,6 +12,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <type_traits>
 
 #include "../../exec.hpp"
 
@@ -69,6 +70,14 @@ inline unsigned char* scratch_buffer(std::size_t bytes) {
   return buf.data.get() + ((buf.align - (addr & (buf.align - 1))) & (buf.align - 1));
 }
 
+/// call(ctx, t) for t in [0, n) on `threads` threads: the one instantiation of the pool's code
+/// for every body of parallel (each task is a sliver or a row: the indirect call costs nothing).
+inline void parallel_erased(unsigned threads, std::size_t n, void* ctx, void (*call)(void*, std::size_t)) {
+  for_each_block(exec::par(threads), n, 1, [&](std::size_t begin, std::size_t end) {
+    for (std::size_t t = begin; t < end; ++t) call(ctx, t);
+  });
+}
+
 /// f(t) for t in [0, n) on `threads` threads (the caller included).
 template <class F>
 void parallel(unsigned threads, std::size_t n, F&& f) {
@@ -76,9 +85,9 @@ void parallel(unsigned threads, std::size_t n, F&& f) {
     for (std::size_t t = 0; t < n; ++t) f(t);
     return;
   }
-  for_each_block(exec::par(threads), n, 1, [&](std::size_t begin, std::size_t end) {
-    for (std::size_t t = begin; t < end; ++t) f(t);
-  });
+  using body = typename std::remove_reference<F>::type;
+  parallel_erased(threads, n, const_cast<void*>(static_cast<const void*>(&f)),
+                  [](void* ctx, std::size_t t) { (*static_cast<body*>(ctx))(t); });
 }
 
 /// At most `threads` tasks run at once; each takes a free slot (its private scratch) for its run.

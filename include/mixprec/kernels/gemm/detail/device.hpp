@@ -70,7 +70,7 @@ __global__ void __launch_bounds__(256) tiled_kernel(problem<Acc, TA, TB, TC> pr)
           if constexpr (Kind == step_kind::dot2) {
             acc[r][c] = dot2_step(ra[r], rb[c], acc[r][c]);
           } else {
-            acc[r][c] = fma(ra[r], rb[c], acc[r][c]);
+            acc[r][c] = ieee::fma_rn(ra[r], rb[c], acc[r][c]);
           }
         }
     }

@@ -41,7 +41,7 @@ bool tile_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp,
   constexpr std::size_t W = vw;
   TC* const c = d.c;
   const std::size_t ldc = d.ldc;
-  const bool direct = c != nullptr;
+  const bool direct = c != nullptr && nr == V * W;  // (a partial tile: through the buffer)
   vf acc[R][V];
   MIXPREC_GEMM_UNROLL
   for (std::size_t r = 0; r < R; ++r) {
@@ -61,7 +61,7 @@ bool tile_dot2(std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp,
     ap += tile_mr;
     bp += V * W;
   }
-  return tile_out<R, V>(acc, rows, nr, direct, c, ldc, d);
+  return tile_out<R, V>(acc, rows, direct, c, ldc, d);
 }
 /// The vdpbf16ps driver body, one per vector-stored C type TCv (float, half, bfloat16): C of pv
 /// from the operands a (op(A), m x k) and b (op(B)^T, n x k); pv.a, pv.b are not read. vec_store:

@@ -157,11 +157,21 @@ void host(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
   host_portable(pr, threads);
 }
 
-/// Checks the arguments (std::invalid_argument naming the problem) and normalizes them.
-template <class Acc, class TA, class TB, class TC>
-problem<Acc, TA, TB, TC> setup(transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k, Acc alpha,
-                               const TA* A, std::size_t lda, const TB* B, std::size_t ldb, Acc beta, TC* C,
-                               std::size_t ldc, const gemm_options& opts) {
+/// What setup computes beyond the arguments: the strides of the normalized problem, its step
+/// kind and input conversion.
+struct setup_layout {
+  std::size_t a_is, a_ps, b_ps, b_js, c_is, c_js, counter_is, counter_js;
+  step_kind kind;
+  input_mode input;
+};
+
+/// setup's checks (std::invalid_argument naming the problem) and layout, shared by every element
+/// type: the types enter as flags (bf16_ab: A and B bfloat16; acc_float: Acc float; float_ab:
+/// A or B float), the pointers as whether they are null.
+inline setup_layout setup_checks(transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k,
+                                 bool a_null, std::size_t lda, bool b_null, std::size_t ldb, bool c_null,
+                                 std::size_t ldc, const gemm_options& opts, bool bf16_ab, bool acc_float,
+                                 bool float_ab) {
   auto fail = [](const std::string& what) { throw std::invalid_argument("mixprec::gemm: " + what); };
   auto check_op = [&](transpose t, const char* name) {
     if (t != transpose::none && t != transpose::trans) fail(std::string("invalid transpose value for ") + name);
@@ -192,22 +202,19 @@ problem<Acc, TA, TB, TC> setup(transpose op_a, transpose op_b, std::size_t m, st
   check_ld("lda", lda, a_rows, a_cols);
   check_ld("ldb", ldb, b_rows, b_cols);
   check_ld("ldc", ldc, m, n);
-  if (A == nullptr && m != 0 && k != 0)
+  if (a_null && m != 0 && k != 0)
     fail("A is a null pointer but op(A) is " + std::to_string(m) + " x " + std::to_string(k));
-  if (B == nullptr && k != 0 && n != 0)
+  if (b_null && k != 0 && n != 0)
     fail("B is a null pointer but op(B) is " + std::to_string(k) + " x " + std::to_string(n));
-  if (C == nullptr && m != 0 && n != 0)
-    fail("C is a null pointer but C is " + std::to_string(m) + " x " + std::to_string(n));
+  if (c_null && m != 0 && n != 0) fail("C is a null pointer but C is " + std::to_string(m) + " x " + std::to_string(n));
 
   step_kind kind = step_kind::fma;
   input_mode input = input_mode::as_is;
   if (opts.algorithm == gemm_algorithm::bf16_dot2) {
-    if (!std::is_same<TA, bfloat16>::value || !std::is_same<TB, bfloat16>::value) {
-      fail("gemm_algorithm::bf16_dot2 needs bfloat16 A and B");
-    }
-    if (!std::is_same<Acc, float>::value) fail("gemm_algorithm::bf16_dot2 accumulates in float (Acc must be float)");
+    if (!bf16_ab) fail("gemm_algorithm::bf16_dot2 needs bfloat16 A and B");
+    if (!acc_float) fail("gemm_algorithm::bf16_dot2 accumulates in float (Acc must be float)");
     kind = step_kind::dot2;
-  } else if (std::is_same<TA, float>::value || std::is_same<TB, float>::value) {
+  } else if (float_ab) {
     switch (float32_matmul_precision()) {
       case matmul_precision::medium:
         input = input_mode::bf16;
@@ -229,11 +236,22 @@ problem<Acc, TA, TB, TC> setup(transpose op_a, transpose op_b, std::size_t m, st
         break;
     }
   }
-
   const std::size_t a_is = (row != ta) ? lda : 1, a_ps = (row != ta) ? 1 : lda;
   const std::size_t b_ps = (row != tb) ? ldb : 1, b_js = (row != tb) ? 1 : ldb;
   const std::size_t c_is = row ? ldc : 1, c_js = row ? 1 : ldc;
   const std::size_t counter_is = row ? n : 1, counter_js = row ? 1 : m;
+  return setup_layout{a_is, a_ps, b_ps, b_js, c_is, c_js, counter_is, counter_js, kind, input};
+}
+
+/// Checks the arguments (std::invalid_argument naming the problem) and normalizes them.
+template <class Acc, class TA, class TB, class TC>
+problem<Acc, TA, TB, TC> setup(transpose op_a, transpose op_b, std::size_t m, std::size_t n, std::size_t k, Acc alpha,
+                               const TA* A, std::size_t lda, const TB* B, std::size_t ldb, Acc beta, TC* C,
+                               std::size_t ldc, const gemm_options& opts) {
+  const auto [a_is, a_ps, b_ps, b_js, c_is, c_js, counter_is, counter_js, kind, input] =
+      setup_checks(op_a, op_b, m, n, k, A == nullptr, lda, B == nullptr, ldb, C == nullptr, ldc, opts,
+                   std::is_same<TA, bfloat16>::value && std::is_same<TB, bfloat16>::value,
+                   std::is_same<Acc, float>::value, std::is_same<TA, float>::value || std::is_same<TB, float>::value);
   const sr_rng rng(opts.generator, opts.seed);
   const std::uint64_t offset = opts.offset;
   const rounding out = opts.output_rounding;

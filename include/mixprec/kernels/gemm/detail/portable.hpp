@@ -78,7 +78,7 @@ void host_portable(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
             for (std::size_t p = 0; p < kk; ++p) {
               const Acc av = arow[p];
               const Acc* bp = panel + p * w + c0;
-              for (std::size_t c = 0; c < cw; ++c) acc[c] = fma(av, bp[c], acc[c]);
+              for (std::size_t c = 0; c < cw; ++c) acc[c] = ieee::fma_rn(av, bp[c], acc[c]);
             }
           }
           for (std::size_t c = 0; c < cw; ++c) store_element(pr, i, j0 + c0 + c, acc[c]);

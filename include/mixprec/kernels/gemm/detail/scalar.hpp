@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/gemm/detail/scalar.hpp — the portable element path of gemm (host and device).
 //
-// What: detail::gemm:: fma, widen, the float32_matmul_precision input conversions (round_tf32,
+// What: detail::gemm:: widen, the float32_matmul_precision input conversions (round_tf32,
 // round_bf16, split), the bf16_dot2 step (dot2_step), the normalized problem, the output stage
 // (store_element) and one C element computed straight from A and B (element: the CUDA path and
 // the host reference). Everything else in gemm/ produces these elements' bits faster.
@@ -15,6 +15,7 @@
 
 #include "../../../core/config.hpp"
 #include "../../../core/detail/bits.hpp"
+#include "../../../core/detail/ieee_ops.hpp"
 #include "../../../core/random.hpp"
 #include "../../../core/round_to.hpp"
 #include "../../../core/types.hpp"
@@ -22,21 +23,6 @@
 namespace mixprec {
 namespace detail {
 namespace gemm {
-
-MIXPREC_HD inline float fma(float a, float b, float c) noexcept {
-#if defined(__CUDA_ARCH__)
-  return fmaf(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-MIXPREC_HD inline double fma(double a, double b, double c) noexcept {
-#if defined(__CUDA_ARCH__)
-  return ::fma(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
 
 /// x converted to Acc: exact for mixprec types and float -> double; double -> float rounds to
 /// nearest-even.
@@ -97,7 +83,7 @@ MIXPREC_HD inline float dot2_step(float a, float b, float acc) noexcept {
   a = flush(a);
   b = flush(b);
   acc = flush(acc);
-  const float r = fma(a, b, acc);
+  const float r = ieee::fma_rn(a, b, acc);
   const std::uint32_t mag = bits_of(r) & 0x7fffffffu;
   if (mag > 0x00800000u || mag == 0) return r;  // above 2^-126 (or inf/NaN), or an exact zero
   const float zero = float_of(bits_of(r) & 0x80000000u);
@@ -112,13 +98,13 @@ MIXPREC_HD inline float dot2_step(float a, float b, float acc) noexcept {
   } else {
     sb = b * 0x1p64f;
   }
-  const float r2 = fma(sa, sb, acc * 0x1p64f);
+  const float r2 = ieee::fma_rn(sa, sb, acc * 0x1p64f);
   return (bits_of(r2) & 0x7fffffffu) < 0x20800000u ? zero : r;  // below 2^-62: tiny
 }
 
 /// How the k steps combine the inputs.
 enum class step_kind : unsigned char {
-  fma,  ///< acc = fma(a', b', acc)
+  fma,  ///< acc = ieee::fma_rn(a', b', acc)
   x3,   ///< the bf16x3 split, three fma per step
   dot2  ///< bf16_dot2
 };
@@ -201,7 +187,7 @@ MIXPREC_HD inline void store_element(const problem<Acc, TA, TB, TC>& pr, std::si
                                      Acc acc) noexcept {
   TC* c = pr.c + i * pr.c_is + j * pr.c_js;
   Acc r = pr.alpha * acc;
-  if (!detail::exact_eq(pr.beta, Acc(0))) r = fma(pr.beta, gemm::widen<Acc>(*c), r);
+  if (!detail::exact_eq(pr.beta, Acc(0))) r = ieee::fma_rn(pr.beta, gemm::widen<Acc>(*c), r);
   if constexpr (std::is_same<TC, Acc>::value) {
     *c = r;
   } else {
@@ -232,17 +218,18 @@ MIXPREC_HD inline void element(const problem<Acc, TA, TB, TC>& pr, std::size_t i
       split(b[jb + p * pr.b_ps], bh, bl);
       const Acc ahi = ah, alo = al, bhi = bh, blo = bl;
       if (pr.x3_a_first) {
-        acc = fma(alo, bhi, acc);
-        acc = fma(ahi, blo, acc);
+        acc = ieee::fma_rn(alo, bhi, acc);
+        acc = ieee::fma_rn(ahi, blo, acc);
       } else {
-        acc = fma(ahi, blo, acc);
-        acc = fma(alo, bhi, acc);
+        acc = ieee::fma_rn(ahi, blo, acc);
+        acc = ieee::fma_rn(alo, bhi, acc);
       }
-      acc = fma(ahi, bhi, acc);
+      acc = ieee::fma_rn(ahi, bhi, acc);
     }
   } else {
     for (std::size_t p = 0; p < pr.k; ++p) {
-      acc = fma(load_input<Acc>(a[ia + p * pr.a_ps], pr.input), load_input<Acc>(b[jb + p * pr.b_ps], pr.input), acc);
+      acc = ieee::fma_rn(load_input<Acc>(a[ia + p * pr.a_ps], pr.input), load_input<Acc>(b[jb + p * pr.b_ps], pr.input),
+                         acc);
     }
   }
   store_element(pr, i, j, acc);

@@ -2,8 +2,8 @@
 // mixprec/kernels/gemm/detail/store.hpp — the output stage of the SIMD tiles: alpha, beta and the rounding into C.
 //
 // What: detail::gemm::store_vec (a row of a register tile into C, as store_element lane by lane),
-// store_tile (a buffered tile into C, any C type), tile_rows / tile_out (a register tile to C or
-// to its buffer).
+// store_tile (a buffered tile into C, any C type), tile_out (a register tile to C or to its
+// buffer).
 #ifndef MIXPREC_KERNELS_GEMM_DETAIL_STORE_HPP
 #define MIXPREC_KERNELS_GEMM_DETAIL_STORE_HPP
 
@@ -125,32 +125,14 @@ struct tile_dest {
   float* tile;
 };
 
-/// Rows r < rows of a register tile to C: full (nr == V*vw) or the first nr columns.
-template <bool ReadC, bool Full, std::size_t R, std::size_t V, class TC>
-MIXPREC_GEMM_INLINE void tile_rows(const vf (&acc)[R][V], std::size_t rows, std::size_t nr, TC* const c,
-                                   const std::size_t ldc, vf va, vf vb) noexcept {
-  constexpr std::size_t W = vw;
-  MIXPREC_GEMM_UNROLL
-  for (std::size_t r = 0; r < R; ++r) {
-    if (r >= rows) break;
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t v = 0; v < V; ++v) {
-      if (Full) {
-        store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, ReadC);
-      } else if (v * W < nr) {  // a partial last sliver (n = 10, or the end of C's rows)
-        store_vec(c + r * ldc + v * W, acc[r][v], std::min(W, nr - v * W), va, vb, ReadC);
-      }
-    }
-  }
-}
-
-/// The end of the bf16_dot2 register tile: direct (C set): its first `rows`
-/// rows and nr (<= V*vw) columns to C (c, rows ldc apart) by store_vec, returns true;
-/// otherwise all R rows to d.tile (rows V*vw apart), returns false (the caller stores them).
-/// (Always inlined, as tile_rows: the accumulators stay in registers. tile_f32 keeps
-/// its own copy of this code: through this function its AVX2 build ran slower.)
+/// The end of the bf16_dot2 register tile: direct (C set and the tile full width, nr == V*vw):
+/// its first `rows` rows to C (c, rows ldc apart) by store_vec, returns true; otherwise all R
+/// rows to d.tile (rows V*vw apart), returns false (the caller stores them with store_tile, as a
+/// partial tile of tile_f32's). (Always inlined: the accumulators stay in registers. tile_f32
+/// keeps its own copy of this code: through an earlier form of this function its AVX2 build ran
+/// slower.)
 template <std::size_t R, std::size_t V, class TC>
-MIXPREC_GEMM_INLINE bool tile_out(const vf (&acc)[R][V], std::size_t rows, std::size_t nr, bool direct, TC* const c,
+MIXPREC_GEMM_INLINE bool tile_out(const vf (&acc)[R][V], std::size_t rows, bool direct, TC* const c,
                                   const std::size_t ldc, const tile_dest<TC>& d) noexcept {
   constexpr std::size_t W = vw;
   if (!direct) {
@@ -163,17 +145,18 @@ MIXPREC_GEMM_INLINE bool tile_out(const vf (&acc)[R][V], std::size_t rows, std::
     return false;
   }
   const vf va = vset1(d.alpha), vb = vset1(d.beta);
-  const bool beta0 = detail::exact_eq(d.beta, 0.0f);
-  if (nr == V * W) {
-    if (beta0) {
-      tile_rows<false, true>(acc, rows, nr, c, ldc, va, vb);
-    } else {
-      tile_rows<true, true>(acc, rows, nr, c, ldc, va, vb);
+  auto store_rows = [&](auto read_c) {
+    MIXPREC_GEMM_UNROLL
+    for (std::size_t r = 0; r < R; ++r) {
+      if (r >= rows) break;
+      MIXPREC_GEMM_UNROLL
+      for (std::size_t v = 0; v < V; ++v) store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, read_c());
     }
-  } else if (beta0) {
-    tile_rows<false, false>(acc, rows, nr, c, ldc, va, vb);
+  };
+  if (detail::exact_eq(d.beta, 0.0f)) {
+    store_rows(std::false_type{});
   } else {
-    tile_rows<true, false>(acc, rows, nr, c, ldc, va, vb);
+    store_rows(std::true_type{});
   }
   return true;
 }

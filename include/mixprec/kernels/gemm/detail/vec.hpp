@@ -73,15 +73,10 @@ inline vd vdload(const double* p) noexcept { return _mm512_load_pd(p); }
 inline vd vdloadu(const double* p) noexcept { return _mm512_loadu_pd(p); }
 inline void vdstore(double* p, vd v) noexcept { _mm512_store_pd(p, v); }
 inline void vdstoreu(double* p, vd v) noexcept { _mm512_storeu_pd(p, v); }
-/// vw bytes at p zero-extended to 32-bit lanes / vw half codes / bfloat16 codes (as 16-bit lanes) to float.
-inline vi load_bytes(const void* p) noexcept {
-  return _mm512_cvtepu8_epi32(_mm_loadu_si128(static_cast<const __m128i*>(p)));
-}
-inline vf half_to_float(__m256i h) noexcept { return _mm512_cvtph_ps(h); }
+/// vw bfloat16 codes widened to float (vpmovzxwd and vpslld).
 inline vf bf16_to_float(__m256i h) noexcept {
   return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
 }
-inline __m256i load_16bit(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 /// The first n (< vw) floats at src, the other lanes zero / stores the first n lanes at dst.
 inline vf load_first(const float* src, std::size_t n) noexcept {
   return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), src);
@@ -122,14 +117,7 @@ inline vd vdload(const double* p) noexcept { return _mm256_load_pd(p); }
 inline vd vdloadu(const double* p) noexcept { return _mm256_loadu_pd(p); }
 inline void vdstore(double* p, vd v) noexcept { _mm256_store_pd(p, v); }
 inline void vdstoreu(double* p, vd v) noexcept { _mm256_storeu_pd(p, v); }
-inline vi load_bytes(const void* p) noexcept {
-  return _mm256_cvtepu8_epi32(_mm_loadl_epi64(static_cast<const __m128i*>(p)));
-}
-inline vf half_to_float(__m128i h) noexcept { return _mm256_cvtph_ps(h); }
-inline vf bf16_to_float(__m128i h) noexcept {
-  return _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16));
-}
-inline __m128i load_16bit(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+inline vf bf16_to_float(__m128i h) noexcept { return from_bits(vt::h_to_high(h)); }
 inline vf load_first(const float* src, std::size_t n) noexcept {
   const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   return _mm256_maskload_ps(src, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx));
@@ -150,6 +138,12 @@ inline void store_first(double* dst, vd v, std::size_t n) noexcept {
   std::memcpy(dst, tmp, n * sizeof(double));
 }
 #endif
+
+/// vw bytes at p zero-extended to 32-bit lanes / vw 16-bit codes at p / vw half codes widened to
+/// float (one code for both widths, through vt).
+inline vi load_bytes(const void* p) noexcept { return vt::load_u8(p); }
+inline vt::vh load_16bit(const void* p) noexcept { return vt::h_load(p); }
+inline vf half_to_float(vt::vh h) noexcept { return vt::h2f(h); }
 
 /// Element types that load_vec widens in vector form (and, half and bfloat16, C types stored in
 /// vector form).
