@@ -602,62 +602,13 @@ TEST_CASE("block-scaled GEMM, truncated accumulator: Inf and NaN products") {
 // Ada presets with unit float scales and one promotion chunk of the tile's K.
 // ---------------------------------------------------------------------------------------------
 
-#include <fstream>
-#include <sstream>
 #include <string>
+
+#include "mma_vectors.hpp"
 
 namespace {
 
-struct tc_tile {
-  std::string preset, a_fmt, b_fmt, s_fmt;
-  std::size_t rows = 0, n = 0, k = 0, block = 0;
-  std::vector<std::uint32_t> a, b, c, sa, sb, d;
-};
-
-std::vector<std::uint32_t> tc_hex(const std::string& s, std::size_t w) {
-  std::vector<std::uint32_t> v;
-  for (std::size_t i = 0; i + w <= s.size(); i += w) v.push_back(static_cast<std::uint32_t>(std::stoul(s.substr(i, w), nullptr, 16)));
-  return v;
-}
-
-std::vector<tc_tile> tc_tiles() {
-  std::ifstream in(std::string(MIXPREC_TEST_DATA_DIR) + "/mma_vectors.txt");
-  REQUIRE(in.good());
-  std::vector<tc_tile> tiles;
-  std::string line;
-  auto width = [](const std::string& f) -> std::size_t {
-    return f == "e2m1" ? 1 : (f == "f16" || f == "bf16") ? 4 : f == "tf32" ? 8 : 2;
-  };
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::string tag, hex;
-    ss >> tag;
-    if (tag == "tile") {
-      tc_tile t;
-      ss >> t.preset >> t.a_fmt >> t.b_fmt >> t.rows >> t.n >> t.k >> t.s_fmt >> t.block;
-      tiles.push_back(t);
-      continue;
-    }
-    ss >> hex;
-    tc_tile& t = tiles.back();
-    const bool f16 = mixprec::mma_model_of(mixprec::mma_preset_from_name(t.preset)).out == mixprec::mma_output::f16;
-    if (tag == "A") t.a = tc_hex(hex, width(t.a_fmt));
-    else if (tag == "B") t.b = tc_hex(hex, width(t.b_fmt));
-    else if (tag == "C") t.c = tc_hex(hex, f16 ? 4 : 8);
-    else if (tag == "SA") t.sa = tc_hex(hex, 2);
-    else if (tag == "SB") t.sb = tc_hex(hex, 2);
-    else if (tag == "D") t.d = tc_hex(hex, f16 ? 4 : 8);
-  }
-  return tiles;
-}
-
-template <class E>
-std::vector<E> tc_elems(const std::vector<std::uint32_t>& codes) {
-  std::vector<E> v(codes.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = E::from_bits(static_cast<typename E::storage_type>(codes[i]));
-  return v;
-}
+using tc_tile = mmatest::tile;
 
 /// The outputs of block_scaled_gemm with the tile's preset whose C is +0, compared with D; counts them.
 template <class EA, class EB, class S>
@@ -669,18 +620,18 @@ std::size_t tc_check(const tc_tile& t, std::size_t& bad) {
   a.rows = t.rows;
   a.cols = t.k;
   a.block = mixprec::block_rowwise(kb);
-  a.elements = tc_elems<EA>(t.a);
+  a.elements = mmatest::decode<EA>(t.a);
   mixprec::block_scaled_tensor<EB, S> b;
   b.rows = t.k;
   b.cols = t.n;
   b.block = mixprec::block_columnwise(kb);
-  b.elements = tc_elems<EB>(t.b);
+  b.elements = mmatest::decode<EB>(t.b);
   if constexpr (std::is_same<S, float>::value) {
     a.scales.assign(t.rows * nb, 1.0f);
     b.scales.assign(nb * t.n, 1.0f);
   } else {
-    a.scales = tc_elems<S>(t.sa);
-    b.scales = tc_elems<S>(t.sb);
+    a.scales = mmatest::decode<S>(t.sa);
+    b.scales = mmatest::decode<S>(t.sb);
   }
   block_gemm_options o;
   o.acc = block_accumulator::tensor_core(p);
@@ -705,7 +656,7 @@ TEST_CASE("block_scaled_gemm tensor_core: bit-identical to MMA-Sim where the til
   using mixprec::float8_e4m3fn;
   using mixprec::float8_e5m2;
   std::size_t bad = 0, checked = 0, mx = 0;
-  for (const tc_tile& t : tc_tiles()) {
+  for (const tc_tile& t : mmatest::load_tiles("mma_vectors.txt")) {
     const mixprec::mma_model& md = mixprec::mma_model_of(mixprec::mma_preset_from_name(t.preset));
     if (md.out != mixprec::mma_output::f32 && md.out != mixprec::mma_output::f32_e8m13) continue;
     if (t.preset == "blackwell_tcgen05_mxf4nvf4") {

@@ -1385,96 +1385,23 @@ TEST_CASE("gemm: vector widening of FP8/FP6/FP4 codes equals the table for every
 // output, and gemm with opts.mma over each tile, every output bit for bit.
 // ---------------------------------------------------------------------------------------------
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <mixprec/kernels/tensor_core.hpp>
 
+#include "mma_vectors.hpp"
+
 namespace {
 
-struct mma_tile {
-  std::string preset, a_fmt, b_fmt, s_fmt;
-  std::size_t rows = 0, n = 0, k = 0, block = 0;
-  std::vector<std::uint32_t> a, b, c, sa, sb, d;  // codes / bits
-};
-
-std::vector<std::uint32_t> mma_hex(const std::string& s, std::size_t width) {
-  std::vector<std::uint32_t> v;
-  for (std::size_t i = 0; i + width <= s.size(); i += width) {
-    v.push_back(static_cast<std::uint32_t>(std::stoul(s.substr(i, width), nullptr, 16)));
-  }
-  return v;
-}
-
-std::size_t mma_width(const std::string& f) {
-  return f == "e2m1" ? 1
-         : (f == "e4m3" || f == "e5m2" || f == "ue8m0" || f == "ue4m3" || f == "e4m3fnuz" || f == "e5m2fnuz") ? 2
-         : (f == "f16" || f == "bf16")                                                                       ? 4
-                                                                                                             : 8;
-}
-
-std::vector<mma_tile> mma_load_tiles() {
-  std::ifstream in(std::string(MIXPREC_TEST_DATA_DIR) + "/mma_vectors.txt");
-  REQUIRE(in.good());
-  std::vector<mma_tile> tiles;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::string tag, hex;
-    ss >> tag;
-    if (tag == "tile") {
-      mma_tile t;
-      ss >> t.preset >> t.a_fmt >> t.b_fmt >> t.rows >> t.n >> t.k >> t.s_fmt >> t.block;
-      tiles.push_back(t);
-      continue;
-    }
-    REQUIRE(!tiles.empty());
-    ss >> hex;
-    mma_tile& t = tiles.back();
-    const std::size_t wc = mixprec::mma_model_of(mixprec::mma_preset_from_name(t.preset)).out == mixprec::mma_output::f16 ? 4 : 8;
-    if (tag == "A") t.a = mma_hex(hex, mma_width(t.a_fmt));
-    else if (tag == "B") t.b = mma_hex(hex, mma_width(t.b_fmt));
-    else if (tag == "C") t.c = mma_hex(hex, wc);
-    else if (tag == "SA") t.sa = mma_hex(hex, 2);
-    else if (tag == "SB") t.sb = mma_hex(hex, 2);
-    else if (tag == "D") t.d = mma_hex(hex, wc);
-  }
-  return tiles;
-}
-
-template <class T>
-std::vector<T> mma_decode_codes(const std::vector<std::uint32_t>& codes) {
-  std::vector<T> v(codes.size());
-  for (std::size_t i = 0; i < codes.size(); ++i) {
-    if constexpr (std::is_same<T, float>::value) {
-      v[i] = mixprec::detail::bit_cast<float>(codes[i]);
-    } else {
-      v[i] = T::from_bits(static_cast<typename T::storage_type>(codes[i]));
-    }
-  }
-  return v;
-}
-
-/// The bits an output value has in the preset's output format.
-std::uint32_t mma_out_bits(float x, mixprec::mma_output out) {
-  if (out == mixprec::mma_output::f16) return half(x).bits();
-  return mixprec::detail::bit_cast<std::uint32_t>(x);
-}
-
-float mma_c_value(std::uint32_t bits, mixprec::mma_output out) {
-  return out == mixprec::mma_output::f16 ? static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits)))
-                                         : mixprec::detail::bit_cast<float>(bits);
-}
+using mma_tile = mmatest::tile;
 
 /// Checks one tile with A of TA and B of TB: mma_dot (or mma_dot_scaled) per output, then gemm.
 template <class TA, class TB>
 std::size_t mma_check_tile(const mma_tile& t, std::map<std::string, std::size_t>& per_preset) {
   const mixprec::mma_preset p = mixprec::mma_preset_from_name(t.preset);
   const mixprec::mma_model& md = mixprec::mma_model_of(p);
-  const std::vector<TA> a = mma_decode_codes<TA>(t.a);
-  const std::vector<TB> b = mma_decode_codes<TB>(t.b);
+  const std::vector<TA> a = mmatest::decode<TA>(t.a);
+  const std::vector<TB> b = mmatest::decode<TB>(t.b);
   REQUIRE(a.size() == t.rows * t.k);
   REQUIRE(b.size() == t.k * t.n);
   REQUIRE(t.c.size() == t.rows * t.n);
@@ -1484,7 +1411,7 @@ std::size_t mma_check_tile(const mma_tile& t, std::map<std::string, std::size_t>
   for (std::size_t i = 0; i < t.rows; ++i) {
     for (std::size_t j = 0; j < t.n; ++j) {
       for (std::size_t q = 0; q < t.k; ++q) col[q] = b[q * t.n + j];
-      const float c = mma_c_value(t.c[i * t.n + j], md.out);
+      const float c = mmatest::c_value(t.c[i * t.n + j], md.out);
       float d = 0.0f;
       if (md.scales == 0) {
         d = mixprec::mma_dot(p, a.data() + i * t.k, col.data(), t.k, c);
@@ -1495,14 +1422,14 @@ std::size_t mma_check_tile(const mma_tile& t, std::map<std::string, std::size_t>
             sbc(nb);
         for (std::size_t q = 0; q < nb; ++q) sbc[q] = t.sb[q * t.n + j];
         if (t.s_fmt == "ue8m0") {
-          const auto sa = mma_decode_codes<mixprec::float8_e8m0fnu>(sac), sb = mma_decode_codes<mixprec::float8_e8m0fnu>(sbc);
+          const auto sa = mmatest::decode<mixprec::float8_e8m0fnu>(sac), sb = mmatest::decode<mixprec::float8_e8m0fnu>(sbc);
           d = mixprec::mma_dot_scaled(p, a.data() + i * t.k, col.data(), t.k, c, sa.data(), sb.data(), t.block);
         } else {
-          const auto sa = mma_decode_codes<mixprec::float8_ue4m3>(sac), sb = mma_decode_codes<mixprec::float8_ue4m3>(sbc);
+          const auto sa = mmatest::decode<mixprec::float8_ue4m3>(sac), sb = mmatest::decode<mixprec::float8_ue4m3>(sbc);
           d = mixprec::mma_dot_scaled(p, a.data() + i * t.k, col.data(), t.k, c, sa.data(), sb.data(), t.block);
         }
       }
-      const std::uint32_t got = mma_out_bits(d, md.out), want = t.d[i * t.n + j];
+      const std::uint32_t got = mmatest::out_bits(d, md.out), want = t.d[i * t.n + j];
       if (got != want) {
         if (bad < 8) {
           INFO(t.preset << " " << t.a_fmt << "x" << t.b_fmt << " k " << t.k << " (" << i << ", " << j << "): got 0x"
@@ -1543,7 +1470,7 @@ std::size_t mma_check_tile(const mma_tile& t, std::map<std::string, std::size_t>
 }  // namespace
 
 TEST_CASE("tensor-core presets: mma_dot bit-identical to MMA-Sim on tests/golden/mma_vectors.txt") {
-  const std::vector<mma_tile> tiles = mma_load_tiles();
+  const std::vector<mma_tile> tiles = mmatest::load_tiles("mma_vectors.txt");
   REQUIRE(tiles.size() > 100);
   std::map<std::string, std::size_t> per_preset;
   std::size_t bad = 0, total = 0;

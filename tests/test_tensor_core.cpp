@@ -8,9 +8,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <fstream>
 #include <random>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -18,6 +16,8 @@
 #include <mixprec/kernels/gemm.hpp>
 #include <mixprec/kernels/tensor_core.hpp>
 #include <mixprec/recipes/block_scaled_gemm.hpp>
+
+#include "mma_vectors.hpp"
 
 using mixprec::bfloat16;
 using mixprec::float4_e2m1fn;
@@ -33,63 +33,10 @@ namespace {
 
 std::uint32_t fbits(float x) { return mixprec::detail::bit_cast<std::uint32_t>(x); }
 
-struct tile {
-  std::string preset, a_fmt, b_fmt, s_fmt;
-  std::size_t rows = 0, n = 0, k = 0, block = 0;
-  std::vector<std::uint32_t> a, b, c, sa, sb, d;
-};
-
-std::vector<std::uint32_t> hex_codes(const std::string& s, std::size_t w) {
-  std::vector<std::uint32_t> v;
-  for (std::size_t i = 0; i + w <= s.size(); i += w) v.push_back(static_cast<std::uint32_t>(std::stoul(s.substr(i, w), nullptr, 16)));
-  return v;
-}
-
-std::vector<tile> load(const char* file) {
-  std::ifstream in(std::string(MIXPREC_TEST_DATA_DIR) + "/" + file);
-  REQUIRE(in.good());
-  std::vector<tile> tiles;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#') continue;
-    std::istringstream ss(line);
-    std::string tag, hex;
-    ss >> tag;
-    if (tag == "tile") {
-      tile t;
-      ss >> t.preset >> t.a_fmt >> t.b_fmt >> t.rows >> t.n >> t.k >> t.s_fmt >> t.block;
-      tiles.push_back(t);
-      continue;
-    }
-    REQUIRE(!tiles.empty());
-    ss >> hex;
-    tile& t = tiles.back();
-    const std::size_t wc = mixprec::mma_model_of(mixprec::mma_preset_from_name(t.preset)).out == mixprec::mma_output::f16 ? 4 : 8;
-    if (tag == "A") t.a = hex_codes(hex, t.a_fmt == "e2m1" ? 1 : 2);
-    else if (tag == "B") t.b = hex_codes(hex, t.b_fmt == "e2m1" ? 1 : 2);
-    else if (tag == "C") t.c = hex_codes(hex, wc);
-    else if (tag == "SA") t.sa = hex_codes(hex, 2);
-    else if (tag == "SB") t.sb = hex_codes(hex, 2);
-    else if (tag == "D") t.d = hex_codes(hex, wc);
-  }
-  return tiles;
-}
-
-template <class T>
-std::vector<T> decode(const std::vector<std::uint32_t>& codes) {
-  std::vector<T> v(codes.size());
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = T::from_bits(static_cast<typename T::storage_type>(codes[i]));
-  return v;
-}
-
-std::uint32_t out_bits(float x, mixprec::mma_output out) {
-  return out == mixprec::mma_output::f16 ? half(x).bits() : fbits(x);
-}
-
-float c_value(std::uint32_t bits, mixprec::mma_output out) {
-  return out == mixprec::mma_output::f16 ? static_cast<float>(half::from_bits(static_cast<std::uint16_t>(bits)))
-                                         : mixprec::detail::bit_cast<float>(bits);
-}
+using mmatest::c_value;
+using mmatest::decode;
+using mmatest::out_bits;
+using mmatest::tile;
 
 /// One tile: mma_dot / mma_dot_scaled per output, gemm over the tile (unscaled presets) and
 /// block_scaled_gemm for the outputs whose C is +0 (f32 outputs); returns the outputs that differ.
@@ -191,7 +138,7 @@ std::size_t check_b(const tile& t, std::size_t& g, std::size_t& s) {
 }  // namespace
 
 TEST_CASE("tensor-core f8f6f4 / mxf8f6f4 with FP4/FP6 operands: bit-identical to MMA-Sim (mma_vectors_f8f6f4.txt)") {
-  const std::vector<tile> tiles = load("mma_vectors_f8f6f4.txt");
+  const std::vector<tile> tiles = mmatest::load_tiles("mma_vectors_f8f6f4.txt");
   REQUIRE(tiles.size() >= 120);
   std::size_t bad = 0, total = 0, g = 0, s = 0, f32 = 0, f16 = 0, mx = 0;
   for (const tile& t : tiles) {
