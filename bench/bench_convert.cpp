@@ -843,6 +843,47 @@ void register_modes_decode(const char* pair) {
   }
 }
 
+// Double sources, vectorised in every mode (issue 31: tf32 in every mode, stochastic for every
+// pair): modes/d2tf32/<mode>/<policy> as above, and modes/<pair>/scalar_<mode>/ieee, the scalar
+// loop (round_to per element, the random bits from the same generator) that mixprec::convert ran
+// before for stochastic doubles and double -> tf32, in the same run.
+template <class T>
+void bm_mode_scalar(benchmark::State& state, mixprec::rounding mode, mixprec::rng_kind gen) {
+  const std::size_t n = static_cast<std::size_t>(state.range(0));
+  const auto& in = modes_input_double(n);
+  std::vector<T> out(n);
+  const mixprec::sr_rng r(gen, 42);
+  for (auto _ : state) {
+    benchmark::DoNotOptimize(in.data());
+    for (std::size_t i = 0; i < n; ++i) {
+      out[i] = mixprec::round_to<T>(in[i], mode, mixprec::overflow::ieee, mode == mixprec::rounding::stochastic ? r(i) : 0u);
+    }
+    benchmark::DoNotOptimize(out.data());
+    benchmark::ClobberMemory();
+  }
+  state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(n));
+}
+template <class T>
+void register_modes_scalar(const char* pair) {
+  using mixprec::rounding;
+  using mixprec::rng_kind;
+  for (rounding m : {rounding::nearest_even, rounding::toward_zero, rounding::upward, rounding::stochastic}) {
+    for (rng_kind g : {rng_kind::splitmix64, rng_kind::philox4x32_10}) {
+      if (g == rng_kind::philox4x32_10 && m != rounding::stochastic) continue;
+      const std::string name = std::string("modes/") + pair + "/scalar_" + mixprec::to_string(m) +
+                               (g == rng_kind::philox4x32_10 ? "_philox" : "") + "/ieee";
+      fixed_iterations(benchmark::RegisterBenchmark(name.c_str(), bm_mode_scalar<T>, m, g)->Arg(16384));
+    }
+  }
+}
+void register_modes_doubles() {
+  register_modes_encode<mixprec::tf32, double>("d2tf32");
+  register_modes_scalar<mixprec::half>("d2h");
+  register_modes_scalar<mixprec::bfloat16>("d2b");
+  register_modes_scalar<mixprec::float8_e4m3fn>("d2e4m3fn");
+  register_modes_scalar<mixprec::tf32>("d2tf32");
+}
+
 void register_modes() {
   register_modes_encode<mixprec::half>("f2h");
   register_modes_encode<mixprec::bfloat16>("f2b");
@@ -860,6 +901,7 @@ void register_modes() {
   register_modes_decode<mixprec::float4_e2m1fn>("e2m12f");
   register_modes_decode<mixprec::float8_e8m0fnu>("e8m02f");
   register_modes_decode<mixprec::float8_ue5m3>("ue5m32f");
+  register_modes_doubles();
 }
 
 void register_all() {

@@ -173,6 +173,11 @@ struct sr_double_format {
   static constexpr bool clamp_to_least = F::enc == encoding::exponent_only;
   static constexpr std::uint64_t minus_one = 0xbff0000000000000ull;
   static constexpr std::uint64_t inf = 0x7ff0000000000000ull;
+  // The common case, every lane zero or finite from 2^emin up (s = min_shift, the same in every
+  // lane): y = (|x| + bits 2^(s - 32)) with the low s bits cleared, the carry of the remainder
+  // plus the random bits' top s bits (s >= 31: of all 32, exactly) being the increment.
+  static constexpr std::uint64_t lo = static_cast<std::uint64_t>(F::emin + 1023) << 52;  ///< 2^emin
+  static constexpr std::uint64_t keep = ~((std::uint64_t{1} << min_shift) - 1);
 };
 
 template <class V>
@@ -211,13 +216,36 @@ struct sr_floats<simd::vec512> {
     }
     return _mm512_cvtpd_ps(_mm512_castsi512_pd(y));
   }
+  /// The common case of eight (see sr_double_format): which lanes are in it, and their floats.
+  template <class F>
+  static __mmask8 common(__m512i x) noexcept {
+    using t = sr_double_format<F>;
+    const __m512i in = F::is_signed ? _mm512_and_si512(x, c(0x7fffffffffffffffull)) : x;  // unsigned: x >= 0 only
+    return static_cast<__mmask8>(_mm512_cmplt_epu64_mask(_mm512_sub_epi64(in, c(t::lo)), c(t::inf - t::lo)) |
+                                 _mm512_testn_epi64_mask(in, in));
+  }
+  template <class F>
+  static __m256 eight_common(__m512i x, __m512i r) noexcept {
+    using t = sr_double_format<F>;
+    const __m512i abs = c(0x7fffffffffffffffull);
+    const __m512i top = t::min_shift >= 32 ? _mm512_slli_epi64(r, static_cast<unsigned>(t::min_shift - 32) & 63u)
+                                           : _mm512_srli_epi64(r, static_cast<unsigned>(32 - t::min_shift) & 63u);
+    const __m512i y = _mm512_and_si512(_mm512_add_epi64(_mm512_and_si512(x, abs), top), c(t::keep));
+    return _mm512_cvtpd_ps(_mm512_castsi512_pd(_mm512_or_si512(y, _mm512_andnot_si512(abs, x))));
+  }
   /// 16 doubles -> 16 floats; rnd: their random bits.
   template <class F>
   static void store(float* d, const double* s, __m512i rnd) noexcept {
-    const __m256 lo = eight<F>(_mm512_loadu_si512(s), _mm512_cvtepu32_epi64(_mm512_castsi512_si256(rnd)));
-    const __m256 hi = eight<F>(_mm512_loadu_si512(s + 8), _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(rnd, 1)));
-    _mm256_storeu_ps(d, lo);
-    _mm256_storeu_ps(d + 8, hi);
+    const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 8);
+    const __m512i r0 = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(rnd));
+    const __m512i r1 = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(rnd, 1));
+    if ((common<F>(x0) & common<F>(x1)) == 0xff) {
+      _mm256_storeu_ps(d, eight_common<F>(x0, r0));
+      _mm256_storeu_ps(d + 8, eight_common<F>(x1, r1));
+    } else {
+      _mm256_storeu_ps(d, eight<F>(x0, r0));
+      _mm256_storeu_ps(d + 8, eight<F>(x1, r1));
+    }
   }
 };
 #endif
@@ -258,13 +286,37 @@ struct sr_floats<simd::vec256> {
     }
     return _mm256_cvtpd_ps(_mm256_castsi256_pd(y));
   }
+  /// The common case of four (see sr_double_format): all-ones in the lanes that are in it.
+  template <class F>
+  static __m256i common(__m256i x) noexcept {
+    using t = sr_double_format<F>;
+    const __m256i in = F::is_signed ? _mm256_and_si256(x, c(0x7fffffffffffffffull)) : x;  // signed compares:
+    return _mm256_or_si256(_mm256_and_si256(_mm256_cmpgt_epi64(in, c(t::lo - 1)), _mm256_cmpgt_epi64(c(t::inf), in)),
+                           _mm256_cmpeq_epi64(in, _mm256_setzero_si256()));  // a negative x is out
+  }
+  template <class F>
+  static __m128 four_common(__m256i x, __m256i r) noexcept {
+    using t = sr_double_format<F>;
+    const __m256i abs = c(0x7fffffffffffffffull);
+    const __m256i top = t::min_shift >= 32 ? _mm256_slli_epi64(r, static_cast<int>(t::min_shift - 32) & 63)
+                                           : _mm256_srli_epi64(r, static_cast<int>(32 - t::min_shift) & 63);
+    const __m256i y = _mm256_and_si256(_mm256_add_epi64(_mm256_and_si256(x, abs), top), c(t::keep));
+    return _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_or_si256(y, _mm256_andnot_si256(abs, x))));
+  }
   /// 8 doubles -> 8 floats; rnd: their random bits.
   template <class F>
   static void store(float* d, const double* s, __m256i rnd) noexcept {
     const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
     const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 4));
-    _mm_storeu_ps(d, four<F>(x0, _mm256_cvtepu32_epi64(_mm256_castsi256_si128(rnd))));
-    _mm_storeu_ps(d + 4, four<F>(x1, _mm256_cvtepu32_epi64(_mm256_extracti128_si256(rnd, 1))));
+    const __m256i r0 = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(rnd));
+    const __m256i r1 = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(rnd, 1));
+    if (_mm256_movemask_epi8(_mm256_and_si256(common<F>(x0), common<F>(x1))) == -1) {
+      _mm_storeu_ps(d, four_common<F>(x0, r0));
+      _mm_storeu_ps(d + 4, four_common<F>(x1, r1));
+    } else {
+      _mm_storeu_ps(d, four<F>(x0, r0));
+      _mm_storeu_ps(d + 4, four<F>(x1, r1));
+    }
   }
 };
 #endif
