@@ -8,15 +8,17 @@
 // both signs, and random bit patterns). The scalar path is itself checked against independent
 // references (test_float_exhaustive, the MPFR tests). The best level also runs through
 // mixprec::convert under exec::par, so the kernel's dispatch is exercised. Label "exhaustive";
-// one reference pass per chunk is shared by all levels (about 20 s on 2 Zen 4 cores). The last
-// case runs simd/encode.hpp's generic encoder (every mode and policy) at every compiled width on
-// all 2^32 floats for five (format, mode, policy) triples (about 2 minutes).
+// each block of the parallel loop computes the reference once and runs the portable loop and
+// every level on it while it is in cache. The last case runs simd/encode.hpp's generic encoder
+// (every mode and policy) at every compiled width on all 2^32 floats for seven (format, mode,
+// policy, generator) cases, all in one pass over the floats.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -29,6 +31,13 @@ using detail::simd_level;
 
 namespace {
 
+/// MIXPREC_EXHAUSTIVE_STRIDE=N (development only): every N-th chunk of floats (default 1: all).
+std::uint64_t chunk_stride() {
+  const char* s = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE");
+  const std::uint64_t n = s != nullptr ? std::strtoull(s, nullptr, 10) : 1;
+  return n == 0 ? 1 : n;
+}
+
 std::vector<simd_level> levels_compiled() {
   std::vector<simd_level> v;
   for (simd_level l : {simd_level::avx512_bf16, simd_level::avx512, simd_level::avx2}) {
@@ -37,32 +46,22 @@ std::vector<simd_level> levels_compiled() {
   return v;
 }
 
-/// Runs one level on src (in parallel blocks, as the kernel does). false: no fast path here.
-template <class S, class D>
-bool run_level(simd_level l, const std::vector<S>& src, std::vector<D>& got) {
-  std::atomic<bool> ok{true};
-  detail::for_each_range(exec::par, src.size(), [&](std::size_t b, std::size_t e) {
-    if (!detail::simd_convert_at(l, src.data() + b, got.data() + b, e - b)) ok.store(false);
-  });
-  return ok.load();
-}
-
-/// Mismatches against want, by blocks: memcmp first, element by element only where it differs.
+/// Mismatches of got[0, n) against want[0, n): memcmp first, element by element only where it differs.
 template <class D>
-std::uint64_t mismatches(const std::vector<D>& got, const std::vector<std::uint16_t>& want) {
-  std::atomic<std::uint64_t> bad{0};
-  detail::for_each_range(exec::par, got.size(), [&](std::size_t b, std::size_t e) {
-    if (std::memcmp(got.data() + b, want.data() + b, (e - b) * 2) == 0) return;
-    std::uint64_t local = 0;
-    for (std::size_t i = b; i < e; ++i) local += got[i].bits() != want[i];
-    bad.fetch_add(local, std::memory_order_relaxed);
-  });
-  return bad.load();
+std::uint64_t mismatches(const D* got, const std::uint16_t* want, std::size_t n) {
+  static_assert(sizeof(D) == 2, "16-bit targets");
+  if (std::memcmp(got, want, n * 2) == 0) return 0;
+  std::uint64_t bad = 0;
+  for (std::size_t i = 0; i < n; ++i) bad += got[i].bits() != want[i];
+  return bad;
 }
 
 /// The reference round_to<D> of every element (want), and the mismatches of the portable loop of
 /// kernels/convert.hpp (one element at a time, the run-time mode: counts[0]), mixprec::convert
-/// (the best level: counts[1]) and each compiled level (counts[2 + k] for levels[k]).
+/// (the best level: counts[1]) and each compiled level (counts[2 + k] for levels[k]; a level
+/// without this conversion counts nothing). Each block of the parallel loop goes through the
+/// reference, the portable loop and every level while it is in cache; mixprec::convert then
+/// runs on the whole of src under exec::par.
 template <class S, class D>
 void compare_levels(const std::vector<S>& src, const std::vector<simd_level>& levels,
                     std::vector<std::uint64_t>& counts) {
@@ -70,7 +69,7 @@ void compare_levels(const std::vector<S>& src, const std::vector<simd_level>& le
   static std::vector<D> got;
   want.resize(src.size());
   got.resize(src.size());
-  std::atomic<std::uint64_t> portable_bad{0};
+  std::vector<std::atomic<std::uint64_t>> bad(counts.size());
   detail::for_each_range(exec::par, src.size(), [&](std::size_t b, std::size_t e) {
     std::uint64_t local = 0;
     for (std::size_t i = b; i < e; ++i) {
@@ -78,14 +77,18 @@ void compare_levels(const std::vector<S>& src, const std::vector<simd_level>& le
       const D p = detail::convert_element<D>(src[i], rounding::nearest_even, overflow::ieee, sr_rng(rng_kind::splitmix64, 0), i);
       local += p.bits() != want[i];
     }
-    portable_bad.fetch_add(local, std::memory_order_relaxed);
+    bad[0].fetch_add(local, std::memory_order_relaxed);
+    for (std::size_t k = 0; k < levels.size(); ++k) {
+      if (detail::simd_convert_at(levels[k], src.data() + b, got.data() + b, e - b)) {
+        bad[2 + k].fetch_add(mismatches(got.data() + b, want.data() + b, e - b), std::memory_order_relaxed);
+      }
+    }
   });
-  counts[0] += portable_bad.load();
   convert(exec::par, src, got);
-  counts[1] += mismatches(got, want);
-  for (std::size_t k = 0; k < levels.size(); ++k) {
-    if (run_level(levels[k], src, got)) counts[2 + k] += mismatches(got, want);
-  }
+  detail::for_each_range(exec::par, src.size(), [&](std::size_t b, std::size_t e) {
+    bad[1].fetch_add(mismatches(got.data() + b, want.data() + b, e - b), std::memory_order_relaxed);
+  });
+  for (std::size_t k = 0; k < counts.size(); ++k) counts[k] += bad[k].load();
 }
 
 template <class D>
@@ -93,7 +96,7 @@ std::vector<std::uint64_t> over_all_floats(const std::vector<simd_level>& levels
   constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
   std::vector<float> src(chunk);
   std::vector<std::uint64_t> counts(2 + levels.size(), 0);
-  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk) {
+  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * chunk_stride()) {
     for_each_index(exec::par, chunk, [&](std::size_t i) {
       const std::uint32_t u = static_cast<std::uint32_t>(base + i);
       std::memcpy(&src[i], &u, 4);
@@ -197,55 +200,80 @@ TEST_CASE("fast paths: every level, double -> half and double -> bfloat16 on tie
 
 namespace {
 
-/// simd/encode.hpp's generic encoder (detail::simd_convert_modes_at) at every compiled width
-/// against round_to<D>(x, mode, policy, rng(i)) on all 2^32 floats (rng: the generator of kind g);
-/// the count of mismatches per level.
-template <class D>
-std::vector<std::uint64_t> modes_over_all_floats(rounding mode, overflow policy, const std::vector<simd_level>& levels,
-                                                 rng_kind g) {
-  constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
-  std::vector<float> src(chunk);
-  std::vector<typename D::storage_type> want(chunk);
-  std::vector<D> got(chunk);
-  std::vector<std::uint64_t> counts(levels.size(), 0);
-  const sr_rng rng(g, 31);
-  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk) {
-    detail::for_each_range(exec::par, chunk, [&](std::size_t b, std::size_t e) {
-      for (std::size_t i = b; i < e; ++i) {
-        const std::uint32_t u = static_cast<std::uint32_t>(base + i);
-        std::memcpy(&src[i], &u, 4);
-        want[i] = round_to<D>(src[i], mode, policy, rng(base + i)).bits();
+/// One (format, mode, policy, generator) case of simd/encode.hpp's generic encoder
+/// (detail::simd_convert_modes_at): its reference round_to<D>(x, mode, policy, rng(i)) for a block
+/// of floats (the mode and policy compile-time constants, so that the scalar call is inlined with
+/// them; the random bits drawn only in stochastic mode, the only mode that reads them), and its
+/// mismatches per compiled width (a width without this case counts the whole block).
+template <class D, rounding M, overflow P, rng_kind G = rng_kind::splitmix64>
+struct encoder_case {
+  static constexpr std::size_t block = 4096;
+  std::vector<std::atomic<std::uint64_t>> bad;  // per level
+
+  explicit encoder_case(std::size_t levels) : bad(levels) {}
+
+  /// Floats src[0, n), the bit patterns first .. first + n - 1 (n <= block).
+  void run(const std::vector<simd_level>& levels, const float* src, std::size_t n, std::uint64_t first) {
+    typename D::storage_type want[block];
+    D got[block];
+    const sr_rng rng(G, 31);
+    if constexpr (M != rounding::stochastic) {
+      for (std::size_t i = 0; i < n; ++i) want[i] = round_to<D>(src[i], M, P, 0).bits();
+    } else if constexpr (G == rng_kind::philox4x32_10) {
+      // rng(c) is word c % 4 of philox_rng(31).block(c / 4) (core/random.hpp): one block per 4 counters.
+      const philox_rng ph(31);
+      philox4x32_block blk{};
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::uint64_t c = first + i;
+        if (i == 0 || (c & 3u) == 0) blk = ph.block(c >> 2);
+        const std::uint32_t w[4] = {blk.x, blk.y, blk.z, blk.w};
+        want[i] = round_to<D>(src[i], M, P, w[c & 3u]).bits();
       }
-    });
+    } else {
+      for (std::size_t i = 0; i < n; ++i) want[i] = round_to<D>(src[i], M, P, rng(first + i)).bits();
+    }
     for (std::size_t k = 0; k < levels.size(); ++k) {
-      std::atomic<std::uint64_t> bad{0};
-      detail::for_each_range(exec::par, chunk, [&](std::size_t b, std::size_t e) {
-        if (!detail::simd_convert_modes_at(levels[k], src.data() + b, got.data() + b, e - b, mode, policy, rng, base + b)) {
-          bad.fetch_add(e - b);
-          return;
-        }
-        std::uint64_t local = 0;
-        for (std::size_t i = b; i < e; ++i) local += got[i].bits() != want[i];
-        bad.fetch_add(local, std::memory_order_relaxed);
-      });
-      counts[k] += bad.load();
+      if (!detail::simd_convert_modes_at(levels[k], src, got, n, M, P, rng, first)) {
+        bad[k].fetch_add(n, std::memory_order_relaxed);
+        continue;
+      }
+      if (std::memcmp(got, want, n * sizeof(D)) == 0) continue;
+      std::uint64_t local = 0;
+      for (std::size_t i = 0; i < n; ++i) local += got[i].bits() != want[i];
+      bad[k].fetch_add(local, std::memory_order_relaxed);
     }
   }
-  return counts;
-}
 
-template <class D>
-void check_modes_all_floats(rounding mode, overflow policy, rng_kind g = rng_kind::splitmix64) {
-  std::vector<simd_level> levels;
-  for (simd_level l : {simd_level::avx512, simd_level::avx2}) {
-    if (detail::simd_level_compiled(l)) levels.push_back(l);
+  void check(const std::vector<simd_level>& levels) const {
+    for (std::size_t k = 0; k < levels.size(); ++k) {
+      INFO(std::string(finfo<D>::name) << ", " << std::string(to_string(M)) << ", " << std::string(to_string(P))
+                                        << ", generator " << static_cast<int>(G) << ", level "
+                                        << std::string(detail::simd_level_name(levels[k])));
+      CHECK(bad[k].load() == 0);
+    }
   }
-  const auto counts = modes_over_all_floats<D>(mode, policy, levels, g);
-  for (std::size_t k = 0; k < levels.size(); ++k) {
-    INFO(finfo<D>::name << ", " << to_string(mode) << ", " << to_string(policy) << ", generator "
-                        << static_cast<int>(g) << ", level "
-                        << std::string(detail::simd_level_name(levels[k])));
-    CHECK(counts[k] == 0);
+};
+
+/// Every case on all 2^32 floats in one pass: each block of 4096 consecutive bit patterns is made
+/// once and goes through every case's reference and every compiled width while it is in cache.
+template <class... Cases>
+void encoder_cases_over_all_floats(const std::vector<simd_level>& levels, Cases&... cases) {
+  constexpr std::size_t block = 4096;
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 26;  // progress every 1/64
+  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * chunk_stride()) {
+    for_each_index(exec::par, chunk / block, [&](std::size_t j) {
+      float src[block];
+      const std::uint64_t first = base + j * block;
+      for (std::size_t i = 0; i < block; ++i) {
+        const auto u = static_cast<std::uint32_t>(first + i);
+        std::memcpy(&src[i], &u, 4);
+      }
+      (cases.run(levels, src, block, first), ...);
+    });
+    if ((base + chunk) % (std::uint64_t{1} << 30) == 0) {
+      std::printf("  generic encoder: %3u%% of the floats\n", static_cast<unsigned>(((base + chunk) * 100) >> 32));
+      std::fflush(stdout);
+    }
   }
 }
 
@@ -254,12 +282,25 @@ void check_modes_all_floats(rounding mode, overflow policy, rng_kind g = rng_kin
 TEST_CASE("generic encoder: every compiled width over all 2^32 floats, a mode and policy per format") {
   // Also run once, all green (2026-12-04): half upward saturate, bfloat16 stochastic saturate,
   // e4m3fn downward, e5m2 toward_zero, e2m1fn nearest_even saturate.
-  check_modes_all_floats<half>(rounding::stochastic, overflow::ieee);
-  check_modes_all_floats<half>(rounding::nearest_away, overflow::ieee);
-  check_modes_all_floats<bfloat16>(rounding::to_odd, overflow::ieee);
-  check_modes_all_floats<float8_e4m3fn>(rounding::stochastic, overflow::saturate);
-  check_modes_all_floats<float8_e5m2>(rounding::upward, overflow::saturate);  // e5m2's common-case test
+  std::vector<simd_level> levels;
+  for (simd_level l : {simd_level::avx512, simd_level::avx2}) {
+    if (detail::simd_level_compiled(l)) levels.push_back(l);
+  }
+  const std::size_t n = levels.size();
+  encoder_case<half, rounding::stochastic, overflow::ieee> half_sr(n);
+  encoder_case<half, rounding::nearest_away, overflow::ieee> half_na(n);
+  encoder_case<bfloat16, rounding::to_odd, overflow::ieee> bf16_odd(n);
+  encoder_case<float8_e4m3fn, rounding::stochastic, overflow::saturate> e4m3_sr(n);
+  encoder_case<float8_e5m2, rounding::upward, overflow::saturate> e5m2_up(n);  // e5m2's common-case test
   // Philox's vector stream, unsigned formats and E8M0
-  check_modes_all_floats<float8_e8m0fnu>(rounding::stochastic, overflow::saturate, rng_kind::philox4x32_10);
-  check_modes_all_floats<float8_ue4m3>(rounding::nearest_even, overflow::ieee);
+  encoder_case<float8_e8m0fnu, rounding::stochastic, overflow::saturate, rng_kind::philox4x32_10> e8m0_sr(n);
+  encoder_case<float8_ue4m3, rounding::nearest_even, overflow::ieee> ue4m3_ne(n);
+  encoder_cases_over_all_floats(levels, half_sr, half_na, bf16_odd, e4m3_sr, e5m2_up, e8m0_sr, ue4m3_ne);
+  half_sr.check(levels);
+  half_na.check(levels);
+  bf16_odd.check(levels);
+  e4m3_sr.check(levels);
+  e5m2_up.check(levels);
+  e8m0_sr.check(levels);
+  ue4m3_ne.check(levels);
 }

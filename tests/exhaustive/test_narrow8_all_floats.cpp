@@ -55,10 +55,11 @@ struct narrow_case {
   }
   void check(const std::vector<simd_level>& levels) const {
     for (std::size_t k = 0; k < levels.size(); ++k) {
-      INFO(finfo<T>::name << ", " << to_string(P) << ", level " << detail::simd_level_name(levels[k]));
+      INFO(std::string(finfo<T>::name) << ", " << std::string(to_string(P)) << ", level "
+                                        << std::string(detail::simd_level_name(levels[k])));
       CHECK(bad[k].load() == 0);
     }
-    INFO(finfo<T>::name << ", " << to_string(P) << ", mixprec::convert");
+    INFO(std::string(finfo<T>::name) << ", " << std::string(to_string(P)) << ", mixprec::convert");
     CHECK(bad[levels.size()].load() == 0);
     std::printf("  %s, overflow %s: all 2^32 floats, %zu level(s) and convert\n", finfo<T>::name, to_string(P),
                 levels.size());
