@@ -2,7 +2,7 @@
 // simd/philox.hpp: the vector Philox4x32-10 stream equals the scalar philox_rng(seed)(counter + i)
 // word for word, through next() and next_batch() and both mixed, at every compiled width, from
 // counters at every word of a block and around the block counter's carry into its high word
-// (batches whose blocks do not share a high word take the general rounds).
+// (batches whose blocks do not share a high word take the general rounds) and past 2^64.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -66,7 +66,8 @@ void check_width() {
   for (std::uint64_t seed : {std::uint64_t{0}, std::uint64_t{0x0123456789abcdefull}, ~std::uint64_t{0}}) {
     for (std::uint64_t counter :
          {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{77}, carry - 4,
-          carry - 13, carry - 256, carry - 258, carry - 401, carry + 5, 3 * carry - 1000, std::uint64_t{1} << 60}) {
+          carry - 13, carry - 256, carry - 258, carry - 401, carry + 5, 3 * carry - 1000, std::uint64_t{1} << 60,
+          ~std::uint64_t{0} - 301, ~std::uint64_t{0} - 2}) {  // the last two: counter + i wraps at 2^64
       for (int calls = 0; calls < 3; ++calls) {
         INFO("width " << V::N << ", calls " << calls);
         check_stream<V>(seed, counter, calls);

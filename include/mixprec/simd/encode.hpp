@@ -19,9 +19,12 @@
 //   so a carry moves into the exponent; code > max_code: overflow (the mode's direction, or away
 //   for an infinite input) -> the policy's code; NaN -> F's NaN (ieee: quiet, leading payload
 //   kept); fnuz: no -0; unsigned F: a negative number other than -0 -> F's NaN (or 0); then the sign.
+// Half's stochastic rounding of vectors of normals is vcvtps2ph truncating (stochastic_half); a
+// Philox stream is taken a batch of vectors at a time (philox_stream::next_batch).
 // Contract: the bits of the scalar round_to for every float input, every mode and policy
-// (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); no floating-point
-// instruction is used, so MXCSR (rounding mode, DAZ, FTZ) does not matter.
+// (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); the lanes are integer
+// arithmetic and vcvtps2ph with its own rounding (half_by_hardware declines under DAZ), so MXCSR
+// (rounding mode, DAZ, FTZ) does not matter.
 //   simd::encode_floats<simd::vec512, format<4, 3, encoding::fn>>(x, out, n, rounding::upward,
 //                                                                 overflow::saturate, 0, 0);
 #ifndef MIXPREC_SIMD_ENCODE_HPP

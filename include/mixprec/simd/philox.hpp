@@ -30,12 +30,12 @@ namespace mixprec {
 namespace simd {
 
 /// The width-specific steps of philox_stream, on 64-bit lanes whose low 32 bits hold a word (the
-/// high 32 bits are don't-care): mul (the full 32 x 32 -> 64-bit product of the low words, lo in
-/// the low half, hi in the high half), hi (the high half moved down), xor2, xor3, the lanes' block
-/// offsets, split (the words x, y, z, w of N / 2 blocks as two vectors of N outputs in counter
-/// order: unpacklo/hi_epi64 of (x | y << 32) and (z | w << 32) work within 128-bit lanes, so
-/// 64-bit lane j holds block j / 2 (j even) or N / 8 + j / 2 (j odd) of the N / 2), and skew
-/// (outputs s .. s + N - 1 of the 2 N in (a, b), for index() = {s, s + 1, ..}).
+/// high 32 bits are don't-care): add64, and64, mul (the full 32 x 32 -> 64-bit product of the low
+/// words, lo in the low half, hi in the high half), hi (the high half moved down), xor2, xor3, the
+/// lanes' block offsets, last (round 10 from x, y, z, w of N / 2 blocks, as two vectors of N
+/// outputs in counter order: unpacklo/hi_epi64 of (x | y << 32) and (z | w << 32) work within
+/// 128-bit lanes, so 64-bit lane j holds block j / 2 (j even) or N / 8 + j / 2 (j odd) of the
+/// N / 2), and skew (outputs s .. s + N - 1 of the 2 N in (a, b), for index(s) = {s, s + 1, ..}).
 template <class V>
 struct philox_ops;
 
@@ -45,6 +45,7 @@ struct philox_ops<vec512> {
   using vi = __m512i;
   static vi set64(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
   static vi add64(vi a, vi b) noexcept { return _mm512_add_epi64(a, b); }
+  static vi and64(vi a, vi b) noexcept { return _mm512_and_si512(a, b); }
   static vi mul(vi a, vi c) noexcept { return _mm512_mul_epu32(a, c); }
   static vi hi(vi a) noexcept { return _mm512_srli_epi64(a, 32); }
   static vi xor2(vi a, vi b) noexcept { return _mm512_xor_si512(a, b); }
@@ -71,6 +72,7 @@ struct philox_ops<vec256> {
   using vi = __m256i;
   static vi set64(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
   static vi add64(vi a, vi b) noexcept { return _mm256_add_epi64(a, b); }
+  static vi and64(vi a, vi b) noexcept { return _mm256_and_si256(a, b); }
   static vi mul(vi a, vi c) noexcept { return _mm256_mul_epu32(a, c); }
   static vi hi(vi a) noexcept { return _mm256_srli_epi64(a, 32); }
   static vi xor2(vi a, vi b) noexcept { return _mm256_xor_si256(a, b); }
@@ -122,7 +124,7 @@ class philox_stream {
       vi g[batch];
       generate(g);
       carry_ = g[0];
-      block_ = (counter >> 2) + N / 4;
+      block_ = ((counter >> 2) + N / 4) & block_mask;
     }
   }
   /// The next batch N outputs, in out[0] .. out[batch - 1].
@@ -147,6 +149,9 @@ class philox_stream {
 
  private:
   static constexpr std::uint32_t M0 = 0xD2511F53u, M1 = 0xCD9E8D57u;
+  /// Block counters wrap as philox_rng's (counter + i) / 4 does, at 2^62 (a batch across it takes
+  /// the general rounds: its high words differ).
+  static constexpr std::uint64_t block_mask = (std::uint64_t{1} << 62) - 1;
 
   /// Blocks block_ .. block_ + H N / 2 - 1 (counter words 0 to 2 H N - 1 from block_) in out, in
   /// counter order. The counter is {block, 0}: round 1 multiplies z = 0, so it leaves x = y ^ k0,
@@ -181,7 +186,7 @@ class philox_stream {
 #pragma GCC unroll 8
 #endif
       for (std::size_t h = 0; h < H; ++h) {
-        const vi c = ops::add64(ops::set64(block_ + h * (N / 2)), off);
+        const vi c = ops::and64(ops::add64(ops::set64(block_ + h * (N / 2)), off), ops::set64(block_mask));
         const vi p0 = ops::mul(c, m0);
         x[h] = ops::xor2(ops::hi(c), kx0);
         y[h] = ops::set64(0);
@@ -199,7 +204,7 @@ class philox_stream {
 #pragma GCC unroll 8
 #endif
     for (std::size_t h = 0; h < H; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
-    block_ += H * (N / 2);
+    block_ = (block_ + H * (N / 2)) & block_mask;
   }
   /// Round r + 1 (keys kx_[r], kz_[r]) of the H groups.
   [[gnu::always_inline]] void round(vi* x, vi* y, vi* z, vi* w, vi m0, vi m1, int r) const noexcept {
