@@ -6,7 +6,8 @@
 // simd/decode.hpp are written once over either.
 // Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
 // exact) and mul (exact where used); results do not depend on MXCSR. The f_ float operations
-// (the optimizer steps) are IEEE operations: those follow MXCSR.
+// (the optimizer steps) are IEEE operations: those follow MXCSR; the d_ double conversions say
+// what they depend on.
 //   using V = mixprec::simd::vec256;  V::mask m = V::gt_u(V::load(p), V::set1(0x7f800000));
 #ifndef MIXPREC_SIMD_VEC_AVX2_HPP
 #define MIXPREC_SIMD_VEC_AVX2_HPP
@@ -167,6 +168,46 @@ struct vec256 {
     even = _mm256_permute4x64_epi64(_mm256_castps_si256(e), _MM_SHUFFLE(3, 1, 2, 0));
     odd = _mm256_permute4x64_epi64(_mm256_castps_si256(o), _MM_SHUFFLE(3, 1, 2, 0));
   }
+
+  // Bulk conversions (kernels/detail/simd_convert.hpp): tails through a buffer, doubles
+  static constexpr bool has_masked_tail = false;  ///< no 16-bit masked loads: tails through a buffer
+  static constexpr bool has_stream64 = false;     ///< streamed conversions go through a buffer
+  static vi widen16(vh h) noexcept { return _mm256_cvtepu16_epi32(h); }  ///< zero-extended
+  template <bool>
+  static void h_store2(void* p, vh a, vh b) noexcept {  ///< 2N words: a, b
+    _mm_storeu_si128(static_cast<__m128i*>(p), a);
+    _mm_storeu_si128(static_cast<__m128i*>(p) + 1, b);
+  }
+  template <bool>
+  static void store16x2(void* p, vi a, vi b) noexcept {  ///< the lanes of a, b (< 2^16) as 2N words
+    _mm256_storeu_si256(static_cast<__m256i*>(p), _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8));
+  }
+  static void d_store(double* p, vf f) noexcept {  ///< the N floats of f as doubles (exact)
+    _mm256_storeu_pd(p, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+    _mm256_storeu_pd(p + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+  }
+  /// 8 doubles (a then b) -> 8 float bits rounded to odd, whatever the MXCSR rounding mode (right
+  /// while FTZ, DAZ are clear): vcvtpd2ps rounds to one of the two floats around x; where that was
+  /// the one farther from zero, step one ulp back toward zero (the bits minus one); then OR 1
+  /// into the last place when inexact.
+  static vi d_odd8(__m256d a, __m256d b) noexcept {
+    const __m256d sign = _mm256_set1_pd(-0.0);
+    const __m128 ta = _mm256_cvtpd_ps(a), tb = _mm256_cvtpd_ps(b);
+    const __m256d ba = _mm256_cvtps_pd(ta), bb = _mm256_cvtps_pd(tb);
+    const __m256i away = narrow_masks(_mm256_cmp_pd(_mm256_andnot_pd(sign, ba), _mm256_andnot_pd(sign, a), _CMP_GT_OQ),
+                                      _mm256_cmp_pd(_mm256_andnot_pd(sign, bb), _mm256_andnot_pd(sign, b), _CMP_GT_OQ));
+    const __m256i inexact = narrow_masks(_mm256_cmp_pd(ba, a, _CMP_NEQ_UQ), _mm256_cmp_pd(bb, b, _CMP_NEQ_UQ));
+    const __m256i t = _mm256_add_epi32(_mm256_castps_si256(_mm256_set_m128(tb, ta)), away);  // away: -1
+    return _mm256_or_si256(t, _mm256_and_si256(inexact, _mm256_set1_epi32(1)));
+  }
+  /// The low 32 bits of each 64-bit lane of a and b (all-ones/all-zeros masks), in order a, b.
+  static vi narrow_masks(__m256d a, __m256d b) noexcept {
+    const __m256 s = _mm256_shuffle_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
+    return _mm256_permute4x64_epi64(_mm256_castps_si256(s), 0xD8);
+  }
+  /// N doubles -> N float bits rounded to odd (d_odd8); _half: the same (vec512's is cheaper).
+  static vi d_odd(const double* p) noexcept { return d_odd8(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
+  static vi d_odd_half(const double* p) noexcept { return d_odd(p); }
 
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {

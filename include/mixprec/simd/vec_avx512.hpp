@@ -8,7 +8,8 @@
 // rng is counter_rng's stream: lane j of the k-th next() is counter_rng(key)(counter + k N + j).
 // Contract: plain integer operations, no floating-point instruction except h2f (vcvtph2ps,
 // exact) and mul (exact where used); results do not depend on MXCSR. The f_ float operations
-// (the optimizer steps) are IEEE operations: those follow MXCSR.
+// (the optimizer steps) are IEEE operations: those follow MXCSR; the d_ double conversions say
+// what they depend on.
 //   using V = mixprec::simd::vec512;  V::vi x = V::add(V::set1(1), V::load(p));
 #ifndef MIXPREC_SIMD_VEC_AVX512_HPP
 #define MIXPREC_SIMD_VEC_AVX512_HPP
@@ -172,6 +173,99 @@ struct vec512 {
   }
 #else
   static constexpr bool has_bf16_pair = false;  ///< no vcvtne2ps2bf16
+#endif
+
+  // Bulk conversions (kernels/detail/simd_convert.hpp): lane-masked tails, 64-byte streamed stores, doubles
+  static constexpr bool has_masked_tail = true;  ///< a tail by lane masks (vec256: through a buffer)
+  static constexpr bool has_stream64 = true;     ///< h_store2 / store16x2 <true>: non-temporal
+  static mask first(std::size_t k) noexcept {  ///< the first min(k, N) lanes
+    return k >= N ? all() : static_cast<mask>((1u << k) - 1u);
+  }
+  static vi load_z(const void* p, mask m) noexcept { return _mm512_maskz_loadu_epi32(m, p); }  ///< 0 outside m
+  static void store_m(void* p, vi a, mask m) noexcept { _mm512_mask_storeu_epi32(p, m, a); }
+  static vh h_load_z(const void* p, mask m) noexcept { return _mm256_maskz_loadu_epi16(m, p); }
+  static void h_store_m(void* p, vh h, mask m) noexcept { _mm256_mask_storeu_epi16(p, m, h); }
+  static vi widen16(vh h) noexcept { return _mm512_cvtepu16_epi32(h); }  ///< zero-extended
+  static __m512i join(__m256i lo, __m256i hi) noexcept { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
+  template <bool Stream>
+  static void store64(void* p, __m512i v) noexcept {  ///< Stream: non-temporal (p 64-byte aligned)
+    if (Stream) {
+      _mm512_stream_si512(static_cast<__m512i*>(p), v);
+    } else {
+      _mm512_storeu_si512(p, v);
+    }
+  }
+  template <bool Stream>
+  static void h_store2(void* p, vh a, vh b) noexcept { store64<Stream>(p, join(a, b)); }  ///< 2N words: a, b
+  template <bool Stream>
+  static void store16x2(void* p, vi a, vi b) noexcept {  ///< the lanes of a, b (< 2^16) as 2N words
+    store64<Stream>(p, join(narrow16(a), narrow16(b)));
+  }
+  static void d_store(double* p, vf f) noexcept {  ///< the N floats of f as doubles (exact)
+    _mm512_storeu_pd(p, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+    _mm512_storeu_pd(p + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+  }
+  static void d_store_m(double* p, vf f, mask m) noexcept {
+    _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
+    _mm512_mask_storeu_pd(p + 8, static_cast<__mmask8>(m >> 8),
+                          _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+  }
+  /// 8 doubles -> 8 float bits rounded to odd: truncation (whatever the MXCSR mode), then OR 1
+  /// into the last place where the float differs from the double (right while FTZ, DAZ are clear).
+  static __m256i d_odd8(__m512d x) noexcept {
+    const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(t), x, _CMP_NEQ_UQ);
+    const __m256i ti = _mm256_castps_si256(t);
+    return _mm256_mask_or_epi32(ti, inexact, ti, _mm256_set1_epi32(1));
+  }
+  /// d_odd8 for formats whose least subnormal is far above float's normals (half): the sticky bit
+  /// is the 29 low bits of the double; that is the rounding's where the float is normal; where it
+  /// is not (|x| < 2^-126, beyond the float range, infinity, NaN) such a format's result is the
+  /// same anyway (+-0 for tiny values, infinity or the NaN otherwise).
+  static __m256i d_odd8_half(__m512d x) noexcept {
+    const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
+    const __mmask8 sticky = _mm512_test_epi64_mask(_mm512_castpd_si512(x), _mm512_set1_epi64(0x1fffffff));
+    const __m256i ti = _mm256_castps_si256(t);
+    return _mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1));
+  }
+  /// N doubles -> N float bits rounded to odd (d_odd8; _half: d_odd8_half); _z: 0 outside m.
+  static vi d_odd(const double* p) noexcept { return join(d_odd8(_mm512_loadu_pd(p)), d_odd8(_mm512_loadu_pd(p + 8))); }
+  static vi d_odd_z(const double* p, mask m) noexcept {
+    return join(d_odd8(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p)),
+                d_odd8(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m >> 8), p + 8)));
+  }
+  static vi d_odd_half(const double* p) noexcept {
+    return join(d_odd8_half(_mm512_loadu_pd(p)), d_odd8_half(_mm512_loadu_pd(p + 8)));
+  }
+  static vi d_odd_half_z(const double* p, mask m) noexcept {
+    return join(d_odd8_half(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p)),
+                d_odd8_half(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m >> 8), p + 8)));
+  }
+#if defined(MIXPREC_SIMD_AVX512_BF16)
+  /// The lanes of a or b holding a subnormal float (nonzero).
+  static mask f_subnormal2(vf a, vf b) noexcept {
+#if defined(MIXPREC_SIMD_AVX512_DQ)
+    return static_cast<mask>(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));  // 0x20: denormal
+#else
+    const __m512i e = _mm512_set1_epi32(0x7f800000), m = _mm512_set1_epi32(0x007fffff);
+    const __m512i ua = _mm512_castps_si512(a), ub = _mm512_castps_si512(b);
+    return static_cast<mask>((_mm512_testn_epi32_mask(ua, e) & _mm512_test_epi32_mask(ua, m)) |
+                             (_mm512_testn_epi32_mask(ub, e) & _mm512_test_epi32_mask(ub, m)));
+#endif
+  }
+  /// The 2N floats at s -> bfloat16 nearest even by one vcvtne2ps2bf16, stored at p; false,
+  /// nothing stored, where one is subnormal (the instruction reads those as zero; a test that
+  /// MXCSR.DAZ blinds).
+  template <bool Stream>
+  static bool bf16_pair_store(void* p, const float* s) noexcept {
+    const __m512 lo = _mm512_loadu_ps(s), hi = _mm512_loadu_ps(s + 16);
+    if (f_subnormal2(lo, hi) != 0) return false;
+    const __m512bh h = _mm512_cvtne2ps_pbh(hi, lo);
+    __m512i r;
+    std::memcpy(&r, &h, sizeof r);
+    store64<Stream>(p, r);
+    return true;
+  }
 #endif
 
   // 32 lanes of 16 bits and a 128-entry table lookup (vpermt2w): the byte formats' decoder

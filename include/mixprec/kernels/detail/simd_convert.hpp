@@ -9,7 +9,9 @@
 //   avx2         AVX2 + F16C (256-bit)                    (float <-> half only with AVX + F16C)
 //   portable     none: the scalar loop of kernels/convert.hpp
 // simd_convert() uses the best level compiled in; simd_convert_at(level, ...) a given one (tests
-// run every level in simd_levels_compiled() over the same inputs). Pairs and methods:
+// run every level in simd_levels_compiled() over the same inputs). Each kernel is written once
+// over simd/'s vector traits (vec512, vec256): a width's tails go by lane masks or through a
+// buffer, its direct streamed stores where it has them. Pairs and methods:
 //   float  -> half       vcvtps2ph (nearest even, immediate rounding)
 //   half   -> float      vcvtph2ps
 //   half   -> double     vcvtph2ps, vcvtps2pd (both exact)
@@ -46,6 +48,8 @@
 #include <cstring>
 
 #include "../../simd/encode.hpp"
+#include "../../simd/vec_avx2.hpp"
+#include "../../simd/vec_avx512.hpp"
 #include "../../core/types.hpp"
 
 #include "../../simd/isa.hpp"  // MIXPREC_SIMD_X86, MIXPREC_SIMD_AVX2, MIXPREC_SIMD_AVX512
@@ -120,14 +124,6 @@ inline void tail_by_buffer(const S* s, D* d, std::size_t n, K kernel) noexcept {
   std::memcpy(d, out, n * sizeof(D));
 }
 
-/// Runs kernel(s + i, d + i) on each full block of W elements, the rest through the buffer.
-template <std::size_t W, class S, class D, class K>
-inline void blocks(const S* s, D* d, std::size_t n, K kernel) noexcept {
-  std::size_t i = 0;
-  for (; i + W <= n; i += W) kernel(s + i, d + i);
-  if (i < n) tail_by_buffer<W>(s + i, d + i, n - i, kernel);
-}
-
 inline std::uint16_t* bits_of(half* p) noexcept { return reinterpret_cast<std::uint16_t*>(p); }
 inline std::uint16_t* bits_of(bfloat16* p) noexcept { return reinterpret_cast<std::uint16_t*>(p); }
 inline const std::uint16_t* bits_of(const half* p) noexcept { return reinterpret_cast<const std::uint16_t*>(p); }
@@ -138,325 +134,191 @@ inline const std::uint16_t* bits_of(const bfloat16* p) noexcept {
 using simd::daz_on;         // MXCSR.DAZ
 using simd::ftz_or_daz_on;  // either: the float step of double -> bfloat16 needs neither
 
-}  // namespace simd_x86
+#if !defined(MIXPREC_SIMD_AVX2)
+/// The avx2 level without AVX2 (AVX + F16C): the few vec256 operations of float <-> half and
+/// half -> double.
+struct vec_f16c {
+  static constexpr std::size_t N = 8;
+  static constexpr bool has_masked_tail = false;
+  using vi = __m256i;
+  using vh = __m128i;
+  using vf = __m256;
+  static vi load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
+  static void store(void* p, vi a) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), a); }
+  static vh h_load(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
+  static void h_store(void* p, vh h) noexcept { _mm_storeu_si128(static_cast<__m128i*>(p), h); }
+  template <bool>
+  static void h_store2(void* p, vh a, vh b) noexcept {
+    _mm_storeu_si128(static_cast<__m128i*>(p), a);
+    _mm_storeu_si128(static_cast<__m128i*>(p) + 1, b);
+  }
+  template <int Imm>
+  static vh to_half(vi u) noexcept { return _mm256_cvtps_ph(_mm256_castsi256_ps(u), Imm | _MM_FROUND_NO_EXC); }
+  static vf h2f(vh h) noexcept { return _mm256_cvtph_ps(h); }
+  static vi f_bits(vf a) noexcept { return _mm256_castps_si256(a); }
+  static void d_store(double* p, vf f) noexcept {
+    _mm256_storeu_pd(p, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
+    _mm256_storeu_pd(p + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
+  }
+};
+#endif
 
-// ---------------------------------------------------------------------------------------------
-// avx2 level (256-bit; the float <-> half pair needs only AVX + F16C)
-// ---------------------------------------------------------------------------------------------
-namespace simd256 {
-using namespace simd_x86;
+/// Memory access of one vector of V: every lane (whole) or the lanes of m (part: V's masked tails).
+template <class V>
+struct whole {
+  static typename V::vi load(const void* p) noexcept { return V::load(p); }
+  static typename V::vh h_load(const void* p) noexcept { return V::h_load(p); }
+  static void store(void* p, typename V::vi a) noexcept { V::store(p, a); }
+  static void h_store(void* p, typename V::vh h) noexcept { V::h_store(p, h); }
+  static void d_store(double* p, typename V::vf f) noexcept { V::d_store(p, f); }
+  static typename V::vi d_odd(const double* p) noexcept { return V::d_odd(p); }
+  static typename V::vi d_odd_half(const double* p) noexcept { return V::d_odd_half(p); }
+};
+template <class V>
+struct part {
+  typename V::mask m;
+  typename V::vi load(const void* p) const noexcept { return V::load_z(p, m); }
+  typename V::vh h_load(const void* p) const noexcept { return V::h_load_z(p, m); }
+  void store(void* p, typename V::vi a) const noexcept { V::store_m(p, a, m); }
+  void h_store(void* p, typename V::vh h) const noexcept { V::h_store_m(p, h, m); }
+  void d_store(double* p, typename V::vf f) const noexcept { V::d_store_m(p, f, m); }
+  typename V::vi d_odd(const double* p) const noexcept { return V::d_odd_z(p, m); }
+  typename V::vi d_odd_half(const double* p) const noexcept { return V::d_odd_half_z(p, m); }
+};
 
-template <class S, class D>
-inline bool convert(const S*, D*, std::size_t) noexcept {
-  return false;
+/// float bits -> bfloat16 bits (32-bit lanes), nearest even: the generic encoder (simd/encode.hpp;
+/// (u + 0x7fff + lsb) >> 16 where no lane is a NaN or overflows).
+#if defined(MIXPREC_SIMD_AVX2)
+template <class V>
+inline typename V::vi bf16_bits(typename V::vi u) noexcept {
+  using F = float_traits<bfloat16>::format_type;
+  return simd::encode_fast<V, F, rounding::nearest_even>(u, V::zero(),
+                                                         simd::encode_format<F>::overflow_away(overflow::ieee));
 }
+#else
+template <class V>
+typename V::vi bf16_bits(typename V::vi u) noexcept;  // no bfloat16 path without AVX2 (vec_f16c)
+#endif
 
-inline void f2h16(const float* s, std::uint16_t* o) noexcept {
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_cvtps_ph(_mm256_loadu_ps(s), rne));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(o + 8), _mm256_cvtps_ph(_mm256_loadu_ps(s + 8), rne));
-}
-inline bool convert(const float* s, half* d, std::size_t n) noexcept {
-  blocks<16>(s, bits_of(d), n, f2h16);
-  return true;
-}
-
-inline void h2f16(const std::uint16_t* s, float* o) noexcept {
-  _mm256_storeu_ps(o, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s))));
-  _mm256_storeu_ps(o + 8, _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8))));
-}
-inline bool convert(const half* s, float* d, std::size_t n) noexcept {
-  blocks<16>(bits_of(s), d, n, h2f16);
-  return true;
-}
-
+// The kernels, written once over V: one(s, d, io) converts one vector of N elements (io: whole or
+// part); the main loop runs unroll<V> vectors at a time, two through block() where `joined` (one
+// store of 2N results, streamed where asked).
+struct f2h_k {  // vcvtps2ph, nearest even by the immediate
+  template <class V>
+  static constexpr std::size_t unroll = 2;
+  static constexpr bool joined = true;
+  template <class V, class IO>
+  static void one(const float* s, std::uint16_t* d, IO io) noexcept {
+    io.h_store(d, V::template to_half<rne>(io.load(s)));
+  }
+  template <class V, bool Stream>
+  static void block(const float* s, std::uint16_t* d) noexcept {
+    V::template h_store2<Stream>(d, V::template to_half<rne>(V::load(s)), V::template to_half<rne>(V::load(s + V::N)));
+  }
+};
+struct h2f_k {  // vcvtph2ps
+  template <class V>
+  static constexpr std::size_t unroll = 2;
+  static constexpr bool joined = false;
+  template <class V, class IO>
+  static void one(const std::uint16_t* s, float* d, IO io) noexcept {
+    io.store(d, V::f_bits(V::h2f(io.h_load(s))));
+  }
+};
 /// half -> double: vcvtph2ps then vcvtps2pd, both exact (a half subnormal is a normal float, so
 /// DAZ does not apply; a signalling NaN comes out quiet with its payload, as round_to).
-inline void h2d8(const std::uint16_t* s, double* o) noexcept {
-  const __m256 f = _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
-  _mm256_storeu_pd(o, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
-  _mm256_storeu_pd(o + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
-}
-inline bool convert(const half* s, double* d, std::size_t n) noexcept {
-  blocks<8>(bits_of(s), d, n, h2d8);
-  return true;
-}
+struct h2d_k {
+  template <class V>
+  static constexpr std::size_t unroll = 1;
+  static constexpr bool joined = false;
+  template <class V, class IO>
+  static void one(const std::uint16_t* s, double* d, IO io) noexcept {
+    io.d_store(d, V::h2f(io.h_load(s)));
+  }
+};
+struct f2b_k {
+  template <class V>
+  static constexpr std::size_t unroll = 2;
+  static constexpr bool joined = true;
+  template <class V, class IO>
+  static void one(const float* s, std::uint16_t* d, IO io) noexcept {
+    io.h_store(d, V::narrow16(bf16_bits<V>(io.load(s))));
+  }
+  template <class V, bool Stream>
+  static void block(const float* s, std::uint16_t* d) noexcept {
+    const typename V::vi a = bf16_bits<V>(V::load(s)), b = bf16_bits<V>(V::load(s + V::N));
+    V::template store16x2<Stream>(d, a, b);
+  }
+};
+struct b2f_k {  // a shift (bit extension, NaNs kept as they are, as the scalar path)
+  template <class V>
+  static constexpr std::size_t unroll = 2;
+  static constexpr bool joined = false;
+  template <class V, class IO>
+  static void one(const std::uint16_t* s, float* d, IO io) noexcept {
+    io.store(d, V::template slli<16>(V::widen16(io.h_load(s))));
+  }
+};
+struct d2h_k {  // doubles rounded to odd at float's precision, then vcvtps2ph
+  template <class V>
+  static constexpr std::size_t unroll = 1;
+  static constexpr bool joined = false;
+  template <class V, class IO>
+  static void one(const double* s, std::uint16_t* d, IO io) noexcept {
+    io.h_store(d, V::template to_half<rne>(io.d_odd_half(s)));
+  }
+};
+struct d2b_k {  // doubles rounded to odd at float's precision, then the bfloat16 encoder
+  template <class V>
+  static constexpr std::size_t unroll = 16 / V::N;  // 16 results: one 256-bit store
+  static constexpr bool joined = true;
+  template <class V, class IO>
+  static void one(const double* s, std::uint16_t* d, IO io) noexcept {
+    io.h_store(d, V::narrow16(bf16_bits<V>(io.d_odd(s))));
+  }
+  template <class V, bool Stream>
+  static void block(const double* s, std::uint16_t* d) noexcept {
+    const typename V::vi a = V::d_odd(s), b = V::d_odd(s + V::N);
+    V::template store16x2<Stream>(d, bf16_bits<V>(a), bf16_bits<V>(b));
+  }
+};
 
-#if defined(MIXPREC_SIMD_AVX2)
-/// float bits -> bfloat16 bits (in the low half of each 32-bit lane), nearest even: the generic
-/// encoder (simd/encode.hpp; (u + 0x7fff + lsb) >> 16 where no lane is a NaN or overflows).
-inline __m256i float_bits_to_bf16(__m256i u) noexcept {
-  using F = float_traits<bfloat16>::format_type;
-  return simd::encode_fast<simd::vec256, F, rounding::nearest_even>(u, _mm256_setzero_si256(),
-                                                                    simd::encode_format<F>::overflow_away(overflow::ieee));
-}
-/// Two vectors of 8 results (32-bit lanes, values < 2^16) -> 16 uint16 in order.
-inline __m256i pack16(__m256i a, __m256i b) noexcept {
-  return _mm256_permute4x64_epi64(_mm256_packus_epi32(a, b), 0xD8);
-}
-
-inline void f2b16(const float* s, std::uint16_t* o) noexcept {
-  const __m256i a = float_bits_to_bf16(_mm256_castps_si256(_mm256_loadu_ps(s)));
-  const __m256i b = float_bits_to_bf16(_mm256_castps_si256(_mm256_loadu_ps(s + 8)));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), pack16(a, b));
-}
-inline bool convert(const float* s, bfloat16* d, std::size_t n) noexcept {
-  blocks<16>(s, bits_of(d), n, f2b16);
-  return true;
-}
-
-inline void b2f16(const std::uint16_t* s, float* o) noexcept {
-  const __m256i a = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s)));
-  const __m256i b = _mm256_cvtepu16_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + 8)));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), _mm256_slli_epi32(a, 16));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 8), _mm256_slli_epi32(b, 16));
-}
-inline bool convert(const bfloat16* s, float* d, std::size_t n) noexcept {
-  blocks<16>(bits_of(s), d, n, b2f16);
-  return true;
-}
-
-/// The low 32 bits of each 64-bit lane of a and b (all-ones/all-zeros masks), in order a, b.
-inline __m256i narrow_masks(__m256d a, __m256d b) noexcept {
-  const __m256 s = _mm256_shuffle_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
-  return _mm256_permute4x64_epi64(_mm256_castps_si256(s), 0xD8);
-}
-/// 8 doubles (a then b) -> 8 floats rounded to odd, whatever the MXCSR rounding mode: vcvtpd2ps
-/// rounds to one of the two floats around x; where that was the one farther from zero, step
-/// one ulp back toward zero (the bits minus one); then OR 1 into the last place when inexact.
-inline __m256 double_to_float_odd(__m256d a, __m256d b) noexcept {
-  const __m256d sign = _mm256_set1_pd(-0.0);
-  const __m128 ta = _mm256_cvtpd_ps(a);
-  const __m128 tb = _mm256_cvtpd_ps(b);
-  const __m256d ba = _mm256_cvtps_pd(ta);
-  const __m256d bb = _mm256_cvtps_pd(tb);
-  const __m256i away = narrow_masks(_mm256_cmp_pd(_mm256_andnot_pd(sign, ba), _mm256_andnot_pd(sign, a), _CMP_GT_OQ),
-                                    _mm256_cmp_pd(_mm256_andnot_pd(sign, bb), _mm256_andnot_pd(sign, b), _CMP_GT_OQ));
-  const __m256i inexact = narrow_masks(_mm256_cmp_pd(ba, a, _CMP_NEQ_UQ), _mm256_cmp_pd(bb, b, _CMP_NEQ_UQ));
-  const __m256i t = _mm256_add_epi32(_mm256_castps_si256(_mm256_set_m128(tb, ta)), away);  // away: -1
-  return _mm256_castsi256_ps(_mm256_or_si256(t, _mm256_and_si256(inexact, _mm256_set1_epi32(1))));
-}
-
-inline void d2h8(const double* s, std::uint16_t* o) noexcept {
-  const __m256 f = double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4));
-  _mm_storeu_si128(reinterpret_cast<__m128i*>(o), _mm256_cvtps_ph(f, rne));
-}
-inline bool convert(const double* s, half* d, std::size_t n) noexcept {
-  blocks<8>(s, bits_of(d), n, d2h8);
-  return true;
-}
-
-inline void d2b16(const double* s, std::uint16_t* o) noexcept {
-  const __m256 f0 = double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4));
-  const __m256 f1 = double_to_float_odd(_mm256_loadu_pd(s + 8), _mm256_loadu_pd(s + 12));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), pack16(float_bits_to_bf16(_mm256_castps_si256(f0)),
-                                                            float_bits_to_bf16(_mm256_castps_si256(f1))));
-}
-inline bool convert(const double* s, bfloat16* d, std::size_t n) noexcept {
-  if (ftz_or_daz_on()) return false;
-  blocks<16>(s, bits_of(d), n, d2b16);
-  return true;
-}
-#endif  // MIXPREC_SIMD_AVX2
-
-}  // namespace simd256
-
-// ---------------------------------------------------------------------------------------------
-// avx512 and avx512_bf16 levels
-// ---------------------------------------------------------------------------------------------
-#if defined(MIXPREC_SIMD_AVX512)
-namespace simd512 {
-using namespace simd_x86;
-
-/// Everything but float -> bfloat16 is the same at both AVX-512 levels (bf16: use vcvtne2ps2bf16).
-template <class S, class D>
-inline bool convert(const S*, D*, std::size_t, bool) noexcept {
-  return false;
-}
-
-inline __mmask16 mask16(std::size_t n) noexcept { return static_cast<__mmask16>((1u << n) - 1u); }
-
-// GCC's -O0 macro form of _mm512_cvtps_ph passes a -1 mask (-Wsign-conversion in user code).
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wsign-conversion"
-#endif
-inline __m256i cvtps_ph512(__m512 x) noexcept { return _mm512_cvtps_ph(x, rne); }
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
-
-/// A 64-byte store; Stream: non-temporal (p 64-byte aligned).
-template <bool Stream>
-inline void store64(std::uint16_t* p, __m512i v) noexcept {
-  if (Stream) {
-    _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+/// unroll vectors of K from s to d.
+template <class V, class K, bool Stream, class S, class D>
+inline void block(const S* s, D* d) noexcept {
+  if constexpr (K::joined && K::template unroll<V> == 2) {
+    K::template block<V, Stream>(s, d);
   } else {
-    _mm512_storeu_si512(p, v);
+    for (std::size_t u = 0; u < K::template unroll<V>; ++u) K::template one<V>(s + u * V::N, d + u * V::N, whole<V>{});
   }
 }
-inline __m512i join(__m256i lo, __m256i hi) noexcept { return _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1); }
 
-template <bool Stream>
-inline void f2h(const float* s, std::uint16_t* out, std::size_t n) noexcept {
+/// n elements by K: blocks of unroll vectors, then the tail by lane masks or through a buffer.
+template <class V, class K, bool Stream = false, class S, class D>
+inline void run(const S* s, D* d, std::size_t n) noexcept {
+  constexpr std::size_t B = K::template unroll<V> * V::N;
   std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    store64<Stream>(out + i, join(cvtps_ph512(_mm512_loadu_ps(s + i)),
-                                  cvtps_ph512(_mm512_loadu_ps(s + i + 16))));
+  for (; i + B <= n; i += B) block<V, K, Stream>(s + i, d + i);
+  if constexpr (V::has_masked_tail) {
+    for (; i < n; i += V::N) K::template one<V>(s + i, d + i, part<V>{V::first(n - i)});
+  } else if (i < n) {
+    tail_by_buffer<B>(s + i, d + i, n - i, block<V, K, false, S, D>);
   }
-  for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
-    _mm256_mask_storeu_epi16(out + i, m, cvtps_ph512(_mm512_maskz_loadu_ps(m, s + i)));
-  }
-}
-inline bool convert(const float* s, half* d, std::size_t n, bool) noexcept {
-  f2h<false>(s, bits_of(d), n);
-  return true;
 }
 
-inline bool convert(const half* s, float* d, std::size_t n, bool) noexcept {
-  const std::uint16_t* in = bits_of(s);
+/// float -> bfloat16. HW (the avx512_bf16 level): 2N at a time by vcvtne2ps2bf16 where no input
+/// is subnormal (it reads those as zero; under DAZ the test does not see them: the encoder only).
+template <class V, bool HW, bool Stream>
+inline void f2b(const float* s, std::uint16_t* d, std::size_t n) noexcept {
   std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    _mm512_storeu_ps(d + i, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i))));
-    _mm512_storeu_ps(d + i + 16, _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 16))));
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
-    _mm512_mask_storeu_ps(d + i, m, _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(m, in + i)));
-  }
-  return true;
-}
-
-/// half -> double as in simd256 (vcvtph2ps, vcvtps2pd; AVX-512-FP16's vcvtph2pd gives the same bits).
-inline bool convert(const half* s, double* d, std::size_t n, bool) noexcept {
-  const std::uint16_t* in = bits_of(s);
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m512 f = _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
-    _mm512_storeu_pd(d + i, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
-    _mm512_storeu_pd(d + i + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
-  }
-  for (; i < n; i += 8) {
-    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
-    _mm512_mask_storeu_pd(d + i, m, _mm512_cvtps_pd(_mm256_cvtph_ps(_mm_maskz_loadu_epi16(m, in + i))));
-  }
-  return true;
-}
-
-/// float bits -> bfloat16 bits, nearest even: the generic encoder, as simd256's.
-inline __m256i float_bits_to_bf16(__m512i u) noexcept {
-  using F = float_traits<bfloat16>::format_type;
-  return _mm512_cvtepi32_epi16(simd::encode_fast<simd::vec512, F, rounding::nearest_even>(
-      u, _mm512_setzero_si512(), simd::encode_format<F>::overflow_away(overflow::ieee)));
-}
-
-/// The lanes of a or b holding a subnormal float (nonzero).
-inline __mmask16 subnormal_lanes(__m512 a, __m512 b) noexcept {
-#if defined(MIXPREC_SIMD_AVX512_DQ)
-  return static_cast<__mmask16>(_mm512_fpclass_ps_mask(a, 0x20) | _mm512_fpclass_ps_mask(b, 0x20));  // 0x20: denormal
-#else
-  const __m512i e = _mm512_set1_epi32(0x7f800000), m = _mm512_set1_epi32(0x007fffff);
-  const __m512i ua = _mm512_castps_si512(a), ub = _mm512_castps_si512(b);
-  return static_cast<__mmask16>((_mm512_testn_epi32_mask(ua, e) & _mm512_test_epi32_mask(ua, m)) |
-                                (_mm512_testn_epi32_mask(ub, e) & _mm512_test_epi32_mask(ub, m)));
-#endif
-}
-
-template <bool Stream>
-inline void f2b(const float* s, std::uint16_t* out, std::size_t n, bool hw) noexcept {
-  std::size_t i = 0;
-#if defined(MIXPREC_SIMD_AVX512_BF16)
-  if (hw && !daz_on()) {  // under DAZ, vfpclassps does not see the subnormal inputs
-    // 32 at a time: vcvtne2ps2bf16 packs two vectors; one test for subnormal inputs in both.
-    for (; i + 32 <= n; i += 32) {
-      const __m512 lo = _mm512_loadu_ps(s + i);
-      const __m512 hi = _mm512_loadu_ps(s + i + 16);
-      __m512i r;
-      if (subnormal_lanes(lo, hi) == 0) {
-        const __m512bh h = _mm512_cvtne2ps_pbh(hi, lo);
-        std::memcpy(&r, &h, sizeof r);
-      } else {
-        r = join(float_bits_to_bf16(_mm512_castps_si512(lo)), float_bits_to_bf16(_mm512_castps_si512(hi)));
+  if constexpr (HW) {
+    if (!daz_on()) {
+      for (; i + 2 * V::N <= n; i += 2 * V::N) {
+        if (!V::template bf16_pair_store<Stream>(d + i, s + i)) block<V, f2b_k, Stream>(s + i, d + i);
       }
-      store64<Stream>(out + i, r);
     }
   }
-#else
-  (void)hw;
-#endif
-  for (; i + 32 <= n; i += 32) {
-    store64<Stream>(out + i, join(float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i))),
-                                  float_bits_to_bf16(_mm512_castps_si512(_mm512_loadu_ps(s + i + 16)))));
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
-    _mm256_mask_storeu_epi16(out + i, m, float_bits_to_bf16(_mm512_castps_si512(_mm512_maskz_loadu_ps(m, s + i))));
-  }
-}
-inline bool convert(const float* s, bfloat16* d, std::size_t n, bool hw) noexcept {
-  f2b<false>(s, bits_of(d), n, hw);
-  return true;
-}
-
-/// Streamed (non-temporal) versions of the narrowing float conversions; false for other pairs.
-template <class S, class D>
-inline bool convert_streamed(const S*, D*, std::size_t, bool) noexcept {
-  return false;
-}
-inline std::size_t head_to_align64(const std::uint16_t* p, std::size_t n) noexcept {
-  const std::size_t h = ((64 - (reinterpret_cast<std::uintptr_t>(p) & 63)) & 63) / 2;
-  return h < n ? h : n;
-}
-inline bool convert_streamed(const float* s, bfloat16* d, std::size_t n, bool hw) noexcept {
-  std::uint16_t* out = bits_of(d);
-  const std::size_t h = head_to_align64(out, n);
-  f2b<false>(s, out, h, hw);
-  f2b<true>(s + h, out + h, n - h, hw);
-  return true;
-}
-inline bool convert_streamed(const float* s, half* d, std::size_t n, bool) noexcept {
-  std::uint16_t* out = bits_of(d);
-  const std::size_t h = head_to_align64(out, n);
-  f2h<false>(s, out, h);
-  f2h<true>(s + h, out + h, n - h);
-  return true;
-}
-
-inline bool convert(const bfloat16* s, float* d, std::size_t n, bool) noexcept {
-  const std::uint16_t* in = bits_of(s);
-  std::size_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    const __m512i a = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i)));
-    const __m512i b = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(in + i + 16)));
-    _mm512_storeu_si512(d + i, _mm512_slli_epi32(a, 16));
-    _mm512_storeu_si512(d + i + 16, _mm512_slli_epi32(b, 16));
-  }
-  for (; i < n; i += 16) {
-    const __mmask16 m = n - i >= 16 ? static_cast<__mmask16>(0xffff) : mask16(n - i);
-    const __m512i w = _mm512_cvtepu16_epi32(_mm256_maskz_loadu_epi16(m, in + i));
-    _mm512_mask_storeu_epi32(d + i, m, _mm512_slli_epi32(w, 16));
-  }
-  return true;
-}
-
-/// 8 doubles -> 8 floats rounded to odd (truncation ignores the MXCSR mode; the sticky test
-/// compares the float back with the double).
-inline __m256i double_to_float_odd(__m512d x) noexcept {
-  const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __mmask8 inexact = _mm512_cmp_pd_mask(_mm512_cvtps_pd(t), x, _CMP_NEQ_UQ);
-  const __m256i ti = _mm256_castps_si256(t);
-  return _mm256_mask_or_epi32(ti, inexact, ti, _mm256_set1_epi32(1));
-}
-
-/// For half only: 8 doubles -> 8 floats rounded to odd, the sticky bit being the 29 low bits of
-/// the double. That is the rounding's sticky bit wherever the float is normal; where it is not
-/// (|x| < 2^-126, or beyond the float range, infinity, NaN) the half result is the same anyway:
-/// +-0 for tiny values (half's least subnormal is 2^-24), infinity or the NaN otherwise.
-inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
-  const __m256 t = _mm512_cvt_roundpd_ps(x, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __mmask8 sticky = _mm512_test_epi64_mask(_mm512_castpd_si512(x), _mm512_set1_epi64(0x1fffffff));
-  const __m256i ti = _mm256_castps_si256(t);
-  return _mm256_castsi256_ps(_mm256_mask_or_epi32(ti, sticky, ti, _mm256_set1_epi32(1)));
+  run<V, f2b_k, Stream>(s + i, d + i, n - i);
 }
 
 #if defined(MIXPREC_SIMD_AVX512_FP16)
@@ -475,7 +337,7 @@ inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcep
                                                cvtpd_ph(_mm512_loadu_pd(s + i + 8)), 1);
     const __m256i hi = _mm256_inserti128_si256(_mm256_castsi128_si256(cvtpd_ph(_mm512_loadu_pd(s + i + 16))),
                                                cvtpd_ph(_mm512_loadu_pd(s + i + 24)), 1);
-    store64<true>(out + i, join(lo, hi));
+    simd::vec512::h_store2<true>(out + i, lo, hi);
   }
   for (; i + 16 <= n; i += 16) {
     _mm_storeu_si128(reinterpret_cast<__m128i*>(out + i), cvtpd_ph(_mm512_loadu_pd(s + i)));
@@ -486,71 +348,133 @@ inline void d2h_fp16(const double* s, std::uint16_t* out, std::size_t n) noexcep
     _mm_mask_storeu_epi16(out + i, m, cvtpd_ph(_mm512_maskz_loadu_pd(m, s + i)));
   }
 }
-/// Streamed: direct, 64-byte non-temporal stores (the avx512_bf16 level only; else the buffered form).
-inline bool convert_streamed(const double* s, half* d, std::size_t n, bool hw) noexcept {
-  if (!hw) return false;
-  std::uint16_t* out = bits_of(d);
-  const std::size_t h = head_to_align64(out, n);
-  d2h_fp16(s, out, h);
-  d2h_fp16<true>(s + h, out + h, n - h);
-  return true;
-}
 #endif
 
-/// hw (the avx512_bf16 level): vcvtpd2ph where AVX-512-FP16 is compiled in; otherwise (and at
-/// the avx512 level) double -> float rounded to odd, then vcvtps2ph.
-inline bool convert(const double* s, half* d, std::size_t n, bool hw) noexcept {
-  std::uint16_t* out = bits_of(d);
-#if defined(MIXPREC_SIMD_AVX512_FP16)
-  if (hw) {
-    d2h_fp16(s, out, n);
+/// Elements before the first 64-byte boundary of p (at most n).
+inline std::size_t head_to_align64(const std::uint16_t* p, std::size_t n) noexcept {
+  const std::size_t h = ((64 - (reinterpret_cast<std::uintptr_t>(p) & 63)) & 63) / 2;
+  return h < n ? h : n;
+}
+
+/// The fast paths at width V; HW: the avx512_bf16 level (vcvtne2ps2bf16; vcvtpd2ph where
+/// AVX-512-FP16 is compiled in). convert_streamed: the direct non-temporal forms (V::has_stream64).
+template <class V, bool HW>
+struct path {
+  template <class S, class D>
+  static bool convert(const S*, D*, std::size_t) noexcept {
+    return false;
+  }
+  static bool convert(const float* s, half* d, std::size_t n) noexcept {
+    run<V, f2h_k>(s, bits_of(d), n);
     return true;
   }
-#else
-  (void)hw;
+  static bool convert(const half* s, float* d, std::size_t n) noexcept {
+    run<V, h2f_k>(bits_of(s), d, n);
+    return true;
+  }
+  static bool convert(const half* s, double* d, std::size_t n) noexcept {
+    run<V, h2d_k>(bits_of(s), d, n);
+    return true;
+  }
+  static bool convert(const float* s, bfloat16* d, std::size_t n) noexcept {
+    f2b<V, HW, false>(s, bits_of(d), n);
+    return true;
+  }
+  static bool convert(const bfloat16* s, float* d, std::size_t n) noexcept {
+    run<V, b2f_k>(bits_of(s), d, n);
+    return true;
+  }
+  /// double -> half / bfloat16: double -> float rounded to ODD (truncate, OR the sticky bit into
+  /// the last place), then one nearest-even rounding (see the top of the header).
+  static bool convert(const double* s, half* d, std::size_t n) noexcept {
+#if defined(MIXPREC_SIMD_AVX512_FP16)
+    if (HW) {
+      d2h_fp16(s, bits_of(d), n);
+      return true;
+    }
 #endif
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256 a = double_to_float_odd_for_half(_mm512_loadu_pd(s + i));
-    const __m256 b = double_to_float_odd_for_half(_mm512_loadu_pd(s + i + 8));
-    const __m512 f = _mm512_castpd_ps(
-        _mm512_insertf64x4(_mm512_castpd256_pd512(_mm256_castps_pd(a)), _mm256_castps_pd(b), 1));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), cvtps_ph512(f));
+    run<V, d2h_k>(s, bits_of(d), n);
+    return true;
   }
-  for (; i < n; i += 8) {
-    const __mmask8 m = n - i >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << (n - i)) - 1u);
-    const __m256 f = double_to_float_odd_for_half(_mm512_maskz_loadu_pd(m, s + i));
-    _mm_mask_storeu_epi16(out + i, m, _mm256_cvtps_ph(f, rne));
+  static bool convert(const double* s, bfloat16* d, std::size_t n) noexcept {
+    if (ftz_or_daz_on()) return false;
+    run<V, d2b_k>(s, bits_of(d), n);
+    return true;
   }
-  return true;
-}
 
-inline bool convert(const double* s, bfloat16* d, std::size_t n, bool) noexcept {
-  if (ftz_or_daz_on()) return false;
-  std::uint16_t* out = bits_of(d);
-  std::size_t i = 0;
-  for (; i + 16 <= n; i += 16) {
-    const __m256i f0 = double_to_float_odd(_mm512_loadu_pd(s + i));
-    const __m256i f1 = double_to_float_odd(_mm512_loadu_pd(s + i + 8));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + i), float_bits_to_bf16(join(f0, f1)));
+  template <class S, class D>
+  static bool convert_streamed(const S*, D*, std::size_t) noexcept {
+    return false;
   }
-  for (; i < n; i += 16) {
-    const std::size_t left = n - i;
-    const __mmask8 m0 = left >= 8 ? static_cast<__mmask8>(0xff) : static_cast<__mmask8>((1u << left) - 1u);
-    const __mmask8 m1 = left >= 16  ? static_cast<__mmask8>(0xff)
-                        : left <= 8 ? static_cast<__mmask8>(0)
-                                    : static_cast<__mmask8>((1u << (left - 8)) - 1u);
-    const __m256i f0 = double_to_float_odd(_mm512_maskz_loadu_pd(m0, s + i));
-    const __m256i f1 = double_to_float_odd(_mm512_maskz_loadu_pd(m1, s + i + 8));
-    const __m512i u = _mm512_inserti64x4(_mm512_castsi256_si512(f0), f1, 1);
-    const __mmask16 m = left >= 16 ? static_cast<__mmask16>(0xffff) : mask16(left);
-    _mm256_mask_storeu_epi16(out + i, m, float_bits_to_bf16(u));
+  static bool convert_streamed(const float* s, half* d, std::size_t n) noexcept {
+    if constexpr (!V::has_stream64) {
+      return false;
+    } else {
+      std::uint16_t* out = bits_of(d);
+      const std::size_t h = head_to_align64(out, n);
+      run<V, f2h_k>(s, out, h);
+      run<V, f2h_k, true>(s + h, out + h, n - h);
+      return true;
+    }
   }
-  return true;
-}
+  static bool convert_streamed(const float* s, bfloat16* d, std::size_t n) noexcept {
+    if constexpr (!V::has_stream64) {
+      return false;
+    } else {
+      std::uint16_t* out = bits_of(d);
+      const std::size_t h = head_to_align64(out, n);
+      f2b<V, HW, false>(s, out, h);
+      f2b<V, HW, true>(s + h, out + h, n - h);
+      return true;
+    }
+  }
+#if defined(MIXPREC_SIMD_AVX512_FP16)
+  /// Streamed double -> half: direct at the avx512_bf16 level only; else the buffered form.
+  static bool convert_streamed(const double* s, half* d, std::size_t n) noexcept {
+    if (!HW) return false;
+    std::uint16_t* out = bits_of(d);
+    const std::size_t h = head_to_align64(out, n);
+    d2h_fp16(s, out, h);
+    d2h_fp16<true>(s + h, out + h, n - h);
+    return true;
+  }
+#endif
+};
 
+#if defined(MIXPREC_SIMD_AVX2)
+using avx2_path = path<simd::vec256, false>;
+#else
+/// AVX + F16C without AVX2: float <-> half and half -> double only.
+struct avx2_path {
+  template <class S, class D>
+  static bool convert(const S*, D*, std::size_t) noexcept {
+    return false;
+  }
+  static bool convert(const float* s, half* d, std::size_t n) noexcept { return path<vec_f16c, false>::convert(s, d, n); }
+  static bool convert(const half* s, float* d, std::size_t n) noexcept { return path<vec_f16c, false>::convert(s, d, n); }
+  static bool convert(const half* s, double* d, std::size_t n) noexcept { return path<vec_f16c, false>::convert(s, d, n); }
+};
+#endif
+
+}  // namespace simd_x86
+
+// detail/simd_narrow8.hpp's names for the doubles rounded to odd (V::d_odd8, V::d_odd8_half).
+#if defined(MIXPREC_SIMD_AVX2)
+namespace simd256 {
+inline __m256 double_to_float_odd(__m256d a, __m256d b) noexcept {
+  return _mm256_castsi256_ps(simd::vec256::d_odd8(a, b));
+}
+}  // namespace simd256
+#endif
+#if defined(MIXPREC_SIMD_AVX512)
+namespace simd512 {
+inline __m256i double_to_float_odd(__m512d x) noexcept { return simd::vec512::d_odd8(x); }
+inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
+  return _mm256_castsi256_ps(simd::vec512::d_odd8_half(x));
+}
+inline __m512i join(__m256i lo, __m256i hi) noexcept { return simd::vec512::join(lo, hi); }
 }  // namespace simd512
-#endif  // MIXPREC_SIMD_AVX512
+#endif
 #endif  // MIXPREC_SIMD_X86
 
 /// Converts n elements with the given level's fast path; false (nothing written) when the level
@@ -561,14 +485,14 @@ inline bool simd_convert_at(simd_level level, const S* s, D* d, std::size_t n) n
 #if defined(MIXPREC_SIMD_AVX512)
 #if defined(MIXPREC_SIMD_AVX512_BF16)
     case simd_level::avx512_bf16:
-      return simd512::convert(s, d, n, true);
+      return simd_x86::path<simd::vec512, true>::convert(s, d, n);
 #endif
     case simd_level::avx512:
-      return simd512::convert(s, d, n, false);
+      return simd_x86::path<simd::vec512, false>::convert(s, d, n);
 #endif
 #if defined(MIXPREC_SIMD_X86)
     case simd_level::avx2:
-      return simd256::convert(s, d, n);
+      return simd_x86::avx2_path::convert(s, d, n);
 #endif
     default:
       (void)s;
@@ -625,7 +549,7 @@ template <class S, class D>
 inline bool simd_convert_streamed(const S* s, D* d, std::size_t n) noexcept {
 #if defined(MIXPREC_SIMD_X86)
 #if defined(MIXPREC_SIMD_AVX512)
-  if (simd512::convert_streamed(s, d, n, simd_best_level == simd_level::avx512_bf16)) {  // direct
+  if (simd_x86::path<simd::vec512, simd_best_level == simd_level::avx512_bf16>::convert_streamed(s, d, n)) {  // direct
     _mm_sfence();
     return true;
   }
