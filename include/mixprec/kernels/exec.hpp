@@ -181,6 +181,14 @@ class thread_pool {
       for (std::size_t i = 0; i < n; ++i) f(i);
       return;
     }
+    run_job(n, threads, static_cast<void*>(&f), [](void* ctx, std::size_t i) { (*static_cast<F*>(ctx))(i); });
+  }
+
+ private:
+  thread_pool() = default;
+
+  /// run()'s parallel case, one function for every body (ctx: the body, invoke: how to call it).
+  void run_job(std::size_t n, unsigned threads, void* ctx, void (*invoke)(void*, std::size_t)) {
     std::lock_guard<std::mutex> submit(submit_);
     unsigned helpers = static_cast<unsigned>(std::min<std::size_t>(cap_threads(threads) - 1, n - 1));
     {
@@ -195,8 +203,8 @@ class thread_pool {
           helpers = static_cast<unsigned>(workers_.size());
         }
       }
-      ctx_ = static_cast<void*>(&f);
-      invoke_ = [](void* ctx, std::size_t i) { (*static_cast<F*>(ctx))(i); };
+      ctx_ = ctx;
+      invoke_ = invoke;
       n_ = n;
       next_.store(0, std::memory_order_relaxed);
       want_ = helpers;
@@ -220,9 +228,6 @@ class thread_pool {
     // Every thread has left the job: f (and the caller's frame) are no longer used.
     if (error) std::rethrow_exception(error);
   }
-
- private:
-  thread_pool() = default;
 
   static bool& inside_job() noexcept {
     static thread_local bool inside = false;

@@ -458,23 +458,6 @@ struct avx2_path {
 
 }  // namespace simd_x86
 
-// detail/simd_narrow8.hpp's names for the doubles rounded to odd (V::d_odd8, V::d_odd8_half).
-#if defined(MIXPREC_SIMD_AVX2)
-namespace simd256 {
-inline __m256 double_to_float_odd(__m256d a, __m256d b) noexcept {
-  return _mm256_castsi256_ps(simd::vec256::d_odd8(a, b));
-}
-}  // namespace simd256
-#endif
-#if defined(MIXPREC_SIMD_AVX512)
-namespace simd512 {
-inline __m256i double_to_float_odd(__m512d x) noexcept { return simd::vec512::d_odd8(x); }
-inline __m256 double_to_float_odd_for_half(__m512d x) noexcept {
-  return _mm256_castsi256_ps(simd::vec512::d_odd8_half(x));
-}
-inline __m512i join(__m256i lo, __m256i hi) noexcept { return simd::vec512::join(lo, hi); }
-}  // namespace simd512
-#endif
 #endif  // MIXPREC_SIMD_X86
 
 /// Converts n elements with the given level's fast path; false (nothing written) when the level

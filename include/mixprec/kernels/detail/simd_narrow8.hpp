@@ -71,32 +71,10 @@ inline __m256i codes256(__m256i u, overflow policy) noexcept {
 /// nearest-even to formats whose least subnormal is far above float's normals); store_exact: by
 /// comparing back (right for every double while MXCSR's FTZ and DAZ are clear).
 template <class V>
-struct odd_floats;
-#if defined(MIXPREC_SIMD_AVX512)
-template <>
-struct odd_floats<simd::vec512> {
-  static __m512i load(const double* s) noexcept {
-    const __m256 f0 = simd512::double_to_float_odd_for_half(_mm512_loadu_pd(s));
-    const __m256 f1 = simd512::double_to_float_odd_for_half(_mm512_loadu_pd(s + 8));
-    return _mm512_inserti64x4(_mm512_castsi256_si512(_mm256_castps_si256(f0)), _mm256_castps_si256(f1), 1);
-  }
-  static void store_exact(float* d, const double* s) noexcept {
-    _mm512_storeu_si512(d, simd512::join(simd512::double_to_float_odd(_mm512_loadu_pd(s)),
-                                         simd512::double_to_float_odd(_mm512_loadu_pd(s + 8))));
-  }
+struct odd_floats {
+  static typename V::vi load(const double* s) noexcept { return V::d_odd_half(s); }
+  static void store_exact(float* d, const double* s) noexcept { V::store(d, V::d_odd(s)); }
 };
-#endif
-#if defined(MIXPREC_SIMD_AVX2)
-template <>
-struct odd_floats<simd::vec256> {
-  static __m256i load(const double* s) noexcept {
-    return _mm256_castps_si256(simd256::double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4)));
-  }
-  static void store_exact(float* d, const double* s) noexcept {
-    _mm256_storeu_ps(d, simd256::double_to_float_odd(_mm256_loadu_pd(s), _mm256_loadu_pd(s + 4)));
-  }
-};
-#endif
 
 /// doubles -> codes of F, nearest even, at V's width (the tail through a buffer).
 template <class V, class F>
