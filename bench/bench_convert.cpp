@@ -185,7 +185,7 @@ MIXPREC_BENCH_NOINLINE void mixprec_widen(const std::uint16_t* MIXPREC_BENCH_RES
   for (std::size_t i = 0; i < n; ++i) out[i] = static_cast<float>(T::from_bits(in[i]));
 }
 
-// The generic converter (detail::unpack to a 64-bit significand, detail::pack with the rounding
+// The generic converter (detail::decode_bits to a 64-bit significand, detail::encode_bits with the rounding
 // mode as a run-time value) that every conversion used before the 32-bit fast paths of
 // detail/fast_float32.hpp and that the other modes and formats still use. Internal API: kept
 // here to measure what the fast paths gain, in the same run.
@@ -195,7 +195,7 @@ MIXPREC_BENCH_NOINLINE void mixprec_generic_narrow(const float* MIXPREC_BENCH_RE
                                                    std::size_t n) {
   namespace d = mixprec::detail;
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = d::pack<typename T::format_type>(d::unpack<mixprec::float32_format>(float_bits(in[i])),
+    out[i] = d::encode_bits<typename T::format_type>(d::decode_bits<mixprec::float32_format>(float_bits(in[i])),
                                               mixprec::rounding::nearest_even, mixprec::overflow::ieee);
   }
 }
@@ -204,7 +204,7 @@ MIXPREC_BENCH_NOINLINE void mixprec_generic_widen(const std::uint16_t* MIXPREC_B
                                                   float* MIXPREC_BENCH_RESTRICT out, std::size_t n) {
   namespace d = mixprec::detail;
   for (std::size_t i = 0; i < n; ++i) {
-    out[i] = bits_float(d::pack<mixprec::float32_format>(d::unpack<typename T::format_type>(in[i]),
+    out[i] = bits_float(d::encode_bits<mixprec::float32_format>(d::decode_bits<typename T::format_type>(in[i]),
                                                          mixprec::rounding::nearest_even,
                                                          mixprec::overflow::ieee));
   }
@@ -431,7 +431,7 @@ const std::vector<std::uint16_t>& narrow_input(dataset d, std::size_t n) {
 // ---------------------------------------------------------------------------------------------
 template <class T>
 bool narrow_is_nan(std::uint16_t b) {
-  return mixprec::detail::unpack<typename T::format_type>(b).cls == mixprec::detail::value_class::nan;
+  return mixprec::detail::decode_bits<typename T::format_type>(b).cls == mixprec::detail::value_class::nan;
 }
 
 // Floats to check narrowing on: a stride through all 2^32 bit patterns (zeros, subnormals,
@@ -922,7 +922,7 @@ void register_all() {
   std::vector<narrow_impl> f2h = {
       {"mixprec_half", mixprec_narrow<half>, true, "half(x).bits()"},
       {"mixprec_round_to", mixprec_round_to_narrow<half>, true, "round_to<half>(x)"},
-      {"mixprec_generic", mixprec_generic_narrow<half>, true, "detail::pack(unpack(x))"},
+      {"mixprec_generic", mixprec_generic_narrow<half>, true, "detail::encode_bits(decode_bits(x))"},
 #if MIXPREC_BENCH_HAVE_EIGEN
       {"eigen", eigen_f2h, eigen, kEigenPath},
 #endif
@@ -944,7 +944,7 @@ void register_all() {
   };
   std::vector<widen_impl> h2f = {
       {"mixprec_half", mixprec_widen<half>, true, "float(half)"},
-      {"mixprec_generic", mixprec_generic_widen<half>, true, "detail::pack(unpack(h))"},
+      {"mixprec_generic", mixprec_generic_widen<half>, true, "detail::encode_bits(decode_bits(h))"},
 #if MIXPREC_BENCH_HAVE_EIGEN
       {"eigen", eigen_h2f, eigen, kEigenPath},
 #endif
@@ -967,7 +967,7 @@ void register_all() {
   std::vector<narrow_impl> f2b = {
       {"mixprec_bfloat16", mixprec_narrow<bfloat16>, true, "bfloat16(x).bits()"},
       {"mixprec_round_to", mixprec_round_to_narrow<bfloat16>, true, "round_to<bfloat16>(x)"},
-      {"mixprec_generic", mixprec_generic_narrow<bfloat16>, true, "detail::pack(unpack(x))"},
+      {"mixprec_generic", mixprec_generic_narrow<bfloat16>, true, "detail::encode_bits(decode_bits(x))"},
 #if MIXPREC_BENCH_HAVE_EIGEN
       {"eigen", eigen_f2b, eigen, "portable code"},
 #endif
@@ -980,7 +980,7 @@ void register_all() {
   };
   std::vector<widen_impl> b2f = {
       {"mixprec_bfloat16", mixprec_widen<bfloat16>, true, "float(bfloat16)"},
-      {"mixprec_generic", mixprec_generic_widen<bfloat16>, true, "detail::pack(unpack(b))"},
+      {"mixprec_generic", mixprec_generic_widen<bfloat16>, true, "detail::encode_bits(decode_bits(b))"},
 #if MIXPREC_BENCH_HAVE_EIGEN
       {"eigen", eigen_b2f, eigen, "portable code"},
 #endif

@@ -51,16 +51,16 @@ T from_code(std::uint64_t c) {
   return detail::from_code<T>(c);
 }
 template <class T>
-detail::unpacked unpack(T x) {
-  return detail::unpack<format_of<T>>(mixprec::float_traits<T>::to_bits(x));
+detail::exact_value exact_of(T x) {
+  return detail::decode_bits<format_of<T>>(mixprec::float_traits<T>::to_bits(x));
 }
 template <class T>
 bool is_nan(T x) {
-  return unpack(x).cls == detail::value_class::nan;
+  return exact_of(x).cls == detail::value_class::nan;
 }
 template <class T>
 bool is_finite(T x) {
-  const auto c = unpack(x).cls;
+  const auto c = exact_of(x).cls;
   return c == detail::value_class::finite || c == detail::value_class::zero;
 }
 template <class T>
@@ -80,7 +80,7 @@ std::string name_of() {
 /// Bit-identical, or both NaN with the same sign (printing drops NaN payloads).
 template <class T>
 bool same(T a, T b) {
-  if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b) && unpack(a).sign == unpack(b).sign;
+  if (is_nan(a) || is_nan(b)) return is_nan(a) && is_nan(b) && exact_of(a).sign == exact_of(b).sign;
   return code_of(a) == code_of(b);
 }
 
@@ -235,7 +235,7 @@ TEST_CASE_TEMPLATE("every value round-trips through its shortest text, which is 
     ok = ok && reads_back(print(x, cf::scientific), x, cf::scientific);
     ok = ok && reads_back(print(x, cf::general), x, cf::general);
     ok = ok && reads_back(print(x, cf::hex), x, cf::hex);
-    if (is_finite(x) && unpack(x).cls != detail::value_class::zero) {
+    if (is_finite(x) && exact_of(x).cls != detail::value_class::zero) {
       // Shortest: with n significant digits, neither (n-1)-digit decimal around the exact
       // value reads back (every other (n-1)-digit decimal is farther away).
       const std::string sci = print(x, cf::scientific);
@@ -318,7 +318,7 @@ TEST_CASE_TEMPLATE("fixed, scientific, general and hex text equal std::to_chars 
       }
     }
     // Hex: the same layout as double's for normal values (a subnormal of T is normal in double).
-    if (is_finite(x) && (unpack(x).cls == detail::value_class::zero || unpack(x).exp >= format_of<T>::emin)) {
+    if (is_finite(x) && (exact_of(x).cls == detail::value_class::zero || exact_of(x).exp >= format_of<T>::emin)) {
       const int p = static_cast<int>(rng() % 6) - 1;
       const std::string mine = p < 0 ? print(x, cf::hex) : print(x, cf::hex, p);
       const std::string theirs = p < 0 ? std_print(d, cf::hex) : std_print(d, cf::hex, p);
@@ -446,7 +446,7 @@ expected expected_between(T a, T b, bool b_exists, bool above, rounding mode, bo
   if (mode == rounding::downward) up = negative;
   if (up && !b_exists) return {false, 0.0};
   const T r = up ? b : a;
-  if (unpack(r).cls == detail::value_class::zero) return {false, 0.0};  // underflow
+  if (exact_of(r).cls == detail::value_class::zero) return {false, 0.0};  // underflow
   const double v = to_double(r);
   return {true, negative ? -v : v};
 }

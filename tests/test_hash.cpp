@@ -35,7 +35,7 @@ std::vector<T> values_of() {
 
 template <class T>
 bool is_nan(T x) {
-  return mixprec::detail::unpack<typename T::format_type>(x.bits()).cls == mixprec::detail::value_class::nan;
+  return mixprec::detail::decode_bits<typename T::format_type>(x.bits()).cls == mixprec::detail::value_class::nan;
 }
 
 TEST_CASE_TEMPLATE("std::hash agrees with ==", T, MIXPREC_ALL_FORMATS) {

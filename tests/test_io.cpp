@@ -55,8 +55,8 @@ std::string out(T x, std::ios_base::fmtflags flags = {}, std::streamsize precisi
 
 template <class T>
 bool same(T a, T b) {
-  const auto ua = mixprec::detail::unpack<typename T::format_type>(a.bits());
-  const auto ub = mixprec::detail::unpack<typename T::format_type>(b.bits());
+  const auto ua = mixprec::detail::decode_bits<typename T::format_type>(a.bits());
+  const auto ub = mixprec::detail::decode_bits<typename T::format_type>(b.bits());
   if (ua.cls == mixprec::detail::value_class::nan || ub.cls == mixprec::detail::value_class::nan) {
     return ua.cls == ub.cls && ua.sign == ub.sign;
   }
@@ -580,7 +580,7 @@ TEST_CASE("fmt::format") {
   long failures = 0;
   for (std::uint32_t code = 0; code < 65536; code += 7) {
     const half x = half::from_bits(static_cast<std::uint16_t>(code));
-    const auto u = mixprec::detail::unpack<half::format_type>(x.bits());
+    const auto u = mixprec::detail::decode_bits<half::format_type>(x.bits());
     const char* spec = specs[rng() % (sizeof specs / sizeof specs[0])];
     if (u.cls == mixprec::detail::value_class::nan || u.cls == mixprec::detail::value_class::infinite) {
       continue;  // {fmt} 9 left-aligns a padded double inf or nan; mixprec right-aligns as std::format

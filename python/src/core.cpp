@@ -374,7 +374,7 @@ nb::object rt_to_bits(nb::ndarray<const S, nb::ndim<1>, nb::c_contig, nb::device
       mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
         SU bits;
         std::memcpy(&bits, in + i, sizeof bits);
-        const auto u = mixprec::detail::unpack<SF>(bits);
+        const auto u = mixprec::detail::decode_bits<SF>(bits);
         const std::uint32_t r = md == mixprec::rounding::stochastic ? rng(offset + i) : 0u;
         out[i] = static_cast<U>(mixprec::detail::encode(f, u, md, p, r));
       });
@@ -407,7 +407,7 @@ nb::object rt_from_bits(nb::ndarray<nb::ndim<1>, nb::c_contig, nb::device::cpu> 
       nb::gil_scoped_release release;
       using D = mixprec::float64_format;
       mixprec::for_each_index(mixprec::exec::par, n, [=](std::size_t i) {
-        const auto bits = mixprec::detail::pack<D>(mixprec::detail::decode(f, in[i]), mixprec::rounding::nearest_even,
+        const auto bits = mixprec::detail::encode_bits<D>(mixprec::detail::decode(f, in[i]), mixprec::rounding::nearest_even,
                                                    mixprec::overflow::ieee, 0);
         std::memcpy(out + i, &bits, sizeof(double));
       });
@@ -427,7 +427,7 @@ std::uint64_t rt_from_string(const std::string& text, int e, int m, int enc, int
   bool neg = false;
   std::string_view body;
   std::chars_format fmt{};
-  mixprec::detail::unpacked u{};
+  mixprec::detail::exact_value u{};
   const char* end = nullptr;
   if (!mixprec::detail::split_number_text(text, neg, body, fmt) ||
       !mixprec::detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) ||

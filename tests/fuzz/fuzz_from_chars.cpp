@@ -50,13 +50,13 @@ std::uint64_t code_of(T x) {
   return detail::code_of<format_of<T>>(mixprec::float_traits<T>::to_bits(x));
 }
 template <class T>
-detail::unpacked unpack(T x) {
-  return detail::unpack<format_of<T>>(mixprec::float_traits<T>::to_bits(x));
+detail::exact_value exact_of(T x) {
+  return detail::decode_bits<format_of<T>>(mixprec::float_traits<T>::to_bits(x));
 }
 template <class T>
 bool same(T a, T b) {
-  const detail::unpacked ua = unpack(a);
-  const detail::unpacked ub = unpack(b);
+  const detail::exact_value ua = exact_of(a);
+  const detail::exact_value ub = exact_of(b);
   if (ua.cls == detail::value_class::nan || ub.cls == detail::value_class::nan) {
     return ua.cls == ub.cls && ua.sign == ub.sign;
   }
@@ -224,7 +224,7 @@ void check(const char* name, const char* first, const char* last, cf fmt, roundi
     const bool ok = nan ? F::has_nan : F::has_infinity;
     if ((r.ec == std::errc{}) != ok) fail(name, "inf/nan availability", token);
     if (ok) {
-      const detail::unpacked u = unpack(v);
+      const detail::exact_value u = exact_of(v);
       if (nan && u.cls != detail::value_class::nan) fail(name, "nan did not give a NaN", token);
       if (!nan && (u.cls != detail::value_class::infinite || u.sign != (body == 1))) {
         fail(name, "inf did not give the infinity", token);

@@ -52,7 +52,7 @@ MIXPREC_HD constexpr W apply(op o, W a, W b) noexcept {
   return a;
 }
 
-MIXPREC_HD constexpr unpacked soft_op(op o, const unpacked& a, const unpacked& b, rounding mode) noexcept {
+MIXPREC_HD constexpr exact_value soft_op(op o, const exact_value& a, const exact_value& b, rounding mode) noexcept {
   switch (o) {
     case op::add: return soft_add(a, b, mode);
     case op::sub: return soft_add(a, isnan(b) ? b : negated(b), mode);  // a NaN keeps its sign
@@ -70,7 +70,7 @@ MIXPREC_HD constexpr basic_float<F> wide_op(op o, basic_float<F> a, basic_float<
   if (is_nan_value(wb)) return basic_float<F>(wb);
   const W r = apply(o, wa, wb);
   if (is_nan_value(r)) {  // invalid operation: the positive quiet NaN (+max in formats without NaN)
-    return basic_float<F>::from_bits(pack<F>(default_nan(), rounding::nearest_even, overflow::ieee));
+    return basic_float<F>::from_bits(encode_bits<F>(default_nan(), rounding::nearest_even, overflow::ieee));
   }
   return basic_float<F>(r);
 }
@@ -86,7 +86,7 @@ MIXPREC_HD constexpr basic_float<F> binary(op o, basic_float<F> a, basic_float<F
     }
   }
   return basic_float<F>::from_bits(
-      pack<F>(soft_op(o, unpack<F>(a.bits()), unpack<F>(b.bits()), mode), mode, policy, random_bits));
+      encode_bits<F>(soft_op(o, decode_bits<F>(a.bits()), decode_bits<F>(b.bits()), mode), mode, policy, random_bits));
 }
 
 /// Order key: a signed integer that sorts like the value (NaNs excluded).
@@ -99,7 +99,7 @@ MIXPREC_HD constexpr std::int64_t order_key(typename F::storage_type bits) noexc
 
 template <class F>
 MIXPREC_HD constexpr bool is_nan_bits(typename F::storage_type bits) noexcept {
-  return unpack<F>(bits).cls == value_class::nan;
+  return decode_bits<F>(bits).cls == value_class::nan;
 }
 
 }  // namespace detail
@@ -142,9 +142,9 @@ MIXPREC_HD constexpr basic_float<F> operator-(basic_float<F> a) noexcept {
   if constexpr (F::enc == encoding::exponent_only) {
     return detail::from_code<basic_float<F>>(F::magnitude_mask);
   } else if constexpr (!F::is_signed) {
-    const detail::value_class c = detail::unpack<F>(a.bits()).cls;
+    const detail::value_class c = detail::decode_bits<F>(a.bits()).cls;
     if (c == detail::value_class::zero || c == detail::value_class::nan) return a;
-    return detail::from_code<basic_float<F>>(F::has_nan ? detail::nan_code(F{}, detail::unpacked{
+    return detail::from_code<basic_float<F>>(F::has_nan ? detail::nan_code(F{}, detail::exact_value{
                                                                detail::value_class::nan, false, true, 0, 0})
                                                          : 0);
   } else if constexpr (F::enc == encoding::fnuz) {
@@ -458,9 +458,9 @@ MIXPREC_HD constexpr basic_float<F> div(basic_float<F> x, basic_float<F> y, roun
 template <class F>
 MIXPREC_HD constexpr basic_float<F> fma(basic_float<F> x, basic_float<F> y, basic_float<F> z, rounding mode,
                                         overflow policy, std::uint32_t random_bits) noexcept {
-  using detail::unpack;
-  return basic_float<F>::from_bits(detail::pack<F>(
-      detail::soft_fma(unpack<F>(x.bits()), unpack<F>(y.bits()), unpack<F>(z.bits()), mode), mode, policy,
+  using detail::decode_bits;
+  return basic_float<F>::from_bits(detail::encode_bits<F>(
+      detail::soft_fma(decode_bits<F>(x.bits()), decode_bits<F>(y.bits()), decode_bits<F>(z.bits()), mode), mode, policy,
       random_bits));
 }
 /// x * y + z with a single rounding in `mode` (not stochastic: pass random bits to the
@@ -479,7 +479,7 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> sqrt(basic_float<F> x, rounding mode, overflow policy,
                                          std::uint32_t random_bits) noexcept {
   return basic_float<F>::from_bits(
-      detail::pack<F>(detail::soft_sqrt(detail::unpack<F>(x.bits())), mode, policy, random_bits));
+      detail::encode_bits<F>(detail::soft_sqrt(detail::decode_bits<F>(x.bits())), mode, policy, random_bits));
 }
 /// The square root rounded once in `mode` (not stochastic: pass random bits to the overload
 /// above); invalid mode or policy: std::invalid_argument. sqrt(half(2)) == half(1.4140625).

@@ -88,14 +88,14 @@ namespace detail {
 
 /// The exact value of x: a float, double, mixprec value or integer.
 template <class S>
-MIXPREC_HD constexpr unpacked unpack_value(S x) noexcept {
+MIXPREC_HD constexpr exact_value decode_value(S x) noexcept {
   if constexpr (std::is_integral<S>::value) {
-    return unpack_integer(x);
+    return decode_integer(x);
   } else {
     static_assert(is_binary_float<S>::value,
                   "mixprec converts from float, double, integers and mixprec types");
     using Tr = float_traits<S>;
-    return unpack<typename Tr::format_type>(Tr::to_bits(x));
+    return decode_bits<typename Tr::format_type>(Tr::to_bits(x));
   }
 }
 
@@ -113,7 +113,7 @@ MIXPREC_HD constexpr typename float_traits<T>::storage_type round_bits(S x, roun
       return to_float32_bits<typename float_traits<S>::format_type>(x.bits());
     }
   }
-  return pack<F>(unpack_value(x), mode, policy, random_bits);
+  return encode_bits<F>(decode_value(x), mode, policy, random_bits);
 }
 
 }  // namespace detail
@@ -141,7 +141,7 @@ MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST float to_float(typename F::storage_type bi
   if constexpr (fast_to_float32<F>) {
     return float_traits<float>::from_bits(to_float32_bits<F>(bits));
   } else {
-    return float_traits<float>::from_bits(pack<float32_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+    return float_traits<float>::from_bits(encode_bits<float32_format>(decode_bits<F>(bits), rounding::nearest_even, overflow::ieee));
   }
 }
 
@@ -151,7 +151,7 @@ MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST double to_double(typename F::storage_type 
     // (Quiet first: a double NaN is always quiet, also in constant evaluation.)
     return static_cast<double>(float_traits<float>::from_bits(to_float32_bits_quiet<F>(bits)));
   } else {
-    return float_traits<double>::from_bits(pack<float64_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+    return float_traits<double>::from_bits(encode_bits<float64_format>(decode_bits<F>(bits), rounding::nearest_even, overflow::ieee));
   }
 }
 
@@ -247,12 +247,12 @@ class basic_float : public detail::float_conversions<Format> {
 
   /// False for +-0, true otherwise (NaN included).
   MIXPREC_HD explicit constexpr operator bool() const noexcept {
-    return detail::unpack<Format>(bits_).cls != detail::value_class::zero;
+    return detail::decode_bits<Format>(bits_).cls != detail::value_class::zero;
   }
   /// Truncates toward zero; out of range saturates to I's min or max, NaN gives 0.
   template <class I, std::enable_if_t<std::is_integral<I>::value && !std::is_same<I, bool>::value, int> = 0>
   MIXPREC_HD explicit constexpr operator I() const noexcept {
-    return detail::round_to_integer<I>(detail::unpack<Format>(bits_), rounding::toward_zero, 0);
+    return detail::round_to_integer<I>(detail::decode_bits<Format>(bits_), rounding::toward_zero, 0);
   }
 
  private:

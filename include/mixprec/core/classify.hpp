@@ -23,29 +23,29 @@ namespace mixprec {
 /// Whether x is a NaN (any sign or payload).
 template <class F>
 MIXPREC_HD constexpr bool isnan(basic_float<F> x) noexcept {
-  return detail::unpack<F>(x.bits()).cls == detail::value_class::nan;
+  return detail::decode_bits<F>(x.bits()).cls == detail::value_class::nan;
 }
 /// Whether x is +infinity or -infinity (never for formats without infinity).
 template <class F>
 MIXPREC_HD constexpr bool isinf(basic_float<F> x) noexcept {
-  return detail::unpack<F>(x.bits()).cls == detail::value_class::infinite;
+  return detail::decode_bits<F>(x.bits()).cls == detail::value_class::infinite;
 }
 /// Whether x is zero, subnormal or normal (not infinite, not NaN).
 template <class F>
 MIXPREC_HD constexpr bool isfinite(basic_float<F> x) noexcept {
-  const auto c = detail::unpack<F>(x.bits()).cls;
+  const auto c = detail::decode_bits<F>(x.bits()).cls;
   return c == detail::value_class::zero || c == detail::value_class::finite;
 }
 /// Subnormal: non-zero with the exponent field 0 (never true for e8m0fnu).
 template <class F>
 MIXPREC_HD constexpr bool issubnormal(basic_float<F> x) noexcept {
-  const auto u = detail::unpack<F>(x.bits());
+  const auto u = detail::decode_bits<F>(x.bits());
   return u.cls == detail::value_class::finite && u.exp < F::emin;
 }
 /// Normal: finite and non-zero with a non-zero exponent field (every finite e8m0fnu value).
 template <class F>
 MIXPREC_HD constexpr bool isnormal(basic_float<F> x) noexcept {
-  const auto u = detail::unpack<F>(x.bits());
+  const auto u = detail::decode_bits<F>(x.bits());
   return u.cls == detail::value_class::finite && u.exp >= F::emin;
 }
 /// Whether the float x is subnormal (the C library has no issubnormal).
@@ -62,12 +62,12 @@ MIXPREC_HD MIXPREC_CONSTEXPR_BIT_CAST bool issubnormal(double x) noexcept {
 /// The sign bit (false for every e8m0fnu value; true for the fnuz NaN, 0x80).
 template <class F>
 MIXPREC_HD constexpr bool signbit(basic_float<F> x) noexcept {
-  return detail::unpack<F>(x.bits()).sign;
+  return detail::decode_bits<F>(x.bits()).sign;
 }
 /// FP_NAN, FP_INFINITE, FP_ZERO, FP_SUBNORMAL or FP_NORMAL, as std::fpclassify.
 template <class F>
 MIXPREC_HD constexpr int fpclassify(basic_float<F> x) noexcept {
-  const auto u = detail::unpack<F>(x.bits());
+  const auto u = detail::decode_bits<F>(x.bits());
   switch (u.cls) {
     case detail::value_class::nan: return FP_NAN;
     case detail::value_class::infinite: return FP_INFINITE;

@@ -130,11 +130,11 @@ struct finfo {
   using F = format_type;
   static constexpr std::uint64_t one = detail::one_code<F>();
   static constexpr int machep_ = detail::exponent_of_code<F>(
-      detail::pack<F>(detail::unpack_value(static_cast<double>(detail::from_code<T>(one + 1)) - 1.0),
+      detail::encode_bits<F>(detail::decode_value(static_cast<double>(detail::from_code<T>(one + 1)) - 1.0),
                       rounding::nearest_even, overflow::ieee) >>
       F::padding_bits);
   static constexpr int negep_ = detail::exponent_of_code<F>(
-      detail::pack<F>(detail::unpack_value(1.0 - static_cast<double>(detail::from_code<T>(one - 1))),
+      detail::encode_bits<F>(detail::decode_value(1.0 - static_cast<double>(detail::from_code<T>(one - 1))),
                       rounding::nearest_even, overflow::ieee) >>
       F::padding_bits);
   static constexpr int precision_raw = detail::floor_log10_pow2(-machep_);

@@ -26,13 +26,13 @@ struct hash<mixprec::basic_float<F>> {
   /// The hash of x (that of its bits, but one value for +-0 and one for every NaN).
   std::size_t operator()(mixprec::basic_float<F> x) const noexcept {
     using S = typename F::storage_type;
-    const mixprec::detail::unpacked u = mixprec::detail::unpack<F>(x.bits());
+    const mixprec::detail::exact_value u = mixprec::detail::decode_bits<F>(x.bits());
     switch (u.cls) {
       case mixprec::detail::value_class::zero: return std::hash<S>{}(S{0});
       case mixprec::detail::value_class::nan:
         // The code of the positive quiet NaN: no number has it.
         return std::hash<S>{}(mixprec::detail::storage_of<F>(mixprec::detail::nan_code(F{}, 
-            mixprec::detail::unpacked{mixprec::detail::value_class::nan, false, true, 0, 0})));
+            mixprec::detail::exact_value{mixprec::detail::value_class::nan, false, true, 0, 0})));
       default: return std::hash<S>{}(x.bits());
     }
   }

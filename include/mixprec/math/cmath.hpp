@@ -57,7 +57,7 @@ MIXPREC_HD constexpr basic_float<F> with_magnitude(bool negative, std::uint64_t 
 /// x made quiet (x a NaN).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> quiet(basic_float<F> x) noexcept {
-  return basic_float<F>::from_bits(pack<F>(unpack<F>(x.bits()), rounding::nearest_even, overflow::ieee));
+  return basic_float<F>::from_bits(encode_bits<F>(decode_bits<F>(x.bits()), rounding::nearest_even, overflow::ieee));
 }
 
 }  // namespace detail
@@ -107,12 +107,12 @@ MIXPREC_HD basic_float<F> frexp(basic_float<F> x, int* e) noexcept {
 /// x * 2^n, rounded once (to nearest-even; overflow and underflow as for any conversion).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> ldexp(basic_float<F> x, int n) noexcept {
-  detail::unpacked u = detail::unpack<F>(x.bits());
+  detail::exact_value u = detail::decode_bits<F>(x.bits());
   if (u.cls == detail::value_class::nan) return detail::quiet(x);
   if (u.cls != detail::value_class::finite) return x;
   constexpr int limit = 4096;  // far beyond any format's range, and no int overflow
   u.exp += n > limit ? limit : (n < -limit ? -limit : n);
-  return basic_float<F>::from_bits(detail::pack<F>(u, rounding::nearest_even, overflow::ieee));
+  return basic_float<F>::from_bits(detail::encode_bits<F>(u, rounding::nearest_even, overflow::ieee));
 }
 /// x * 2^n, as ldexp (radix 2): rounded once, nearest-even.
 template <class F>
@@ -128,7 +128,7 @@ MIXPREC_HD constexpr basic_float<F> scalbln(basic_float<F> x, long n) noexcept {
 /// The unbiased exponent: FP_ILOGB0 for zero, FP_ILOGBNAN for NaN, INT_MAX for infinity.
 template <class F>
 MIXPREC_HD constexpr int ilogb(basic_float<F> x) noexcept {
-  const detail::unpacked u = detail::unpack<F>(x.bits());
+  const detail::exact_value u = detail::decode_bits<F>(x.bits());
   switch (u.cls) {
     case detail::value_class::zero: return FP_ILOGB0;
     case detail::value_class::nan: return FP_ILOGBNAN;
@@ -141,9 +141,9 @@ MIXPREC_HD constexpr int ilogb(basic_float<F> x) noexcept {
 /// the format has no infinity).
 template <class F>
 MIXPREC_HD constexpr basic_float<F> logb(basic_float<F> x) noexcept {
-  const detail::unpacked u = detail::unpack<F>(x.bits());
+  const detail::exact_value u = detail::decode_bits<F>(x.bits());
   switch (u.cls) {
-    case detail::value_class::zero: return basic_float<F>::from_bits(detail::pack<F>(detail::make_inf(true), rounding::nearest_even, overflow::ieee));
+    case detail::value_class::zero: return basic_float<F>::from_bits(detail::encode_bits<F>(detail::make_inf(true), rounding::nearest_even, overflow::ieee));
     case detail::value_class::nan: return detail::quiet(x);
     case detail::value_class::infinite: return abs(x);
     case detail::value_class::finite: break;
@@ -162,11 +162,11 @@ MIXPREC_HD constexpr basic_float<F> step(basic_float<F> x, bool up) noexcept {
     if (!up && mag == 0) return quiet_nan<T>();  // nothing below 2^-127
     return from_code<T>(up ? mag + 1 : mag - 1);  // past max: 0xff, the NaN
   } else {
-    if (unpack<F>(x.bits()).cls == value_class::zero) return with_magnitude<F>(!up, 1);
+    if (decode_bits<F>(x.bits()).cls == value_class::zero) return with_magnitude<F>(!up, 1);
     const bool neg = signbit(x);
     const bool grow = up != neg;  // the magnitude grows
     if (grow && mag == F::max_code) {
-      return T::from_bits(pack<F>(make_inf(neg), rounding::nearest_even, overflow::ieee));
+      return T::from_bits(encode_bits<F>(make_inf(neg), rounding::nearest_even, overflow::ieee));
     }
     return with_magnitude<F>(neg, grow ? mag + 1 : mag - 1);
   }
@@ -192,14 +192,14 @@ basic_float<F> nexttoward(basic_float<F> x, long double y) noexcept {
   if (lx < y) return detail::step(x, true);
   if (lx > y) return detail::step(x, false);
   // Equal: x, or for zero the zero of y's sign.
-  return detail::unpack<F>(x.bits()).cls == detail::value_class::zero ? detail::with_magnitude<F>(std::signbit(y), 0) : x;
+  return detail::decode_bits<F>(x.bits()).cls == detail::value_class::zero ? detail::with_magnitude<F>(std::signbit(y), 0) : x;
 }
 /// The spacing of the format at x: 2^(max(exponent(x), emin) - mantissa bits), i.e. the gap
 /// from |x| to the next larger magnitude (at max, the spacing of max's binade). NaN for NaN and
 /// infinity.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> ulp(basic_float<F> x) noexcept {
-  const detail::unpacked u = detail::unpack<F>(x.bits());
+  const detail::exact_value u = detail::decode_bits<F>(x.bits());
   if (u.cls == detail::value_class::nan || u.cls == detail::value_class::infinite) {
     return detail::quiet_nan<basic_float<F>>();
   }
@@ -209,24 +209,24 @@ MIXPREC_HD constexpr basic_float<F> ulp(basic_float<F> x) noexcept {
 
 namespace detail {
 
-MIXPREC_HD constexpr bool magnitude_less(const unpacked& a, const unpacked& b) noexcept {
+MIXPREC_HD constexpr bool magnitude_less(const exact_value& a, const exact_value& b) noexcept {
   return a.exp < b.exp || (a.exp == b.exp && a.sig < b.sig);
 }
 
 /// x - n*y for finite x and finite non-zero y, exactly: n = trunc(x/y) (fmod) or, when nearest,
 /// x/y rounded to nearest, ties to even (IEEE remainder). q: |n| modulo 2^64.
-MIXPREC_HD constexpr unpacked exact_remainder(const unpacked& x, const unpacked& y, bool nearest,
+MIXPREC_HD constexpr exact_value exact_remainder(const exact_value& x, const exact_value& y, bool nearest,
                                               std::uint64_t& q) noexcept {
   q = 0;
   if (x.cls == value_class::zero) return x;
   if (magnitude_less(x, y)) {  // n = 0, or +-1 when |x| > |y|/2 (then the exponents differ by <= 1)
-    unpacked twice = x;
+    exact_value twice = x;
     twice.exp += 1;
     if (!nearest || !magnitude_less(y, twice)) return x;
     q = 1;
-    unpacked ay = y, ax = x;
+    exact_value ay = y, ax = x;
     ay.sign = ax.sign = false;
-    unpacked r = soft_add(ay, negated(ax), rounding::nearest_even);  // exact
+    exact_value r = soft_add(ay, negated(ax), rounding::nearest_even);  // exact
     r.sign = !x.sign;
     return r;
   }
@@ -260,7 +260,7 @@ MIXPREC_HD constexpr unpacked exact_remainder(const unpacked& x, const unpacked&
     flip = true;
   }
   if (r == 0) return make_zero(x.sign);
-  unpacked u = unpack_integer(r);
+  exact_value u = decode_integer(r);
   u.exp += w;
   u.sign = x.sign != flip;
   return u;
@@ -270,21 +270,21 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> remainder_of(basic_float<F> x, basic_float<F> y, bool nearest,
                                                  int* quo) noexcept {
   using T = basic_float<F>;
-  const unpacked ux = unpack<F>(x.bits()), uy = unpack<F>(y.bits());
+  const exact_value ux = decode_bits<F>(x.bits()), uy = decode_bits<F>(y.bits());
   if (quo) *quo = 0;
   if (ux.cls == value_class::nan) return quiet(x);
   if (uy.cls == value_class::nan) return quiet(y);
   if (ux.cls == value_class::infinite || uy.cls == value_class::zero) {
-    return T::from_bits(pack<F>(default_nan(), rounding::nearest_even, overflow::ieee));
+    return T::from_bits(encode_bits<F>(default_nan(), rounding::nearest_even, overflow::ieee));
   }
   if (uy.cls == value_class::infinite) return x;
   std::uint64_t q = 0;
-  const unpacked r = exact_remainder(ux, uy, nearest, q);
+  const exact_value r = exact_remainder(ux, uy, nearest, q);
   if (quo) {
     const int n = static_cast<int>(q & 0x7fffffffu);
     *quo = ux.sign != uy.sign ? -n : n;
   }
-  return T::from_bits(pack<F>(r, rounding::nearest_even, overflow::ieee));  // exact
+  return T::from_bits(encode_bits<F>(r, rounding::nearest_even, overflow::ieee));  // exact
 }
 
 }  // namespace detail
@@ -313,14 +313,14 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> modf(basic_float<F> x, basic_float<F>* iptr) noexcept {
   const basic_float<F> t = trunc(x);
   *iptr = t;
-  const detail::unpacked u = detail::unpack<F>(x.bits());
+  const detail::exact_value u = detail::decode_bits<F>(x.bits());
   if (u.cls == detail::value_class::nan) return t;
   if (u.cls != detail::value_class::finite || t == x) {  // a zero with x's sign (none in fnuz; NaN in e8m0fnu)
-    return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(u.sign), rounding::nearest_even, overflow::ieee));
+    return basic_float<F>::from_bits(detail::encode_bits<F>(detail::make_zero(u.sign), rounding::nearest_even, overflow::ieee));
   }
   if (u.exp < 0) return x;
-  return basic_float<F>::from_bits(detail::pack<F>(
-      detail::soft_add(u, detail::negated(detail::unpack<F>(t.bits())), rounding::nearest_even),
+  return basic_float<F>::from_bits(detail::encode_bits<F>(
+      detail::soft_add(u, detail::negated(detail::decode_bits<F>(t.bits())), rounding::nearest_even),
       rounding::nearest_even, overflow::ieee));  // exact
 }
 
@@ -330,7 +330,7 @@ MIXPREC_HD constexpr basic_float<F> fdim(basic_float<F> x, basic_float<F> y) noe
   if (isnan(x)) return detail::quiet(x);
   if (isnan(y)) return detail::quiet(y);
   if (x > y) return x - y;
-  return basic_float<F>::from_bits(detail::pack<F>(detail::make_zero(false), rounding::nearest_even, overflow::ieee));
+  return basic_float<F>::from_bits(detail::encode_bits<F>(detail::make_zero(false), rounding::nearest_even, overflow::ieee));
 }
 
 /// x > y, quietly (false if either is NaN).
@@ -508,34 +508,34 @@ MIXPREC_HD basic_float<F> pow(basic_float<F> x, basic_float<F> y) noexcept {
 /// misrounds bfloat16 values near 1e-17.)
 template <class F>
 MIXPREC_HD constexpr basic_float<F> hypot(basic_float<F> x, basic_float<F> y, basic_float<F> z) noexcept {
-  using detail::unpacked;
-  unpacked u[3] = {detail::unpack<F>(x.bits()), detail::unpack<F>(y.bits()), detail::unpack<F>(z.bits())};
-  for (const unpacked& v : u) {
+  using detail::exact_value;
+  exact_value u[3] = {detail::decode_bits<F>(x.bits()), detail::decode_bits<F>(y.bits()), detail::decode_bits<F>(z.bits())};
+  for (const exact_value& v : u) {
     if (v.cls == detail::value_class::infinite) {
-      return basic_float<F>::from_bits(detail::pack<F>(detail::make_inf(false), rounding::nearest_even, overflow::ieee));
+      return basic_float<F>::from_bits(detail::encode_bits<F>(detail::make_inf(false), rounding::nearest_even, overflow::ieee));
     }
   }
-  for (const unpacked& v : u) {
+  for (const exact_value& v : u) {
     if (v.cls == detail::value_class::nan) {
-      return basic_float<F>::from_bits(detail::pack<F>(v, rounding::nearest_even, overflow::ieee));  // quiet
+      return basic_float<F>::from_bits(detail::encode_bits<F>(v, rounding::nearest_even, overflow::ieee));  // quiet
     }
   }
-  for (unpacked& v : u) v.sign = false;
+  for (exact_value& v : u) v.sign = false;
   // Ascending magnitude (zeros first), so that only the last addition can be inexact.
-  const auto less = [](const unpacked& a, const unpacked& b) {
+  const auto less = [](const exact_value& a, const exact_value& b) {
     return a.cls == detail::value_class::zero ? b.cls != detail::value_class::zero
                                               : b.cls != detail::value_class::zero && detail::magnitude_less(a, b);
   };
   for (int i = 0; i < 2; ++i)
     for (int j = 0; j < 2 - i; ++j)
       if (less(u[j + 1], u[j])) {
-        const unpacked t = u[j];
+        const exact_value t = u[j];
         u[j] = u[j + 1];
         u[j + 1] = t;
       }
-  unpacked s = detail::soft_mul(u[0], u[0]);
+  exact_value s = detail::soft_mul(u[0], u[0]);
   for (int i = 1; i < 3; ++i) s = detail::soft_add(s, detail::soft_mul(u[i], u[i]), rounding::nearest_even);
-  return basic_float<F>::from_bits(detail::pack<F>(detail::soft_sqrt(s), rounding::nearest_even, overflow::ieee));
+  return basic_float<F>::from_bits(detail::encode_bits<F>(detail::soft_sqrt(s), rounding::nearest_even, overflow::ieee));
 }
 
 /// atan2(y, x). For 0 < |y/x| < 2^-20 with x > 0 the result is y/x - (y/x)^3/3 + ..., and the
@@ -543,12 +543,12 @@ MIXPREC_HD constexpr basic_float<F> hypot(basic_float<F> x, basic_float<F> y, ba
 /// inside it: there the quotient is computed exactly and nudged toward zero.
 template <class F>
 MIXPREC_HD basic_float<F> atan2(basic_float<F> y, basic_float<F> x) noexcept {
-  const detail::unpacked uy = detail::unpack<F>(y.bits()), ux = detail::unpack<F>(x.bits());
+  const detail::exact_value uy = detail::decode_bits<F>(y.bits()), ux = detail::decode_bits<F>(x.bits());
   if (uy.cls == detail::value_class::finite && ux.cls == detail::value_class::finite && !ux.sign) {
-    detail::unpacked q = detail::soft_div(uy, ux);
+    detail::exact_value q = detail::soft_div(uy, ux);
     if (q.cls == detail::value_class::finite && q.exp < -20) {
       if ((q.sig & 1u) == 0) q.sig -= 1;  // exact quotient: the true value is just below it
-      return basic_float<F>::from_bits(detail::pack<F>(q, rounding::nearest_even, overflow::ieee));
+      return basic_float<F>::from_bits(detail::encode_bits<F>(q, rounding::nearest_even, overflow::ieee));
     }
   }
   return basic_float<F>(std::atan2(static_cast<double>(y), static_cast<double>(x)));

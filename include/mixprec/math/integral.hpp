@@ -37,15 +37,15 @@ template <class F>
 MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding mode,
                                                       std::uint32_t random_bits) noexcept {
   using T = basic_float<F>;
-  detail::unpacked u = detail::unpack<F>(x.bits());
-  if (u.cls == detail::value_class::nan) return T::from_bits(detail::pack<F>(u, mode, overflow::ieee));  // quiet
+  detail::exact_value u = detail::decode_bits<F>(x.bits());
+  if (u.cls == detail::value_class::nan) return T::from_bits(detail::encode_bits<F>(u, mode, overflow::ieee));  // quiet
   if (u.cls != detail::value_class::finite || u.exp >= F::mantissa_bits) return x;  // zero, inf, integral
   bool big = false;
   const std::uint64_t mag = detail::integral_magnitude(u, mode, random_bits, big);
   const bool neg = u.sign;
-  u = mag == 0 ? detail::unpacked{detail::value_class::zero, neg, false, 0, 0} : detail::unpack_integer(mag);
+  u = mag == 0 ? detail::exact_value{detail::value_class::zero, neg, false, 0, 0} : detail::decode_integer(mag);
   u.sign = neg;
-  return T::from_bits(detail::pack<F>(u, rounding::nearest_even, overflow::ieee));  // exact but for overflow
+  return T::from_bits(detail::encode_bits<F>(u, rounding::nearest_even, overflow::ieee));  // exact but for overflow
 }
 /// round_to_integral in a deterministic mode (rounding::stochastic needs random bits: see
 /// detail::require_random_bits).
@@ -91,7 +91,7 @@ template <class I, class F>
 MIXPREC_HD constexpr I to_integer(basic_float<F> x, rounding mode, std::uint32_t random_bits) noexcept {
   static_assert(std::is_integral<I>::value && !std::is_same<I, bool>::value,
                 "to_integer converts to an integer type other than bool");
-  return detail::round_to_integer<I>(detail::unpack<F>(x.bits()), mode, random_bits);
+  return detail::round_to_integer<I>(detail::decode_bits<F>(x.bits()), mode, random_bits);
 }
 /// to_integer in a deterministic mode; truncates by default, like static_cast from float.
 template <class I, class F>

@@ -102,7 +102,7 @@ inline typename V::vf decode(typename V::vh c) noexcept {
 /// (every value of these formats, NaNs and infinities included, is a bfloat16: float's exponent
 /// range and at most 7 mantissa bits, NaN payloads of at most 6 bits). Full-byte formats: the
 /// magnitude codes (the sign is ORed in after); narrower ones: every code c < 2^bits repeated
-/// over the index's 7 bits (bits above the format ignored, as unpack does).
+/// over the index's 7 bits (bits above the format ignored, as decode_bits does).
 template <class F>
 struct bf16_table {
   std::uint16_t v[128] = {};
@@ -111,8 +111,8 @@ struct bf16_table {
   constexpr bf16_table() noexcept {
     for (unsigned i = 0; i < 128; ++i) {
       const std::uint64_t code = F::is_signed && F::exponent_bits + F::mantissa_bits == 7 ? i : i & ((1u << F::storage_bits) - 1u);
-      const detail::unpacked u = detail::unpack<F>(static_cast<typename F::storage_type>(code));
-      v[i] = static_cast<std::uint16_t>(detail::pack<format<8, 23>>(u, rounding::nearest_even, overflow::ieee) >> 16);
+      const detail::exact_value u = detail::decode_bits<F>(static_cast<typename F::storage_type>(code));
+      v[i] = static_cast<std::uint16_t>(detail::encode_bits<format<8, 23>>(u, rounding::nearest_even, overflow::ieee) >> 16);
       hi[i] = static_cast<std::uint8_t>(v[i] >> 8);
       lo[i] = static_cast<std::uint8_t>(v[i]);
     }
@@ -133,7 +133,7 @@ struct lookup_format {
                                     F::enc != encoding::exponent_only &&
                                     ((F::is_signed && F::exponent_bits + F::mantissa_bits == 7) || F::storage_bits <= 7);
   /// The sign is bit 7 (looked up by magnitude, then ORed in); otherwise the table holds every
-  /// code of F's storage_bits, repeated over the index's 7 bits (bit 7 ignored, as unpack does).
+  /// code of F's storage_bits, repeated over the index's 7 bits (bit 7 ignored, as decode_bits does).
   static constexpr bool full = F::is_signed && F::exponent_bits + F::mantissa_bits == 7;
 };
 
@@ -204,8 +204,8 @@ struct float_table {
   bool bf16 = true;
   constexpr float_table() noexcept {
     for (unsigned i = 0; i < 256; ++i) {
-      const detail::unpacked u = detail::unpack<F>(static_cast<typename F::storage_type>(i));
-      v[i] = static_cast<std::uint32_t>(detail::pack<format<8, 23>>(u, rounding::nearest_even, overflow::ieee));
+      const detail::exact_value u = detail::decode_bits<F>(static_cast<typename F::storage_type>(i));
+      v[i] = static_cast<std::uint32_t>(detail::encode_bits<format<8, 23>>(u, rounding::nearest_even, overflow::ieee));
       hi[i] = static_cast<std::uint8_t>(v[i] >> 24);
       lo[i] = static_cast<std::uint8_t>(v[i] >> 16);
       bf16 = bf16 && (v[i] & 0xffffu) == 0;

@@ -10,7 +10,7 @@
 // philox_rng(seed)'s (simd/philox.hpp; key = seed) with rng_kind::philox4x32_10. E8M0
 // (e8m0_format) has its own lane function, encode_e8m0.
 // The mode is a template parameter of the loop (one switch per call), the policy a constant.
-// Method, lane by lane on the float's bits, detail::pack's algorithm in 32-bit integers:
+// Method, lane by lane on the float's bits, detail::encode's algorithm in 32-bit integers:
 //   e = max(biased exponent, 1), m24 = the significand with its implicit bit,
 //   shift = max(23 - M, emin + 150 - M - e)    (the float's quantum to F's quantum at e)
 //   integer = m24 >> shift; rem = the discarded bits left-aligned in 32 (the top 32 of pack's

@@ -342,7 +342,7 @@ inline void round_decimal(decimal& r, long long pos) noexcept {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Rounding a parsed value: the one rounding core (pack) plus the range rules of from_chars.
+// Rounding a parsed value: the one rounding core (encode) plus the range rules of from_chars.
 
 /// The format that rounds like f inside one binade but has room above it: used to tell whether
 /// a value in f's top (or, for e8m0fnu, just below its bottom) binade rounds out of it. A format
@@ -358,25 +358,25 @@ inline format_desc wide_twin(const format_desc& f) noexcept {
 /// The code of 1 in format f.
 template <class D>
 constexpr std::uint64_t one_code_of(const D& f) noexcept {
-  return encode(f, unpacked{value_class::finite, false, false, 0, std::uint64_t{1} << 63}, rounding::nearest_even,
+  return encode(f, exact_value{value_class::finite, false, false, 0, std::uint64_t{1} << 63}, rounding::nearest_even,
                 overflow::ieee);
 }
 
 /// The offset (in units of f's last place) of u's significand rounded to f's precision within
 /// its binade: 0 .. 2^M, where 2^M means it carried into the next binade.
 template <class D>
-inline std::uint64_t rounded_offset_in_binade(const D& f, const unpacked& u, rounding mode) noexcept {
+inline std::uint64_t rounded_offset_in_binade(const D& f, const exact_value& u, rounding mode) noexcept {
   const auto g = wide_twin(f);
-  unpacked v = u;
+  exact_value v = u;
   v.exp = 0;
   return (encode(g, v, mode, overflow::saturate) & g.magnitude_mask) - one_code_of(g);
 }
 
 /// Whether finite non-zero u, rounded with an unbounded exponent, exceeds f's largest value.
 template <class D>
-inline bool beyond_max(const D& f, const unpacked& u, rounding mode) noexcept {
+inline bool beyond_max(const D& f, const exact_value& u, rounding mode) noexcept {
   if (u.exp != f.emax) return u.exp > f.emax;
-  const std::uint64_t top = encode(f, unpacked{value_class::finite, false, false, f.emax, std::uint64_t{1} << 63},
+  const std::uint64_t top = encode(f, exact_value{value_class::finite, false, false, f.emax, std::uint64_t{1} << 63},
                                    rounding::nearest_even, overflow::ieee) &
                             f.magnitude_mask;  // the code of 2^emax
   return top + rounded_offset_in_binade(f, u, mode) > f.max_code;
@@ -384,7 +384,7 @@ inline bool beyond_max(const D& f, const unpacked& u, rounding mode) noexcept {
 
 /// Whether finite positive u, rounded with an unbounded exponent, is below 2^emin (e8m0fnu).
 template <class D>
-inline bool below_min(const D& f, const unpacked& u, rounding mode) noexcept {
+inline bool below_min(const D& f, const exact_value& u, rounding mode) noexcept {
   if (u.exp >= f.emin) return false;
   if (u.exp < f.emin - 1) return true;
   return rounded_offset_in_binade(f, u, mode) != (std::uint64_t{1} << f.mantissa_bits);
@@ -399,7 +399,7 @@ struct parse_rounding {
 
 /// The result of from_chars for the exact value u in format f.
 template <class D>
-inline parse_rounding round_parsed(const D& f, const unpacked& u, rounding mode, overflow policy) noexcept {
+inline parse_rounding round_parsed(const D& f, const exact_value& u, rounding mode, overflow policy) noexcept {
   const parse_rounding out_of_range{0, false};
   if (u.cls == value_class::nan) {
     if (!f.has_nan) return out_of_range;
@@ -457,7 +457,7 @@ inline bool starts_with_word(const char* p, const char* last, const char* w) noe
 }
 
 /// mant * 2^exp2 (mant non-zero), plus something below its last bit if sticky.
-inline unpacked finite_from_bits(bool neg, std::uint64_t mant, bool sticky, long long exp2) noexcept {
+inline exact_value finite_from_bits(bool neg, std::uint64_t mant, bool sticky, long long exp2) noexcept {
   const int lz = clz64(mant);
   long long e = exp2 + 63 - lz;
   if (e > 100000) e = 100000;    // far beyond every format: overflow
@@ -467,8 +467,8 @@ inline unpacked finite_from_bits(bool neg, std::uint64_t mant, bool sticky, long
 }
 
 /// The exact value of digits[0..nd) * 10^exp10 (+ something below the last digit if sticky),
-/// as an unpacked value whose 63 leading bits are exact and whose bit 0 is sticky.
-inline unpacked decimal_to_unpacked(bool neg, char* digits, int nd, long long exp10, bool sticky) noexcept {
+/// as an exact value whose 63 leading bits are exact and whose bit 0 is sticky.
+inline exact_value decimal_to_exact(bool neg, char* digits, int nd, long long exp10, bool sticky) noexcept {
   const long long sci = exp10 + nd - 1;  // the value lies in [10^sci, 10^(sci+1))
   if (sci > 400) return {value_class::finite, neg, false, 100000, std::uint64_t{1} << 63};
   if (sci < -400) return {value_class::finite, neg, false, -100000, (std::uint64_t{1} << 63) | 1u};
@@ -495,7 +495,7 @@ inline unpacked decimal_to_unpacked(bool neg, char* digits, int nd, long long ex
 
 /// Scans the longest prefix of [first, last) that std::from_chars(fmt) accepts; on success
 /// stores its exact value in u and its end in end.
-inline bool scan_float(const char* first, const char* last, std::chars_format fmt, unpacked& u,
+inline bool scan_float(const char* first, const char* last, std::chars_format fmt, exact_value& u,
                        const char*& end) noexcept {
   const char* p = first;
   bool neg = false;
@@ -618,7 +618,7 @@ inline bool scan_float(const char* first, const char* last, std::chars_format fm
     u = finite_from_bits(neg, mant, sticky, scale + exponent);
     return true;
   }
-  u = decimal_to_unpacked(neg, digits, nd, scale + exponent, sticky);
+  u = decimal_to_exact(neg, digits, nd, scale + exponent, sticky);
   return true;
 }
 
@@ -645,7 +645,7 @@ struct number_info {
 template <class D>
 inline bool reads_back_as(const D& f, std::uint64_t x, int s, bool sign, std::uint64_t code) noexcept {
   const int lz = clz64(x);
-  const unpacked u{value_class::finite, sign, false, s + 63 - lz, x << lz};
+  const exact_value u{value_class::finite, sign, false, s + 63 - lz, x << lz};
   const parse_rounding r = round_parsed(f, u, rounding::nearest_even, overflow::ieee);
   return r.ok && r.code == code;
 }
@@ -654,7 +654,7 @@ inline bool reads_back_as(const D& f, std::uint64_t x, int s, bool sign, std::ui
 template <class D>
 inline number_info describe(const D& f, std::uint64_t code) noexcept {
   const int M = f.mantissa_bits;
-  const unpacked u = decode(f, code);
+  const exact_value u = decode(f, code);
   number_info n{};
   n.cls = u.cls;
   n.negative = u.sign;
@@ -1086,7 +1086,7 @@ std::from_chars_result from_chars(const char* first, const char* last, T& value,
                                   overflow policy = overflow::ieee,
                                   std::chars_format fmt = std::chars_format::general) noexcept {
   if (mode == rounding::stochastic || !is_valid(mode) || !is_valid(policy)) return {first, std::errc::invalid_argument};
-  detail::unpacked u{};
+  detail::exact_value u{};
   const char* end = first;
   if (!detail::scan_float(first, last, fmt, u, end)) return {first, std::errc::invalid_argument};
   using F = typename float_traits<T>::format_type;

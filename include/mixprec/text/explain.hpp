@@ -79,7 +79,7 @@ struct conversion_explanation {
 template <class T>
 std::string exact_decimal(T x) {
   using F = typename float_traits<T>::format_type;
-  const detail::unpacked u = detail::unpack<F>(float_traits<T>::to_bits(x));
+  const detail::exact_value u = detail::decode_bits<F>(float_traits<T>::to_bits(x));
   int digits = 0;
   if (u.cls == detail::value_class::finite) {
     int trailing = 0;  // u.sig != 0 for finite values
@@ -162,7 +162,7 @@ template <class T>
 std::string exact_value_text(T x) {
   using F = typename float_traits<T>::format_type;
   const std::string shortest = detail::shortest_decimal(x);
-  if (detail::unpack<F>(float_traits<T>::to_bits(x)).cls != detail::value_class::finite) return shortest;
+  if (detail::decode_bits<F>(float_traits<T>::to_bits(x)).cls != detail::value_class::finite) return shortest;
   return detail::exact_text_of(exact_decimal(x), shortest);
 }
 
@@ -306,7 +306,7 @@ inline bool split_number_text(std::string_view text, bool& neg, std::string_view
 
 /// Why from_chars rejects u (range rules at the top of charconv.hpp), for an explanation.
 template <class T>
-std::string range_reason(const unpacked& u, rounding mode) {
+std::string range_reason(const exact_value& u, rounding mode) {
   using F = typename float_traits<T>::format_type;
   const std::string name = finfo<T>::name;
   if (u.cls == value_class::nan) return "not representable: " + name + " has no NaN";
@@ -327,7 +327,7 @@ std::string range_reason(const unpacked& u, rounding mode) {
 /// One line on why reading u into T stored `stored` when that is NaN, an infinity, a clamped
 /// value, an underflow or a subnormal; "" for an ordinary rounding.
 template <class T>
-std::string why_line(const unpacked& u, T stored, const std::string& kind, rounding mode, overflow policy) {
+std::string why_line(const exact_value& u, T stored, const std::string& kind, rounding mode, overflow policy) {
   using F = typename float_traits<T>::format_type;
   const std::string name = finfo<T>::name;
   const std::string got = exact_value_text(stored);
@@ -358,7 +358,7 @@ std::string why_line(const unpacked& u, T stored, const std::string& kind, round
   }
   const std::string tiny = exact_value_text(std::numeric_limits<T>::denorm_min());
   if (kind == "zero") return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds to 0";
-  const unpacked d = unpack<F>(float_traits<T>::to_bits(std::numeric_limits<T>::denorm_min()));
+  const exact_value d = decode_bits<F>(float_traits<T>::to_bits(std::numeric_limits<T>::denorm_min()));
   if (u.exp < d.exp) return "underflow: |x| is below the smallest non-zero value " + tiny + " and rounds up to it";
   if (kind == "subnormal") return "subnormal: fewer significant bits, so a larger relative error";
   return "";
@@ -392,7 +392,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   bool neg = false;
   std::string_view body;
   std::chars_format fmt{};
-  detail::unpacked u{};
+  detail::exact_value u{};
   const char* end = nullptr;
   if (!detail::split_number_text(text, neg, body, fmt) ||
       !detail::scan_float(body.data(), body.data() + body.size(), fmt, u, end) || end != body.data() + body.size()) {
@@ -404,7 +404,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   }
   u.sign = neg;
   text_explanation e;
-  const T stored = T::from_bits(detail::pack<F>(u, mode, policy, 0));
+  const T stored = T::from_bits(detail::encode_bits<F>(u, mode, policy, 0));
   e.stored = explain(stored);
   e.source = std::string(text);
   e.mode = to_string(mode);
@@ -416,7 +416,7 @@ text_explanation explain(std::string_view text, rounding mode = rounding::neares
   }
   e.why = detail::why_line<T>(u, stored, e.stored.kind, mode, policy);
   using D = typename float_traits<double>::format_type;
-  const double source = float_traits<double>::from_bits(detail::pack<D>(u, rounding::nearest_even, overflow::ieee, 0));
+  const double source = float_traits<double>::from_bits(detail::encode_bits<D>(u, rounding::nearest_even, overflow::ieee, 0));
   const double s = static_cast<double>(stored);
   if (u.cls == detail::value_class::finite && std::isinf(s)) {
     e.abs_error = s;  // a finite number stored as an infinity (source may be infinite in double too)

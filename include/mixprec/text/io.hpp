@@ -171,7 +171,7 @@ constexpr bool values_fit_double = F::emax <= 1023 && F::qmin >= -1074 && F::man
 template <class F>
 inline double exact_double(typename F::storage_type bits) noexcept {
   static_assert(values_fit_double<F>, "the format has values that are not doubles");
-  return float_traits<double>::from_bits(pack<float64_format>(unpack<F>(bits), rounding::nearest_even, overflow::ieee));
+  return float_traits<double>::from_bits(encode_bits<float64_format>(decode_bits<F>(bits), rounding::nearest_even, overflow::ieee));
 }
 
 #if MIXPREC_HAS_EXCEPTIONS
@@ -219,7 +219,7 @@ void write_exact_float(std::basic_ostream<CharT, Traits>& os, basic_float<F> x) 
   // Where the fill goes for std::internal: after the sign, or else after "0x" (as libstdc++).
   const std::size_t sign = (!s.empty() && (s[0] == '-' || s[0] == '+')) ? 1u : 0u;
   std::size_t prefix = sign;
-  const value_class cls = unpack<F>(x.bits()).cls;
+  const value_class cls = decode_bits<F>(x.bits()).cls;
   if (hexfloat && (cls == value_class::finite || cls == value_class::zero)) {
     s.insert(sign, o.upper ? "0X" : "0x");
     if (sign == 0) prefix = 2;

@@ -9,9 +9,9 @@
 //   encode: an exact value -> the nearest code of the target format under a rounding mode and an
 //           overflow policy. This is the only place where rounding happens, so every conversion
 //           rounds exactly once, whatever the source.
-// unpack<F> / pack<F> are decode / encode on stored bit patterns of a format type F.
-#ifndef MIXPREC_DETAIL_CONVERT_HPP
-#define MIXPREC_DETAIL_CONVERT_HPP
+// decode_bits<F> / encode_bits<F> are decode / encode on stored bit patterns of a format type F.
+#ifndef MIXPREC_CORE_DETAIL_CODEC_HPP
+#define MIXPREC_CORE_DETAIL_CODEC_HPP
 
 #include <cstdint>
 #include <type_traits>
@@ -28,7 +28,7 @@ enum class value_class : unsigned char { zero, finite, infinite, nan };
 /// An exact value. For finite values: (-1)^sign * sig * 2^(exp - 63), with bit 63 of sig set,
 /// so the value lies in [2^exp, 2^(exp+1)). For NaN: sig holds the payload bits below the quiet
 /// bit, left-aligned, and quiet tells whether the quiet bit was set.
-struct unpacked {
+struct exact_value {
   value_class cls;
   bool sign;
   bool quiet;
@@ -53,7 +53,7 @@ MIXPREC_HD constexpr typename F::storage_type storage_of(std::uint64_t code) noe
 /// The exact value of code (the storage shifted right by the padding) in format f. Bits above
 /// the code are ignored.
 template <class D>
-MIXPREC_HD constexpr unpacked decode(const D& f, std::uint64_t code) noexcept {
+MIXPREC_HD constexpr exact_value decode(const D& f, std::uint64_t code) noexcept {
   const int M = f.mantissa_bits;
   const bool sign = (code & f.sign_mask) != 0;
   const std::uint64_t mag = code & f.magnitude_mask;
@@ -88,7 +88,7 @@ MIXPREC_HD constexpr unpacked decode(const D& f, std::uint64_t code) noexcept {
 
 /// Decodes an integer exactly.
 template <class I>
-MIXPREC_HD constexpr unpacked unpack_integer(I value) noexcept {
+MIXPREC_HD constexpr exact_value decode_integer(I value) noexcept {
   static_assert(std::is_integral<I>::value, "integer expected");
   bool sign = false;
   std::uint64_t mag = 0;
@@ -108,7 +108,7 @@ MIXPREC_HD constexpr unpacked unpack_integer(I value) noexcept {
 
 /// The code of the NaN that u (a NaN) becomes in format f.
 template <class D>
-MIXPREC_HD constexpr std::uint64_t nan_code(const D& f, const unpacked& u) noexcept {
+MIXPREC_HD constexpr std::uint64_t nan_code(const D& f, const exact_value& u) noexcept {
   const int M = f.mantissa_bits;
   if (f.enc == encoding::ieee) {
     // Quiet NaN, sign and leading payload bits kept (x86 F16C/AVX-512 behaviour).
@@ -136,13 +136,13 @@ MIXPREC_HD constexpr std::uint64_t overflow_code(const D& f, bool sign, bool rou
   }
   if (!round_away || policy == overflow::saturate || f.enc == encoding::finite) return s | f.max_code;
   if (f.enc == encoding::ieee) return s | (f.exponent_field_max << f.mantissa_bits);
-  return nan_code(f, unpacked{value_class::nan, sign, true, 0, 0});
+  return nan_code(f, exact_value{value_class::nan, sign, true, 0, 0});
 }
 
 /// The code of the exact value u rounded once to format f in mode under policy (random_bits:
 /// rounding::stochastic only). The only place where mixprec rounds.
 template <class D>
-MIXPREC_HD constexpr std::uint64_t encode(const D& f, const unpacked& u, rounding mode, overflow policy,
+MIXPREC_HD constexpr std::uint64_t encode(const D& f, const exact_value& u, rounding mode, overflow policy,
                                           std::uint32_t random_bits = 0) noexcept {
   const int M = f.mantissa_bits;
   if (u.cls == value_class::nan) return nan_code(f, u);
@@ -150,7 +150,7 @@ MIXPREC_HD constexpr std::uint64_t encode(const D& f, const unpacked& u, roundin
   if (!f.is_signed) {
     // No sign: negative values other than -0 have no representation (NaN, or 0 without NaN).
     if (u.sign && u.cls != value_class::zero) {
-      return f.has_nan ? nan_code(f, unpacked{value_class::nan, false, true, 0, 0}) : 0;
+      return f.has_nan ? nan_code(f, exact_value{value_class::nan, false, true, 0, 0}) : 0;
     }
   }
   if (f.enc == encoding::exponent_only) {
@@ -216,13 +216,13 @@ MIXPREC_HD constexpr std::uint64_t encode(const D& f, const unpacked& u, roundin
 
 /// decode for a format type F and a stored bit pattern (padding included).
 template <class F>
-MIXPREC_HD constexpr unpacked unpack(typename F::storage_type storage) noexcept {
+MIXPREC_HD constexpr exact_value decode_bits(typename F::storage_type storage) noexcept {
   return decode(F{}, code_of<F>(storage));
 }
 
 /// encode for a format type F, as a stored bit pattern (padding included).
 template <class F>
-MIXPREC_HD constexpr typename F::storage_type pack(const unpacked& u, rounding mode, overflow policy,
+MIXPREC_HD constexpr typename F::storage_type encode_bits(const exact_value& u, rounding mode, overflow policy,
                                                    std::uint32_t random_bits = 0) noexcept {
   return storage_of<F>(encode(F{}, u, mode, policy, random_bits));
 }
@@ -230,4 +230,4 @@ MIXPREC_HD constexpr typename F::storage_type pack(const unpacked& u, rounding m
 }  // namespace detail
 }  // namespace mixprec
 
-#endif  // MIXPREC_DETAIL_CONVERT_HPP
+#endif  // MIXPREC_CORE_DETAIL_CODEC_HPP

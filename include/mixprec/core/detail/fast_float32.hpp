@@ -52,7 +52,7 @@ MIXPREC_HD constexpr std::uint32_t shift_right_rne(std::uint32_t v, int s) noexc
 template <class F>
 MIXPREC_HD MIXPREC_NOINLINE constexpr typename F::storage_type float32_special_to(std::uint32_t bits,
                                                                                  overflow policy) noexcept {
-  return pack<F>(unpack<float32_format>(bits), rounding::nearest_even, policy);
+  return encode_bits<F>(decode_bits<float32_format>(bits), rounding::nearest_even, policy);
 }
 
 /// float -> F beyond F's finite range: NaN, infinity and overflow.
@@ -114,7 +114,7 @@ MIXPREC_HD constexpr typename F::storage_type float32_to_rne(std::uint32_t bits,
 /// A NaN of F to float, through the generic converter (kept out of line).
 template <class F>
 MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t nan_to_float32_bits(typename F::storage_type storage) noexcept {
-  return pack<float32_format>(unpack<F>(storage), rounding::nearest_even, overflow::ieee);
+  return encode_bits<float32_format>(decode_bits<F>(storage), rounding::nearest_even, overflow::ieee);
 }
 
 /// F -> float, exact.

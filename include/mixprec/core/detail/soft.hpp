@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: MIT
-// mixprec/core/detail/soft.hpp — exact arithmetic on unpacked values.
+// mixprec/core/detail/soft.hpp — exact arithmetic on exact values.
 //
 // add, mul, div, sqrt and fma compute the exact result, or, where it has more bits than fit,
 // its leading 64 bits with a sticky bit "jammed" into bit 0 (the rest of the result is non-zero).
-// With at most 53 significant bits in any format that is enough for pack() to round the result
+// With at most 53 significant bits in any format that is enough for encode() to round the result
 // correctly in every mode, so each operation rounds once.
 #ifndef MIXPREC_DETAIL_SOFT_HPP
 #define MIXPREC_DETAIL_SOFT_HPP
@@ -67,24 +67,24 @@ MIXPREC_HD constexpr u128 mul64(std::uint64_t a, std::uint64_t b) noexcept {
 }
 
 /// A finite non-zero result from a 128-bit significand v whose bit 127 has weight 2^top.
-MIXPREC_HD constexpr unpacked from_u128(bool sign, u128 v, int top) noexcept {
+MIXPREC_HD constexpr exact_value from_u128(bool sign, u128 v, int top) noexcept {
   const int lz = clz128(v);
   const u128 n = shl(v, lz);
   return {value_class::finite, sign, false, top - lz, n.hi | (n.lo != 0 ? 1u : 0u)};
 }
 
-MIXPREC_HD constexpr unpacked default_nan() noexcept { return {value_class::nan, false, true, 0, 0}; }
-MIXPREC_HD constexpr unpacked make_zero(bool sign) noexcept { return {value_class::zero, sign, false, 0, 0}; }
-MIXPREC_HD constexpr unpacked make_inf(bool sign) noexcept { return {value_class::infinite, sign, false, 0, 0}; }
-MIXPREC_HD constexpr bool isnan(const unpacked& u) noexcept { return u.cls == value_class::nan; }
-MIXPREC_HD constexpr unpacked quieted(unpacked u) noexcept {
+MIXPREC_HD constexpr exact_value default_nan() noexcept { return {value_class::nan, false, true, 0, 0}; }
+MIXPREC_HD constexpr exact_value make_zero(bool sign) noexcept { return {value_class::zero, sign, false, 0, 0}; }
+MIXPREC_HD constexpr exact_value make_inf(bool sign) noexcept { return {value_class::infinite, sign, false, 0, 0}; }
+MIXPREC_HD constexpr bool isnan(const exact_value& u) noexcept { return u.cls == value_class::nan; }
+MIXPREC_HD constexpr exact_value quieted(exact_value u) noexcept {
   u.quiet = true;
   return u;
 }
 
 /// Sum of two finite non-zero magnitudes given as 128-bit significands (low bits zero) with the
 /// weights of bit 127; sb is subtracted when the signs differ.
-MIXPREC_HD constexpr unpacked add_u128(bool sa, u128 a, int ta, bool sb, u128 b, int tb,
+MIXPREC_HD constexpr exact_value add_u128(bool sa, u128 a, int ta, bool sb, u128 b, int tb,
                                        rounding mode) noexcept {
   // Normalize both, then order by magnitude.
   int la = clz128(a), lb = clz128(b);
@@ -112,7 +112,7 @@ MIXPREC_HD constexpr unpacked add_u128(bool sa, u128 a, int ta, bool sb, u128 b,
   return from_u128(sa, d, ta + 1);
 }
 
-MIXPREC_HD constexpr unpacked soft_add(const unpacked& x, const unpacked& y, rounding mode) noexcept {
+MIXPREC_HD constexpr exact_value soft_add(const exact_value& x, const exact_value& y, rounding mode) noexcept {
   if (isnan(x)) return quieted(x);
   if (isnan(y)) return quieted(y);
   if (x.cls == value_class::infinite) {
@@ -130,12 +130,12 @@ MIXPREC_HD constexpr unpacked soft_add(const unpacked& x, const unpacked& y, rou
   return add_u128(x.sign, u128{x.sig, 0}, x.exp, y.sign, u128{y.sig, 0}, y.exp, mode);
 }
 
-MIXPREC_HD constexpr unpacked negated(unpacked u) noexcept {
+MIXPREC_HD constexpr exact_value negated(exact_value u) noexcept {
   u.sign = !u.sign;
   return u;
 }
 
-MIXPREC_HD constexpr unpacked soft_mul(const unpacked& x, const unpacked& y) noexcept {
+MIXPREC_HD constexpr exact_value soft_mul(const exact_value& x, const exact_value& y) noexcept {
   if (isnan(x)) return quieted(x);
   if (isnan(y)) return quieted(y);
   const bool s = x.sign != y.sign;
@@ -148,7 +148,7 @@ MIXPREC_HD constexpr unpacked soft_mul(const unpacked& x, const unpacked& y) noe
   return from_u128(s, mul64(x.sig, y.sig), x.exp + y.exp + 1);
 }
 
-MIXPREC_HD constexpr unpacked soft_div(const unpacked& x, const unpacked& y) noexcept {
+MIXPREC_HD constexpr exact_value soft_div(const exact_value& x, const exact_value& y) noexcept {
   if (isnan(x)) return quieted(x);
   if (isnan(y)) return quieted(y);
   const bool s = x.sign != y.sign;
@@ -174,7 +174,7 @@ MIXPREC_HD constexpr unpacked soft_div(const unpacked& x, const unpacked& y) noe
   return from_u128(s, u128{q | (is_zero(rem) ? 0u : 1u), 0}, x.exp - y.exp + 1);
 }
 
-MIXPREC_HD constexpr unpacked soft_sqrt(const unpacked& x) noexcept {
+MIXPREC_HD constexpr exact_value soft_sqrt(const exact_value& x) noexcept {
   if (isnan(x)) return quieted(x);
   if (x.cls == value_class::zero) return x;  // sqrt(-0) = -0
   if (x.sign) return default_nan();
@@ -200,7 +200,7 @@ MIXPREC_HD constexpr unpacked soft_sqrt(const unpacked& x) noexcept {
   return from_u128(false, u128{res.lo | (is_zero(op) ? 0u : 1u), 0}, half_exp + 63);
 }
 
-MIXPREC_HD constexpr unpacked soft_fma(const unpacked& x, const unpacked& y, const unpacked& z,
+MIXPREC_HD constexpr exact_value soft_fma(const exact_value& x, const exact_value& y, const exact_value& z,
                                        rounding mode) noexcept {
   if (isnan(x)) return quieted(x);
   if (isnan(y)) return quieted(y);

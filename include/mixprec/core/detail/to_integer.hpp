@@ -13,7 +13,7 @@ namespace detail {
 
 /// The magnitude of the integer a finite non-zero u rounds to in mode. big: the magnitude is
 /// 2^64 or more (mag is then meaningless).
-MIXPREC_HD constexpr std::uint64_t integral_magnitude(const unpacked& u, rounding mode, std::uint32_t random_bits,
+MIXPREC_HD constexpr std::uint64_t integral_magnitude(const exact_value& u, rounding mode, std::uint32_t random_bits,
                                                       bool& big) noexcept {
   big = u.exp >= 64;
   if (u.exp >= 63) return u.sig;  // no fractional bits
@@ -64,7 +64,7 @@ MIXPREC_HD constexpr I saturate_integer(bool neg, std::uint64_t mag, bool big) n
 /// infinities) give I's min or max, NaN gives 0. (With toward_zero, as CUDA's __float2int_rz
 /// and Rust's `as`; the built-in float -> int conversion is undefined there.)
 template <class I>
-MIXPREC_HD constexpr I round_to_integer(const unpacked& u, rounding mode, std::uint32_t random_bits) noexcept {
+MIXPREC_HD constexpr I round_to_integer(const exact_value& u, rounding mode, std::uint32_t random_bits) noexcept {
   static_assert(std::is_integral<I>::value && !std::is_same<I, bool>::value, "integer type expected");
   switch (u.cls) {
     case value_class::nan:

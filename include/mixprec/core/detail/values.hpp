@@ -23,8 +23,8 @@ MIXPREC_HD constexpr T from_code(std::uint64_t code) noexcept {
 /// 2^k rounded to T (exact where representable).
 template <class T>
 MIXPREC_HD constexpr T pow2(int k) noexcept {
-  return float_traits<T>::from_bits(pack<format_of<T>>(
-      unpacked{value_class::finite, false, false, k, std::uint64_t{1} << 63}, rounding::nearest_even,
+  return float_traits<T>::from_bits(encode_bits<format_of<T>>(
+      exact_value{value_class::finite, false, false, k, std::uint64_t{1} << 63}, rounding::nearest_even,
       overflow::ieee));
 }
 
@@ -49,7 +49,7 @@ MIXPREC_HD constexpr T quiet_nan() noexcept {
   if constexpr (!F::has_nan) {
     return from_code<T>(0);
   } else {
-    return from_code<T>(nan_code(F{}, unpacked{value_class::nan, false, true, 0, 0}));
+    return from_code<T>(nan_code(F{}, exact_value{value_class::nan, false, true, 0, 0}));
   }
 }
 /// The positive signaling NaN with the lowest payload 1 (+0 where the format has none).
@@ -70,14 +70,14 @@ MIXPREC_HD constexpr T infinity() noexcept {
 /// The code of 1.0.
 template <class F>
 MIXPREC_HD constexpr std::uint64_t one_code() noexcept {
-  return pack<F>(unpacked{value_class::finite, false, false, 0, std::uint64_t{1} << 63},
+  return encode_bits<F>(exact_value{value_class::finite, false, false, 0, std::uint64_t{1} << 63},
                  rounding::nearest_even, overflow::ieee) >>
          F::padding_bits;
 }
 /// The exponent of a power of two given by its code.
 template <class F>
 MIXPREC_HD constexpr int exponent_of_code(std::uint64_t code) noexcept {
-  return unpack<F>(storage_of<F>(code)).exp;
+  return decode_bits<F>(storage_of<F>(code)).exp;
 }
 
 }  // namespace detail

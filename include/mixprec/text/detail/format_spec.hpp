@@ -156,7 +156,7 @@ Out write_float_formatted(Out out, T value, const float_format_spec<CharT>& s, i
   std::string text = float_text(value, o);
 
   using F = typename float_traits<T>::format_type;
-  const value_class cls = unpack<F>(float_traits<T>::to_bits(value)).cls;
+  const value_class cls = decode_bits<F>(float_traits<T>::to_bits(value)).cls;
   const bool finite = cls == value_class::finite || cls == value_class::zero;
   const std::size_t sign_len = (!text.empty() && (text[0] == '-' || text[0] == '+' || text[0] == ' ')) ? 1u : 0u;
   const std::size_t prefix_len = sign_len;  // zeros from '0' go after the sign (before "0x", as {fmt})
