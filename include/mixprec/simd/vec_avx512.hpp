@@ -205,10 +205,19 @@ struct vec512 {
     _mm512_storeu_pd(p, _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
     _mm512_storeu_pd(p + 8, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
   }
-  static void d_store_m(double* p, vf f, mask m) noexcept {
+  static void d_store_m(double* p, vf f, mask m) noexcept {  ///< (p + 8 is formed only where m reaches it)
     _mm512_mask_storeu_pd(p, static_cast<__mmask8>(m), _mm512_cvtps_pd(_mm512_castps512_ps256(f)));
-    _mm512_mask_storeu_pd(p + 8, static_cast<__mmask8>(m >> 8),
-                          _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+    if (m >> 8) {
+      _mm512_mask_storeu_pd(p + 8, static_cast<__mmask8>(m >> 8),
+                            _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(f), 1))));
+    }
+  }
+  /// The doubles of p in m's lanes, 0 elsewhere, as two halves (p + 8 formed only where m reaches it).
+  static __m512d d_load_lo_z(const double* p, mask m) noexcept {
+    return _mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p);
+  }
+  static __m512d d_load_hi_z(const double* p, mask m) noexcept {
+    return (m >> 8) ? _mm512_maskz_loadu_pd(static_cast<__mmask8>(m >> 8), p + 8) : _mm512_setzero_pd();
   }
   /// 8 doubles -> 8 float bits rounded to odd: truncation (whatever the MXCSR mode), then OR 1
   /// into the last place where the float differs from the double (right while FTZ, DAZ are clear).
@@ -231,15 +240,13 @@ struct vec512 {
   /// N doubles -> N float bits rounded to odd (d_odd8; _half: d_odd8_half); _z: 0 outside m.
   static vi d_odd(const double* p) noexcept { return join(d_odd8(_mm512_loadu_pd(p)), d_odd8(_mm512_loadu_pd(p + 8))); }
   static vi d_odd_z(const double* p, mask m) noexcept {
-    return join(d_odd8(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p)),
-                d_odd8(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m >> 8), p + 8)));
+    return join(d_odd8(d_load_lo_z(p, m)), d_odd8(d_load_hi_z(p, m)));
   }
   static vi d_odd_half(const double* p) noexcept {
     return join(d_odd8_half(_mm512_loadu_pd(p)), d_odd8_half(_mm512_loadu_pd(p + 8)));
   }
   static vi d_odd_half_z(const double* p, mask m) noexcept {
-    return join(d_odd8_half(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m), p)),
-                d_odd8_half(_mm512_maskz_loadu_pd(static_cast<__mmask8>(m >> 8), p + 8)));
+    return join(d_odd8_half(d_load_lo_z(p, m)), d_odd8_half(d_load_hi_z(p, m)));
   }
 #if defined(MIXPREC_SIMD_AVX512_BF16)
   /// The lanes of a or b holding a subnormal float (nonzero).
