@@ -209,6 +209,39 @@ struct vec256 {
   static vi d_odd(const double* p) noexcept { return d_odd8(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
   static vi d_odd_half(const double* p) noexcept { return d_odd(p); }
 
+  // 64-bit lanes (vq: N / 2 of them, qmask: all-ones lanes, vqf: N / 2 floats): see vec512
+  using vq = __m256i;
+  using qmask = __m256i;
+  using vqf = __m128;
+  static vq q_set1(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
+  static vq q_load(const double* p) noexcept { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+  static vq q_lo32(vi a) noexcept { return _mm256_cvtepu32_epi64(_mm256_castsi256_si128(a)); }
+  static vq q_hi32(vi a) noexcept { return _mm256_cvtepu32_epi64(_mm256_extracti128_si256(a, 1)); }
+  static vq q_and(vq a, vq b) noexcept { return _mm256_and_si256(a, b); }
+  static vq q_or(vq a, vq b) noexcept { return _mm256_or_si256(a, b); }
+  static vq q_andnot(vq a, vq b) noexcept { return _mm256_andnot_si256(a, b); }  ///< ~a & b
+  static vq q_add(vq a, vq b) noexcept { return _mm256_add_epi64(a, b); }
+  static vq q_sub(vq a, vq b) noexcept { return _mm256_sub_epi64(a, b); }
+  template <int S>
+  static vq q_srli(vq a) noexcept { return _mm256_srli_epi64(a, S); }
+  template <int S>
+  static vq q_slli(vq a) noexcept { return _mm256_slli_epi64(a, S); }
+  static vq q_srlv(vq a, vq s) noexcept { return _mm256_srlv_epi64(a, s); }  ///< counts > 63 give 0
+  static vq q_sllv(vq a, vq s) noexcept { return _mm256_sllv_epi64(a, s); }
+  // min/max of operands in [-2^31, 2^31): the 32-bit forms, the high half being the low's sign extension
+  static vq q_min_u(vq a, vq b) noexcept { return _mm256_min_epu32(a, b); }
+  static vq q_max_u(vq a, vq b) noexcept { return _mm256_max_epu32(a, b); }
+  static vq q_max_i(vq a, vq b) noexcept { return _mm256_max_epi32(a, b); }
+  static qmask q_gt_i(vq a, vq b) noexcept { return _mm256_cmpgt_epi64(a, b); }
+  static qmask q_eq0(vq a) noexcept { return _mm256_cmpeq_epi64(a, _mm256_setzero_si256()); }
+  static qmask q_m_and(qmask a, qmask b) noexcept { return _mm256_and_si256(a, b); }
+  static qmask q_m_or(qmask a, qmask b) noexcept { return _mm256_or_si256(a, b); }
+  static qmask q_m_andnot(qmask a, qmask b) noexcept { return _mm256_andnot_si256(a, b); }
+  static bool q_all_of(qmask m) noexcept { return _mm256_movemask_epi8(m) == -1; }
+  static vq q_select(qmask m, vq t, vq f) noexcept { return _mm256_blendv_epi8(f, t, m); }
+  static vqf q_to_float(vq bits) noexcept { return _mm256_cvtpd_ps(_mm256_castsi256_pd(bits)); }  ///< MXCSR's rounding
+  static void q_store_f(float* p, vqf f) noexcept { _mm_storeu_ps(p, f); }
+
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {
     __m256i t0, t1, step;

@@ -248,6 +248,39 @@ struct vec512 {
   static vi d_odd_half_z(const double* p, mask m) noexcept {
     return join(d_odd8_half(d_load_lo_z(p, m)), d_odd8_half(d_load_hi_z(p, m)));
   }
+
+  // 64-bit lanes (vq: N / 2 of them, qmask, vqf: N / 2 floats): the stochastic rounding of doubles
+  using vq = __m512i;
+  using qmask = __mmask8;
+  using vqf = __m256;
+  static vq q_set1(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
+  static vq q_load(const double* p) noexcept { return _mm512_loadu_si512(p); }  ///< the bits of N / 2 doubles
+  static vq q_lo32(vi a) noexcept { return _mm512_cvtepu32_epi64(_mm512_castsi512_si256(a)); }  ///< lanes 0.., widened
+  static vq q_hi32(vi a) noexcept { return _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(a, 1)); }  ///< lanes N / 2..
+  static vq q_and(vq a, vq b) noexcept { return _mm512_and_si512(a, b); }
+  static vq q_or(vq a, vq b) noexcept { return _mm512_or_si512(a, b); }
+  static vq q_andnot(vq a, vq b) noexcept { return _mm512_andnot_si512(a, b); }  ///< ~a & b
+  static vq q_add(vq a, vq b) noexcept { return _mm512_add_epi64(a, b); }
+  static vq q_sub(vq a, vq b) noexcept { return _mm512_sub_epi64(a, b); }
+  template <int S>
+  static vq q_srli(vq a) noexcept { return _mm512_srli_epi64(a, S); }
+  template <int S>
+  static vq q_slli(vq a) noexcept { return _mm512_slli_epi64(a, S); }
+  static vq q_srlv(vq a, vq s) noexcept { return _mm512_srlv_epi64(a, s); }  ///< counts > 63 give 0
+  static vq q_sllv(vq a, vq s) noexcept { return _mm512_sllv_epi64(a, s); }
+  // min/max of operands in [-2^31, 2^31) (vec256 compares their low halves)
+  static vq q_min_u(vq a, vq b) noexcept { return _mm512_min_epu64(a, b); }
+  static vq q_max_u(vq a, vq b) noexcept { return _mm512_max_epu64(a, b); }
+  static vq q_max_i(vq a, vq b) noexcept { return _mm512_max_epi64(a, b); }
+  static qmask q_gt_i(vq a, vq b) noexcept { return _mm512_cmpgt_epi64_mask(a, b); }
+  static qmask q_eq0(vq a) noexcept { return _mm512_testn_epi64_mask(a, a); }
+  static qmask q_m_and(qmask a, qmask b) noexcept { return static_cast<qmask>(a & b); }
+  static qmask q_m_or(qmask a, qmask b) noexcept { return static_cast<qmask>(a | b); }
+  static qmask q_m_andnot(qmask a, qmask b) noexcept { return static_cast<qmask>(~a & b); }
+  static bool q_all_of(qmask m) noexcept { return m == 0xff; }
+  static vq q_select(qmask m, vq t, vq f) noexcept { return _mm512_mask_mov_epi64(f, m, t); }
+  static vqf q_to_float(vq bits) noexcept { return _mm512_cvtpd_ps(_mm512_castsi512_pd(bits)); }  ///< MXCSR's rounding
+  static void q_store_f(float* p, vqf f) noexcept { _mm256_storeu_ps(p, f); }
 #if defined(MIXPREC_SIMD_AVX512_BF16)
   /// The lanes of a or b holding a subnormal float (nonzero).
   static mask f_subnormal2(vf a, vf b) noexcept {

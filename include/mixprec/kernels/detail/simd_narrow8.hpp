@@ -158,146 +158,75 @@ struct sr_double_format {
   static constexpr std::uint64_t keep = ~((std::uint64_t{1} << min_shift) - 1);
 };
 
+/// sr_double_format's rounding over the traits' 64-bit lanes (V::vq: N / 2 doubles).
 template <class V>
-struct sr_floats;
-#if defined(MIXPREC_SIMD_AVX512)
-template <>
-struct sr_floats<simd::vec512> {
-  static __m512i c(std::uint64_t x) noexcept { return _mm512_set1_epi64(static_cast<long long>(x)); }
-  /// 8 doubles (bits x) and their random bits r (64-bit lanes, < 2^32) -> 8 floats (see sr_double_format).
+struct sr_floats {
+  using vq = typename V::vq;
+  using vqf = typename V::vqf;
+  using qmask = typename V::qmask;
+  static vq c(std::uint64_t x) noexcept { return V::q_set1(x); }
+  /// N / 2 doubles (bits x) and their random bits r (64-bit lanes, < 2^32) -> N / 2 floats.
   template <class F>
-  static __m256 eight(__m512i x, __m512i r) noexcept {
+  static vqf half(vq x, vq r) noexcept {
     using t = sr_double_format<F>;
-    const __m512i one = c(1);
-    const __m512i a = _mm512_and_si512(x, c(0x7fffffffffffffffull));
-    const __m512i ef = _mm512_srli_epi64(a, 52);
-    const __m512i frac = _mm512_and_si512(a, c(0x000fffffffffffffull));
-    const __m512i m53 = _mm512_mask_or_epi64(frac, _mm512_test_epi64_mask(ef, ef), frac, c(std::uint64_t{1} << 52));
-    const __m512i s = _mm512_max_epi64(_mm512_sub_epi64(c(static_cast<std::uint64_t>(t::shift_base)), _mm512_max_epu64(ef, one)),
-                                       c(static_cast<std::uint64_t>(t::min_shift)));
-    const __m512i low_mask = _mm512_sub_epi64(_mm512_sllv_epi64(one, s), one);  // counts > 63 give 0: all ones
-    const __m512i low = _mm512_and_si512(m53, low_mask);
-    const __m512i c32 = c(32);
-    const __m512i rem = _mm512_or_si512(_mm512_sllv_epi64(low, _mm512_sub_epi64(c32, s)),
-                                        _mm512_srlv_epi64(low, _mm512_sub_epi64(s, c32)));
-    const __m512i inc = _mm512_srli_epi64(_mm512_add_epi64(rem, r), 32);  // 0 or 1
-    __m512i y = _mm512_add_epi64(_mm512_andnot_si512(low_mask, a), _mm512_sllv_epi64(inc, s));
-    const __m512i tiny_if = t::clamp_to_least ? a : inc;
-    y = _mm512_mask_mov_epi64(y, _mm512_cmpgt_epi64_mask(s, c(52)),
-                              _mm512_maskz_mov_epi64(_mm512_test_epi64_mask(tiny_if, tiny_if), c(t::least)));
-    y = _mm512_mask_mov_epi64(y, _mm512_cmpgt_epu64_mask(a, c(t::inf)), a);  // NaN: as it is
-    y = _mm512_or_si512(y, _mm512_andnot_si512(c(0x7fffffffffffffffull), x));
-    if constexpr (!F::is_signed) {
-      const __mmask8 negative = _mm512_mask_cmplt_epu64_mask(_mm512_cmplt_epi64_mask(x, _mm512_setzero_si512()),
-                                                             _mm512_sub_epi64(a, one), c(t::inf));
-      y = _mm512_mask_mov_epi64(y, negative, c(t::minus_one));
+    const vq one = c(1), zero = c(0), inf = c(t::inf), abs = c(0x7fffffffffffffffull);
+    const vq a = V::q_and(x, abs);
+    const vq ef = V::template q_srli<52>(a);
+    const vq m53 = V::q_or(V::q_and(a, c(0x000fffffffffffffull)), V::template q_slli<52>(V::q_min_u(ef, one)));
+    const vq s = V::q_max_i(V::q_sub(c(static_cast<std::uint64_t>(t::shift_base)), V::q_max_u(ef, one)),
+                            c(static_cast<std::uint64_t>(t::min_shift)));
+    const vq low_mask = V::q_sub(V::q_sllv(one, s), one);  // counts > 63 give 0: all ones
+    const vq low = V::q_and(m53, low_mask);
+    const vq c32 = c(32);
+    const vq rem = V::q_or(V::q_sllv(low, V::q_sub(c32, s)), V::q_srlv(low, V::q_sub(s, c32)));
+    const vq inc = V::template q_srli<32>(V::q_add(rem, r));  // 0 or 1
+    vq y = V::q_add(V::q_andnot(low_mask, a), V::q_sllv(inc, s));
+    const vq tiny_if = t::clamp_to_least ? a : inc;
+    y = V::q_select(V::q_gt_i(s, c(52)), V::q_select(V::q_eq0(tiny_if), zero, c(t::least)), y);
+    y = V::q_select(V::q_gt_i(a, inf), a, y);  // NaN: as it is
+    y = V::q_or(y, V::q_andnot(abs, x));
+    if constexpr (!F::is_signed) {  // x < 0 and 0 < |x| <= inf
+      const qmask negative = V::q_m_and(V::q_gt_i(zero, x), V::q_m_andnot(V::q_gt_i(a, inf), V::q_gt_i(a, zero)));
+      y = V::q_select(negative, c(t::minus_one), y);
     }
-    return _mm512_cvtpd_ps(_mm512_castsi512_pd(y));
+    return V::q_to_float(y);
   }
-  /// The common case of eight (see sr_double_format): which lanes are in it, and their floats.
+  /// The lanes in half's common case (see sr_double_format); signed compares: a negative x is
+  /// out for an unsigned F.
   template <class F>
-  static __mmask8 common(__m512i x) noexcept {
+  static qmask common(vq x) noexcept {
     using t = sr_double_format<F>;
-    const __m512i in = F::is_signed ? _mm512_and_si512(x, c(0x7fffffffffffffffull)) : x;  // unsigned: x >= 0 only
-    return static_cast<__mmask8>(_mm512_cmplt_epu64_mask(_mm512_sub_epi64(in, c(t::lo)), c(t::inf - t::lo)) |
-                                 _mm512_testn_epi64_mask(in, in));
+    const vq in = F::is_signed ? V::q_and(x, c(0x7fffffffffffffffull)) : x;
+    return V::q_m_or(V::q_m_and(V::q_gt_i(in, c(t::lo - 1)), V::q_gt_i(c(t::inf), in)), V::q_eq0(in));
   }
   template <class F>
-  static __m256 eight_common(__m512i x, __m512i r) noexcept {
+  static vqf half_common(vq x, vq r) noexcept {
     using t = sr_double_format<F>;
-    const __m512i abs = c(0x7fffffffffffffffull);
-    const __m512i top = t::min_shift >= 32 ? _mm512_slli_epi64(r, static_cast<unsigned>(t::min_shift - 32) & 63u)
-                                           : _mm512_srli_epi64(r, static_cast<unsigned>(32 - t::min_shift) & 63u);
-    const __m512i y = _mm512_and_si512(_mm512_add_epi64(_mm512_and_si512(x, abs), top), c(t::keep));
-    return _mm512_cvtpd_ps(_mm512_castsi512_pd(_mm512_or_si512(y, _mm512_andnot_si512(abs, x))));
-  }
-  /// 16 doubles -> 16 floats; rnd: their random bits.
-  template <class F>
-  static void store(float* d, const double* s, __m512i rnd) noexcept {
-    const __m512i x0 = _mm512_loadu_si512(s), x1 = _mm512_loadu_si512(s + 8);
-    const __m512i r0 = _mm512_cvtepu32_epi64(_mm512_castsi512_si256(rnd));
-    const __m512i r1 = _mm512_cvtepu32_epi64(_mm512_extracti64x4_epi64(rnd, 1));
-    if ((common<F>(x0) & common<F>(x1)) == 0xff) {
-      _mm256_storeu_ps(d, eight_common<F>(x0, r0));
-      _mm256_storeu_ps(d + 8, eight_common<F>(x1, r1));
+    const vq abs = c(0x7fffffffffffffffull);
+    vq top;
+    if constexpr (t::min_shift >= 32) {
+      top = V::template q_slli<static_cast<int>(t::min_shift - 32)>(r);
     } else {
-      _mm256_storeu_ps(d, eight<F>(x0, r0));
-      _mm256_storeu_ps(d + 8, eight<F>(x1, r1));
+      top = V::template q_srli<static_cast<int>(32 - t::min_shift)>(r);
+    }
+    const vq y = V::q_and(V::q_add(V::q_and(x, abs), top), c(t::keep));
+    return V::q_to_float(V::q_or(y, V::q_andnot(abs, x)));
+  }
+  /// N doubles -> N floats; rnd: their random bits.
+  template <class F>
+  static void store(float* d, const double* s, typename V::vi rnd) noexcept {
+    constexpr std::size_t H = V::N / 2;
+    const vq x0 = V::q_load(s), x1 = V::q_load(s + H);
+    const vq r0 = V::q_lo32(rnd), r1 = V::q_hi32(rnd);
+    if (V::q_all_of(V::q_m_and(common<F>(x0), common<F>(x1)))) {
+      V::q_store_f(d, half_common<F>(x0, r0));
+      V::q_store_f(d + H, half_common<F>(x1, r1));
+    } else {
+      V::q_store_f(d, half<F>(x0, r0));
+      V::q_store_f(d + H, half<F>(x1, r1));
     }
   }
 };
-#endif
-#if defined(MIXPREC_SIMD_AVX2)
-template <>
-struct sr_floats<simd::vec256> {
-  static __m256i c(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
-  /// 4 doubles (bits x) and their random bits r (64-bit lanes, < 2^32) -> 4 floats. The 32-bit
-  /// max/min stand in for 64-bit ones: every operand fits in a signed 32-bit low half whose high
-  /// half is its sign extension.
-  template <class F>
-  static __m128 four(__m256i x, __m256i r) noexcept {
-    using t = sr_double_format<F>;
-    const __m256i one = c(1);
-    const __m256i a = _mm256_and_si256(x, c(0x7fffffffffffffffull));
-    const __m256i ef = _mm256_srli_epi64(a, 52);
-    const __m256i m53 = _mm256_or_si256(_mm256_and_si256(a, c(0x000fffffffffffffull)),
-                                        _mm256_slli_epi64(_mm256_min_epu32(ef, one), 52));
-    const __m256i s = _mm256_max_epi32(_mm256_sub_epi64(c(static_cast<std::uint64_t>(t::shift_base)), _mm256_max_epu32(ef, one)),
-                                       c(static_cast<std::uint64_t>(t::min_shift)));
-    const __m256i low_mask = _mm256_sub_epi64(_mm256_sllv_epi64(one, s), one);
-    const __m256i low = _mm256_and_si256(m53, low_mask);
-    const __m256i c32 = c(32);
-    const __m256i rem = _mm256_or_si256(_mm256_sllv_epi64(low, _mm256_sub_epi64(c32, s)),
-                                        _mm256_srlv_epi64(low, _mm256_sub_epi64(s, c32)));
-    const __m256i inc = _mm256_srli_epi64(_mm256_add_epi64(rem, r), 32);
-    __m256i y = _mm256_add_epi64(_mm256_andnot_si256(low_mask, a), _mm256_sllv_epi64(inc, s));
-    const __m256i tiny_if = t::clamp_to_least ? a : inc;
-    const __m256i tiny = _mm256_andnot_si256(_mm256_cmpeq_epi64(tiny_if, _mm256_setzero_si256()), c(t::least));
-    y = _mm256_blendv_epi8(y, tiny, _mm256_cmpgt_epi64(s, c(52)));
-    y = _mm256_blendv_epi8(y, a, _mm256_cmpgt_epi64(a, c(t::inf)));  // NaN: as it is
-    y = _mm256_or_si256(y, _mm256_andnot_si256(c(0x7fffffffffffffffull), x));
-    if constexpr (!F::is_signed) {
-      const __m256i negative = _mm256_and_si256(_mm256_cmpgt_epi64(_mm256_setzero_si256(), x),
-                                                _mm256_andnot_si256(_mm256_cmpgt_epi64(a, c(t::inf)),
-                                                                    _mm256_cmpgt_epi64(a, _mm256_setzero_si256())));
-      y = _mm256_blendv_epi8(y, c(t::minus_one), negative);
-    }
-    return _mm256_cvtpd_ps(_mm256_castsi256_pd(y));
-  }
-  /// The common case of four (see sr_double_format): all-ones in the lanes that are in it.
-  template <class F>
-  static __m256i common(__m256i x) noexcept {
-    using t = sr_double_format<F>;
-    const __m256i in = F::is_signed ? _mm256_and_si256(x, c(0x7fffffffffffffffull)) : x;  // signed compares:
-    return _mm256_or_si256(_mm256_and_si256(_mm256_cmpgt_epi64(in, c(t::lo - 1)), _mm256_cmpgt_epi64(c(t::inf), in)),
-                           _mm256_cmpeq_epi64(in, _mm256_setzero_si256()));  // a negative x is out
-  }
-  template <class F>
-  static __m128 four_common(__m256i x, __m256i r) noexcept {
-    using t = sr_double_format<F>;
-    const __m256i abs = c(0x7fffffffffffffffull);
-    const __m256i top = t::min_shift >= 32 ? _mm256_slli_epi64(r, static_cast<int>(t::min_shift - 32) & 63)
-                                           : _mm256_srli_epi64(r, static_cast<int>(32 - t::min_shift) & 63);
-    const __m256i y = _mm256_and_si256(_mm256_add_epi64(_mm256_and_si256(x, abs), top), c(t::keep));
-    return _mm256_cvtpd_ps(_mm256_castsi256_pd(_mm256_or_si256(y, _mm256_andnot_si256(abs, x))));
-  }
-  /// 8 doubles -> 8 floats; rnd: their random bits.
-  template <class F>
-  static void store(float* d, const double* s, __m256i rnd) noexcept {
-    const __m256i x0 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s));
-    const __m256i x1 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + 4));
-    const __m256i r0 = _mm256_cvtepu32_epi64(_mm256_castsi256_si128(rnd));
-    const __m256i r1 = _mm256_cvtepu32_epi64(_mm256_extracti128_si256(rnd, 1));
-    if (_mm256_movemask_epi8(_mm256_and_si256(common<F>(x0), common<F>(x1))) == -1) {
-      _mm_storeu_ps(d, four_common<F>(x0, r0));
-      _mm_storeu_ps(d + 4, four_common<F>(x1, r1));
-    } else {
-      _mm_storeu_ps(d, four<F>(x0, r0));
-      _mm_storeu_ps(d + 4, four<F>(x1, r1));
-    }
-  }
-};
-#endif
 
 /// doubles -> F through floats: fill(buf, src) writes V::N floats from V::N doubles, 512 at a
 /// time into a buffer in L1 (the tail through zero-padded buffers), then simd::encode_floats in mode.
