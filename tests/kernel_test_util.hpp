@@ -92,6 +92,17 @@ inline std::vector<double> mixed_doubles(std::size_t n, std::uint64_t seed) {
   return v;
 }
 
+#if defined(MIXPREC_SIMD_X86)
+/// Restores MXCSR (rounding mode, FTZ, DAZ) as it was on construction, for tests that change it.
+struct csr_guard {
+  unsigned saved = _mm_getcsr();
+  csr_guard() = default;
+  csr_guard(const csr_guard&) = delete;
+  csr_guard& operator=(const csr_guard&) = delete;
+  ~csr_guard() { _mm_setcsr(saved); }
+};
+#endif
+
 }  // namespace ktest
 
 #endif

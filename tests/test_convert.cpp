@@ -440,10 +440,7 @@ TEST_CASE("convert: every level gives the same bits under any MXCSR rounding mod
     hcodes[i] = half::from_bits(static_cast<std::uint16_t>(i));
     bcodes[i] = bfloat16::from_bits(static_cast<std::uint16_t>(i));
   }
-  struct csr_guard {
-    unsigned saved = _mm_getcsr();
-    ~csr_guard() { _mm_setcsr(saved); }
-  } guard;
+  const ktest::csr_guard guard;
   for (unsigned bits : {0x0000u, 0x0040u, 0x8000u, 0x8040u, 0x2000u, 0x4000u, 0x6000u, 0x6040u}) {
     std::vector<half> h(f.size()), hd(d.size());
     std::vector<bfloat16> b(f.size()), bd(d.size());
@@ -541,10 +538,7 @@ TEST_CASE("convert: double -> half at every level on half boundaries, NaN classe
   CHECK(round_to<half>(double_of(0x7ff0000000000001ull)).bits() == 0x7e00);   // sNaN, payload below: quiet
   CHECK(round_to<half>(double_of(0xfff4000000000000ull)).bits() == 0xff00);   // -sNaN, top payload bit
   CHECK(round_to<half>(double_of(0x7ffffc0000000000ull)).bits() == 0x7fff);
-  struct csr_guard {
-    unsigned saved = _mm_getcsr();
-    ~csr_guard() { _mm_setcsr(saved); }
-  } guard;
+  const ktest::csr_guard guard;
   // Every rounding mode with DAZ and FTZ off, on and both; then all exceptions unmasked.
   std::vector<unsigned> settings;
   for (unsigned rc = 0; rc < 4; ++rc) {
@@ -824,10 +818,7 @@ TEST_CASE("convert: the generic encoder and the half hardware modes give the sam
       f.push_back(float_from_bits(v | 0x80000000u));
     }
   }
-  struct csr_guard {
-    unsigned saved = _mm_getcsr();
-    ~csr_guard() { _mm_setcsr(saved); }
-  } guard;
+  const ktest::csr_guard guard;
   const auto run = [&](auto tag) {
     using D = decltype(tag);
     for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,
@@ -951,10 +942,7 @@ TEST_CASE("convert: double sources in every mode but stochastic and either polic
 #if defined(MIXPREC_SIMD_X86)
 TEST_CASE("convert: double sources in every deterministic mode give round_to's bits under any MXCSR setting") {
   const std::vector<double> src = encoder_doubles();
-  struct csr_guard {
-    unsigned saved = _mm_getcsr();
-    ~csr_guard() { _mm_setcsr(saved); }
-  } guard;
+  const ktest::csr_guard guard;
   const auto run = [&](auto tag) {
     using D = decltype(tag);
     for (rounding mode : {rounding::nearest_even, rounding::nearest_away, rounding::toward_zero, rounding::upward,

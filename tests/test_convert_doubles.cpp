@@ -302,10 +302,7 @@ TEST_CASE("convert doubles: values worked out by hand where a float intermediate
 
 #if defined(MIXPREC_SIMD_X86)
 TEST_CASE("convert doubles: every mode gives round_to's bits under any MXCSR setting") {
-  struct csr_guard {
-    unsigned saved = _mm_getcsr();
-    ~csr_guard() { _mm_setcsr(saved); }
-  } guard;
+  const ktest::csr_guard guard;
   const auto run = [&](auto tag) {
     using D = decltype(tag);
     const std::vector<double> src = format_doubles<D>(20000, 31);

@@ -56,6 +56,8 @@
 #include <thread>
 #include <vector>
 
+#include "env.hpp"
+
 #if MIXPREC_TEST_HAS_MX
 namespace {
 
@@ -170,18 +172,6 @@ inline void test_pattern(tally& t, std::uint32_t i) {
   }
 }
 
-std::uint64_t env_uint(const char* name, std::uint64_t fallback) {
-  const char* s = std::getenv(name);
-  if (s == nullptr || *s == '\0') return fallback;
-  char* end = nullptr;
-  const unsigned long long v = std::strtoull(s, &end, 10);
-  if (end == s || *end != '\0' || v == 0) {
-    std::fprintf(stderr, "ignoring %s='%s' (want a positive integer)\n", name, s);
-    return fallback;
-  }
-  return static_cast<std::uint64_t>(v);
-}
-
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -194,10 +184,10 @@ TEST_CASE("mixprec agrees with CUDA's host conversions for every float, in every
   constexpr std::uint64_t kChunk = std::uint64_t{1} << 22;
   constexpr std::uint64_t kChunks = kTotal / kChunk;
 
-  const std::uint64_t stride = env_uint("MIXPREC_EXHAUSTIVE_STRIDE", 1);
+  const std::uint64_t stride = exhaustive_env::exhaustive_stride();
   const unsigned hw = std::thread::hardware_concurrency();
   const auto threads = static_cast<unsigned>(
-      std::min<std::uint64_t>(env_uint("MIXPREC_EXHAUSTIVE_THREADS", hw == 0 ? 1 : hw), 1024));
+      std::min<std::uint64_t>(exhaustive_env::env_uint("MIXPREC_EXHAUSTIVE_THREADS", hw == 0 ? 1 : hw), 1024));
   std::fprintf(stderr, "test_cuda_host_mx (group %u): %s floats (stride %llu), %u thread(s), CUDA %d.%d headers\n",
                kGroup, stride == 1 ? "all 2^32" : "a subsample of the", static_cast<unsigned long long>(stride), threads,
                CUDART_VERSION / 1000, (CUDART_VERSION % 1000) / 10);

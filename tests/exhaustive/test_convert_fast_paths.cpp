@@ -26,17 +26,12 @@
 #include <mixprec/mixprec.hpp>
 #include <mixprec/kernels.hpp>
 
+#include "env.hpp"
+
 using namespace mixprec;
 using detail::simd_level;
 
 namespace {
-
-/// MIXPREC_EXHAUSTIVE_STRIDE=N (development only): every N-th chunk of floats (default 1: all).
-std::uint64_t chunk_stride() {
-  const char* s = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE");
-  const std::uint64_t n = s != nullptr ? std::strtoull(s, nullptr, 10) : 1;
-  return n == 0 ? 1 : n;
-}
 
 std::vector<simd_level> levels_compiled() {
   std::vector<simd_level> v;
@@ -96,7 +91,7 @@ std::vector<std::uint64_t> over_all_floats(const std::vector<simd_level>& levels
   constexpr std::uint64_t chunk = std::uint64_t{1} << 22;
   std::vector<float> src(chunk);
   std::vector<std::uint64_t> counts(2 + levels.size(), 0);
-  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * chunk_stride()) {
+  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * exhaustive_env::exhaustive_stride()) {
     for_each_index(exec::par, chunk, [&](std::size_t i) {
       const std::uint32_t u = static_cast<std::uint32_t>(base + i);
       std::memcpy(&src[i], &u, 4);
@@ -260,7 +255,7 @@ template <class... Cases>
 void encoder_cases_over_all_floats(const std::vector<simd_level>& levels, Cases&... cases) {
   constexpr std::size_t block = 4096;
   constexpr std::uint64_t chunk = std::uint64_t{1} << 26;  // progress every 1/64
-  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * chunk_stride()) {
+  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * exhaustive_env::exhaustive_stride()) {
     for_each_index(exec::par, chunk / block, [&](std::size_t j) {
       float src[block];
       const std::uint64_t first = base + j * block;

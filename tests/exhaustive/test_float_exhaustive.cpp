@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "../formats_list.hpp"
+#include "env.hpp"
 
 using mixprec::overflow;
 using mixprec::rounding;
@@ -167,8 +168,7 @@ TEST_CASE("all 2^32 floats convert correctly") {
   sweep<mixprec::tf32, ref::tf32, ne, na> tf32;
   sweep<mixprec::float8_e4m3fn, ref::e4m3fn, ne, ne_sat> e4m3;
   sweep<mixprec::float8_e5m2, ref::e5m2, ne, ne_sat> e5m2;
-  std::uint64_t stride = 1;
-  if (const char* s = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE")) stride = std::strtoull(s, nullptr, 10);
+  const std::uint64_t stride = exhaustive_env::exhaustive_stride();
   if (stride > 1) MESSAGE("MIXPREC_EXHAUSTIVE_STRIDE=", stride, ": checking every ", stride, "th float only");
   // Chunks of 2^22 patterns: each lies in one (sign, exponent field) pair.
   parallel_chunks(std::uint64_t{1} << 32, std::uint64_t{1} << 22, "floats", [&](std::uint64_t b, std::uint64_t e) {
@@ -231,7 +231,6 @@ std::uint64_t random_double_failures(std::uint64_t n, std::uint64_t seed) {
 }  // namespace
 
 TEST_CASE_TEMPLATE("10^7 random doubles per format round like the reference", T, MIXPREC_ALL_FORMATS) {
-  std::uint64_t n = 10000000;
-  if (const char* s = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE")) n /= std::strtoull(s, nullptr, 10);
+  const std::uint64_t n = 10000000 / exhaustive_env::exhaustive_stride();
   CHECK(random_double_failures<T>(n, 20261121) == 0);
 }

@@ -18,6 +18,8 @@
 #include <mixprec/kernels.hpp>
 #include <mixprec/mixprec.hpp>
 
+#include "env.hpp"
+
 using namespace mixprec;
 using detail::simd_level;
 
@@ -80,9 +82,7 @@ TEST_CASE("simd_narrow8: all 2^32 floats to float8_e4m3fn and float8_e5m2, ieee 
   narrow_case<float8_e4m3fn, overflow::saturate> e4m3_sat(chunk, levels.size());
   narrow_case<float8_e5m2, overflow::ieee> e5m2_ieee(chunk, levels.size());
   narrow_case<float8_e5m2, overflow::saturate> e5m2_sat(chunk, levels.size());
-  // MIXPREC_EXHAUSTIVE_STRIDE=N (development only): every N-th chunk (default 1: all floats).
-  const char* env = std::getenv("MIXPREC_EXHAUSTIVE_STRIDE");
-  const std::uint64_t stride = env != nullptr && std::strtoull(env, nullptr, 10) > 0 ? std::strtoull(env, nullptr, 10) : 1;
+  const std::uint64_t stride = exhaustive_env::exhaustive_stride();  // every stride-th chunk
   for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * stride) {
     detail::for_each_range(exec::par, chunk, [&](std::size_t b, std::size_t e) {
       for (std::size_t i = b; i < e; ++i) {
