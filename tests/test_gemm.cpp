@@ -414,7 +414,7 @@ TEST_CASE("gemm: many blocks, panels and task groups (shrunken block sizes)") {
   }
 }
 
-TEST_CASE("gemm: the packing scratch (huge-page aligned from 2 MiB on) is aligned, reused, and gives the same bits") {
+TEST_CASE("gemm: the panel scratch (huge-page aligned from 2 MiB on) is aligned, reused, and gives the same bits") {
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
   const std::size_t huge = mixprec::detail::gemm::huge_page;
@@ -929,12 +929,12 @@ TEST_CASE("gemm bf16_dot2: equals the step loop for every shape, layout and poli
   CHECK(dot2 == 0x1p-120f);
 }
 
-TEST_CASE("gemm bf16_dot2: short last tiles, C stored from registers, the pair packings") {
+TEST_CASE("gemm bf16_dot2: short last tiles, C stored from registers, the pair panels") {
   // Every last-sliver height (m = 1 .. 29: tiles of 2, 6, 10 and 14 rows), full and partial B
   // slivers, C stored from the tile's registers (row-major float / bfloat16 C, beta 0 and not)
   // or through the buffer (column-major C, a half C in round-toward-zero); k-contiguous operands
-  // (A row-major, B transposed) packed by 16 x 16 pair transposes: k around 32 pairs (31 .. 65,
-  // odd k: a padded last pair) and more than 16 rows; the other layout's packing with row
+  // (A row-major, B transposed) copied by 16 x 16 pair transposes: k around 32 pairs (31 .. 65,
+  // odd k: a padded last pair) and more than 16 rows; the other layout's panel copy with row
   // groups shorter than 16 (m or n < 16).
   rng32 g(13);
   auto gen = [&]() -> double {
@@ -1088,7 +1088,7 @@ TEST_CASE("gemm: invalid arguments throw std::invalid_argument and leave C uncha
 }
 
 // ---------------------------------------------------------------------------------------------
-// The host fast paths (AVX-512 or AVX2 kernels, vector C stores, transposed packing, blockings).
+// The host fast paths (AVX-512 or AVX2 kernels, vector C stores, transposed panel copies, blockings).
 // The same cases run in every build; CMake also builds this file as test_gemm_avx2 (-mavx2 -mfma
 // -mf16c, no AVX-512) and test_gemm_avx512 (AVX-512 without BF16) where the CPU runs them.
 // ---------------------------------------------------------------------------------------------
@@ -1188,7 +1188,7 @@ struct tie_gen {
   }
 };
 
-TEST_CASE("gemm: k-contiguous (transposed) packing, every input conversion, k around the vector width") {
+TEST_CASE("gemm: k-contiguous (transposed) panel copy, every input conversion, k around the vector width") {
   settings_guard guard;
   tie_gen gen(21);
   const dims sizes[] = {{14, 32, 16}, {5, 3, 8}, {15, 33, 17}, {29, 47, 31}, {6, 16, 48}, {20, 70, 64}, {3, 9, 95}};
@@ -1293,7 +1293,7 @@ TEST_CASE("gemm: small shapes: B read in place, C stored from the tile's registe
   // The study's short-k (m128x256x10_NN) and short-m (m10x256x128_TN) shapes, shrunk: every row
   // count of a last sliver (m = 1 .. 29: each short tile height, 2, 6 and 10, of the 14-row and
   // 6-row tiles), full and partial B slivers, B read in place (m <= 2 tiles or k <= 16) and
-  // packed, beta 0 and not.
+  // copied into a panel, beta 0 and not.
   settings_guard guard;
   mixprec::set_float32_matmul_precision(matmul_precision::highest);
   tie_gen gen(51);
@@ -1309,11 +1309,11 @@ TEST_CASE("gemm: small shapes: B read in place, C stored from the tile's registe
     run_opts ro;
     check_problem<float, float, float, float>(N, N, m, 96, 10, 1.0f, 0.0f, 0, ro, gen);     // k <= 16: in place
     check_problem<float, bfloat16, bfloat16, float>(N, N, m, 70, 16, 1.0f, 1.0f, 3, ro, gen);
-    check_problem<float, float, float, bfloat16>(T, N, m, 64, 17, 1.0f, 0.0f, 0, ro, gen);  // packed, short last sliver
+    check_problem<float, float, float, bfloat16>(T, N, m, 64, 17, 1.0f, 0.0f, 0, ro, gen);  // a panel, short last sliver
     ro.order = layout::col_major;                                                           // C^T: B^T in place
     check_problem<float, float, half, float>(T, T, m, 32, 10, 1.0f, 0.25f, 0, ro, gen);
   }
-  // Float B under "high" and "medium" is rounded while packing: never read in place.
+  // Float B under "high" and "medium" is rounded while copied into a panel: never read in place.
   for (matmul_precision p : {matmul_precision::high, matmul_precision::medium}) {
     mixprec::set_float32_matmul_precision(p);
     for (matmul_high_mode h : {matmul_high_mode::tf32_nearest_away, matmul_high_mode::bf16x3}) {

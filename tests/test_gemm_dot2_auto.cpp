@@ -360,7 +360,7 @@ TEST_CASE("gemm exact on vdpbf16ps: FP8 operands (no scan: every FP8 value is a 
       check<float8_e5m2, float8_e4m3fn, bfloat16>(23, 45, k, a5, b4, 1.0f, 0.0f, oa, transpose::trans, layout::row_major, 1, true);
     }
   }
-  // k beyond the FP8 packer's 256-long chunks (odd: the padding pair in the last chunk).
+  // k beyond the FP8 panel copier's 256-long chunks (odd: the padding pair in the last chunk).
   std::vector<float8_e5m2> l5(9 * 517);
   std::vector<float8_e4m3fn> l4(517 * 20);
   for (std::size_t e = 0; e < l5.size(); ++e) l5[e] = float8_e5m2::from_bits(static_cast<std::uint8_t>((e * 29 + 1) % 120));

@@ -20,9 +20,9 @@
 //                 m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, C.data(), n);   // C = A B
 //
 // The code, one concern a header (namespace detail::gemm): gemm/options.hpp (the public options),
-// gemm/detail/scalar.hpp (the element path), device.hpp (CUDA), vec.hpp (x86 vectors), pack.hpp,
+// gemm/detail/scalar.hpp (the element path), device.hpp (CUDA), vec.hpp (x86 vectors), panel.hpp,
 // blocking.hpp (cache sizes, scratch, threads), portable.hpp, store.hpp, microkernel.hpp,
-// blocked.hpp (the blocked driver), dot2_pack.hpp and dot2.hpp (vdpbf16ps), driver.hpp (checks and
+// blocked.hpp (the blocked driver), dot2_panel.hpp and dot2.hpp (vdpbf16ps), driver.hpp (checks and
 // the choice of path), mma.hpp (tensor-core presets).
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP

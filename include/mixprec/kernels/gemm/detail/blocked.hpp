@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/gemm/detail/blocked.hpp — the blocked driver of the SIMD gemm: A blocks, shared B panels, threads.
 //
-// What: detail::gemm::host_blocked packs A by blocks of slivers per task and B by panels shared by
+// What: detail::gemm::host_blocked copies A by blocks of slivers per task and B by panels shared by
 // the threads, and calls a tile operation per (A sliver, B sliver); buffered_tile wraps a kernel
 // that writes a buffer.
 #ifndef MIXPREC_KERNELS_GEMM_DETAIL_BLOCKED_HPP
@@ -22,12 +22,12 @@ namespace gemm {
 
 #if defined(MIXPREC_GEMM_SIMD)
 /// The blocked driver: per task an A block of MR-row slivers (blocking::a_block bytes), a
-/// B panel of NR-column slivers shared by the threads (b_panel bytes). P: packed element (Acc, or
-/// a uint32 pair for dot2); kk: packed k length. tile(kk, a sliver, b sliver, i, rows, j, nr)
+/// B panel of NR-column slivers shared by the threads (b_panel bytes). P: panel element (Acc, or
+/// a uint32 pair for dot2); kk: panel k length. tile(kk, a sliver, b sliver, i, rows, j, nr)
 /// computes C(i .. i+rows-1, j .. j+nr-1) and stores it.
-template <class P, std::size_t MR, std::size_t NR, class Acc, class TA, class TB, class TC, class PackA, class PackB,
+template <class P, std::size_t MR, std::size_t NR, class Acc, class TA, class TB, class TC, class PanelA, class PanelB,
           class Tile>
-void host_blocked(const problem<Acc, TA, TB, TC>& pr, unsigned threads, std::size_t kk, PackA pack_a, PackB pack_b,
+void host_blocked(const problem<Acc, TA, TB, TC>& pr, unsigned threads, std::size_t kk, PanelA panel_a, PanelB panel_b,
                   Tile tile) {
   const std::size_t sliver_a = MR * std::max<std::size_t>(kk, 1);
   const std::size_t sliver_b = NR * std::max<std::size_t>(kk, 1);
@@ -39,7 +39,7 @@ void host_blocked(const problem<Acc, TA, TB, TC>& pr, unsigned threads, std::siz
   if (nthreads > 1) blocks = std::min(sa, ceil_div(blocks, nthreads) * nthreads);
   const std::size_t panel = std::min(sb, std::max<std::size_t>(1, blocking_sizes().b_panel / (sliver_b * sizeof(P))));
   // Few A blocks: also split the B panel among tasks; then the whole of A (at most 2 x threads
-  // blocks) is packed once, with the first B panel, and shared by the tasks of each block.
+  // blocks) is copied once, with the first B panel, and shared by the tasks of each block.
   std::size_t groups = 1;
   if (nthreads > 1 && blocks < 2 * std::size_t{nthreads}) {
     groups = std::min(panel, ceil_div(2 * std::size_t{nthreads}, blocks));
@@ -53,16 +53,16 @@ void host_blocked(const problem<Acc, TA, TB, TC>& pr, unsigned threads, std::siz
   slot_pool slots(nthreads);
   for (std::size_t t0 = 0; t0 < sb; t0 += panel) {
     const std::size_t tn = std::min(panel, sb - t0);
-    // A small panel (a narrow or short B) is packed by the calling thread: no wake-up round.
-    const std::size_t na = a_once && t0 == 0 ? sa : 0;  // A slivers packed in this round
+    // A small panel (a narrow or short B) is copied by the calling thread: no wake-up round.
+    const std::size_t na = a_once && t0 == 0 ? sa : 0;  // A slivers copied in this round
     const bool small_panel = (tn * sliver_b + na * sliver_a) * sizeof(P) < (std::size_t{64} << 10);
     parallel(small_panel ? 1u : threads, tn + na, [&](std::size_t t) {
       if (t < tn) {
         const std::size_t j = (t0 + t) * NR;
-        pack_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
+        panel_b(j, std::min(NR, pr.n - j), bpanel + t * sliver_b);
       } else {
         const std::size_t i = (t - tn) * MR;
-        pack_a(i, std::min(MR, pr.m - i), ablocks + (t - tn) * sliver_a);
+        panel_a(i, std::min(MR, pr.m - i), ablocks + (t - tn) * sliver_a);
       }
     });
     parallel(threads, blocks * groups, [&](std::size_t task) {
@@ -77,7 +77,7 @@ void host_blocked(const problem<Acc, TA, TB, TC>& pr, unsigned threads, std::siz
         ablock = ablocks + slot * block_slivers * sliver_a;
         for (std::size_t s = s0; s < s1; ++s) {
           const std::size_t i = s * MR;
-          pack_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
+          panel_a(i, std::min(MR, pr.m - i), ablock + (s - s0) * sliver_a);
         }
       }
       for (std::size_t u = u0; u < u1; ++u) {
@@ -105,7 +105,7 @@ auto buffered_tile(const problem<Acc, TA, TB, TC>& pr, Kernel kernel) {
   };
 }
 
-/// Whether B (element type TB) can be read in place by tile_f32 (no packing).
+/// Whether B (element type TB) can be read in place by tile_f32 (no panel copy).
 template <class TB>
 struct direct_b_type
     : std::integral_constant<bool, std::is_same<TB, float>::value || std::is_same<TB, bfloat16>::value ||

@@ -40,7 +40,7 @@ constexpr std::size_t huge_page = std::size_t{2} << 20;
 
 /// A 64-byte aligned scratch buffer per calling thread, kept for the next call. From 2 MiB on
 /// (Linux), it is 2 MiB aligned and advised as transparent-huge-page memory (MADV_HUGEPAGE; a
-/// hint: fewer TLB misses over the packed panels; bench/README.md).
+/// hint: fewer TLB misses over the panels; bench/README.md).
 inline unsigned char* scratch_buffer(std::size_t bytes) {
   struct buffer {
     std::unique_ptr<unsigned char[]> data;
@@ -128,14 +128,14 @@ inline std::size_t l2_bytes() noexcept {
   return std::size_t{1} << 20;
 }
 
-/// Block sizes of the host paths, in bytes of packed data. They change only the speed, never the
+/// Block sizes of the host paths, in bytes of panel data. They change only the speed, never the
 /// result: no block size splits k (each C element's k steps run in order in one accumulator), so
 /// every blocking gives the same bits (tests shrink them to exercise many blocks and panels on
 /// small matrices; not thread-safe). The defaults come from blocking_for_cpu().
 struct blocking {
-  std::size_t a_block = std::size_t{384} << 10;       ///< SIMD: packed A rows per task (L2)
-  std::size_t b_panel = std::size_t{16} << 20;        ///< SIMD: packed B columns shared by the threads (L3)
-  std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: packed B columns
+  std::size_t a_block = std::size_t{384} << 10;       ///< SIMD: A panel rows per task (L2)
+  std::size_t b_panel = std::size_t{16} << 20;        ///< SIMD: B panel columns shared by the threads (L3)
+  std::size_t portable_panel = std::size_t{8} << 20;  ///< portable: B panel columns
   std::size_t parallel_min = std::size_t{1} << 19;    ///< SIMD: fewer m*n*k multiply-adds run on one thread
   std::size_t dot2_min = std::size_t{1} << 13;        ///< exact on vdpbf16ps (auto): from m*n*k multiply-adds
 };

@@ -21,7 +21,7 @@
 #include "../../../core/types.hpp"
 #include "blocked.hpp"
 #include "blocking.hpp"
-#include "dot2_pack.hpp"
+#include "dot2_panel.hpp"
 #include "microkernel.hpp"
 #include "scalar.hpp"
 #include "store.hpp"
@@ -74,13 +74,13 @@ void host_dot2_impl(const problem<float, bfloat16, bfloat16, TCv>& pv, bool vec_
                                   std::size_t),
                     const void* ctx) {
   constexpr std::size_t MR = tile_mr;
-  auto pack_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
-    pack_dot2_src(a, i, rows, MR, pv.k, dst, MR, 0x8000u);
+  auto panel_a = [&](std::size_t i, std::size_t rows, std::uint32_t* dst) {
+    dot2_panel(a, i, rows, MR, pv.k, dst, MR, 0x8000u);
   };
   auto run = [&](auto nr_constant) {
     constexpr std::size_t NR = decltype(nr_constant)::value;
-    auto pack_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
-      pack_dot2_src(b, j, cols, NR, pv.k, dst, NR, 0x0000u);
+    auto panel_b = [&](std::size_t j, std::size_t cols, std::uint32_t* dst) {
+      dot2_panel(b, j, cols, NR, pv.k, dst, NR, 0x0000u);
     };
     // As the float tiles: short last slivers, C stored from the registers where it can be.
     auto tile = [&](std::size_t kq, const std::uint32_t* ap, const std::uint32_t* bp, std::size_t i, std::size_t rows,
@@ -96,7 +96,7 @@ void host_dot2_impl(const problem<float, bfloat16, bfloat16, TCv>& pv, bool vec_
       };
       if (!with_rows<2, MR>(rows, kernel)) store(ctx, i, j, rows, nr, buf, NR);
     };
-    host_blocked<std::uint32_t, MR, NR>(pv, threads, (pv.k + 1) / 2, pack_a, pack_b, tile);
+    host_blocked<std::uint32_t, MR, NR>(pv, threads, (pv.k + 1) / 2, panel_a, panel_b, tile);
   };
   if (pv.n <= vw) {  // narrow C: one vector per tile row
     run(std::integral_constant<std::size_t, vw>{});

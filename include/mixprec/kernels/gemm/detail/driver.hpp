@@ -25,7 +25,7 @@
 #include "blocking.hpp"
 #include "dot2.hpp"
 #include "microkernel.hpp"
-#include "pack.hpp"
+#include "panel.hpp"
 #include "portable.hpp"
 #include "scalar.hpp"
 #include "store.hpp"
@@ -58,15 +58,15 @@ bool host_simd(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
   }
 #endif
   if (pr.kind == step_kind::dot2) return false;
-  auto pack_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
-    pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input, pr.x3_a_first);
+  auto panel_a = [&](std::size_t i, std::size_t rows, Acc* dst) {
+    copy_panel(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, rows, MR, pr.k, dst, MR, pr.kind, pr.input, pr.x3_a_first);
   };
   const std::size_t kk = pr.kind == step_kind::x3 ? 3 * pr.k : pr.k;
   if constexpr (std::is_same<Acc, float>::value) {
     // B read in place (row-major op(B), n contiguous, a vector type with no input conversion)
-    // where packing would not pay: its slivers serve at most two A slivers (m <= 2*MR: the weight
+    // where a panel copy would not pay: its slivers serve at most two A slivers (m <= 2*MR: the weight
     // gradient of a 10-class layer, m = 10), or k is short (k <= 16: the sliver stays in L1).
-    // Only full-width slivers; the last partial one is packed.
+    // Only full-width slivers; the last partial one is copied.
     bool direct_b = false;
     if constexpr (direct_b_type<TB>::value) {
       direct_b = pr.kind == step_kind::fma && (!std::is_same<TB, float>::value || pr.input == input_mode::as_is) &&
@@ -77,19 +77,19 @@ bool host_simd(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
       constexpr std::size_t NR = decltype(nr_constant)::value;
       constexpr std::size_t V = NR / vw;
       // A read in place (float, k contiguous, no input conversion) where each A sliver meets one
-      // B sliver (n <= NR: a 10-class layer's forward pass), so that packing it is not repaid.
-      // Full slivers only (the last partial one is packed, its padding rows zero).
+      // B sliver (n <= NR: a 10-class layer's forward pass), so that copying it is not repaid.
+      // Full slivers only (the last partial one is copied, its padding rows zero).
       bool direct_a = false;
       if constexpr (std::is_same<TA, float>::value) {
         direct_a = pr.kind == step_kind::fma && pr.input == input_mode::as_is && pr.a_ps == 1 && pr.n <= NR;
       }
-      auto pack_a_run = [&](std::size_t i, std::size_t rows, float* dst) {
+      auto panel_a_run = [&](std::size_t i, std::size_t rows, float* dst) {
         if (direct_a && rows == MR) return;  // read in place
-        pack_a(i, rows, dst);
+        panel_a(i, rows, dst);
       };
-      auto pack_b = [&](std::size_t j, std::size_t cols, float* dst) {
+      auto panel_b = [&](std::size_t j, std::size_t cols, float* dst) {
         if (direct_b && cols == NR) return;  // read in place
-        pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input, !pr.x3_a_first);
+        copy_panel(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input, !pr.x3_a_first);
       };
       auto tile = [&](std::size_t kk_, const float* ap, const float* bp, std::size_t i, std::size_t rows, std::size_t j,
                       std::size_t nr) {
@@ -105,7 +105,7 @@ bool host_simd(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
         }
         auto kernel = [&](auto r_constant) {
           constexpr std::size_t R = decltype(r_constant)::value;
-          auto with_a = [&](auto... a_op) {  // A packed (no argument) or in place
+          auto with_a = [&](auto... a_op) {  // A from a panel (no argument) or in place
             if constexpr (direct_b_type<TB>::value) {
               if (direct_b && nr == NR) return tile_f32<R, V>(kk_, ap, pr.b + j, pr.b_ps, rows, nr, d, a_op...);
             }
@@ -120,7 +120,7 @@ bool host_simd(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
         };
         if (!with_rows<2, MR>(rows, kernel)) store_tile(pr, i, j, rows, nr, buf, NR);
       };
-      host_blocked<float, MR, NR>(pr, threads, kk, pack_a_run, pack_b, tile);
+      host_blocked<float, MR, NR>(pr, threads, kk, panel_a_run, panel_b, tile);
     };
     if (pr.n <= vw) {  // narrow C (e.g. a 10-wide output layer): one vector per tile row
       run(std::integral_constant<std::size_t, vw>{});
@@ -129,10 +129,10 @@ bool host_simd(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     }
   } else {
     constexpr std::size_t NR = tile_nr_f64;
-    auto pack_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
-      pack_operand(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input, !pr.x3_a_first);
+    auto panel_b = [&](std::size_t j, std::size_t cols, Acc* dst) {
+      copy_panel(pr.b + j * pr.b_js, pr.b_js, pr.b_ps, cols, NR, pr.k, dst, NR, pr.kind, pr.input, !pr.x3_a_first);
     };
-    host_blocked<double, MR, NR>(pr, threads, kk, pack_a, pack_b, buffered_tile<MR, NR>(pr, kernel_f64));
+    host_blocked<double, MR, NR>(pr, threads, kk, panel_a, panel_b, buffered_tile<MR, NR>(pr, kernel_f64));
   }
   return true;
 }

@@ -2,7 +2,7 @@
 // mixprec/kernels/gemm/detail/microkernel.hpp — the register tiles of the SIMD gemm.
 //
 // What: tile sizes (tile_mr x tile_nr_f32 floats, tile_mr x tile_nr_f64 doubles), the double
-// kernel kernel_f64, the float tile tile_f32 (A packed or in place, B packed or in place, C stored
+// kernel kernel_f64, the float tile tile_f32 (A and B each from a panel or in place, C stored
 // from the registers) and with_rows (the tile height for a short last sliver).
 #ifndef MIXPREC_KERNELS_GEMM_DETAIL_MICROKERNEL_HPP
 #define MIXPREC_KERNELS_GEMM_DETAIL_MICROKERNEL_HPP
@@ -79,13 +79,13 @@ inline bool with_rows(std::size_t rows, F& f) {
 /// the FMA units (bench/README.md).
 constexpr std::size_t pf_bytes = 4096;
 
-/// The A operand of tile_f32: a packed sliver, A(r, p) = ap[p*tile_mr + r] ...
-struct a_packed {
+/// The A operand of tile_f32: a panel sliver, A(r, p) = ap[p*tile_mr + r] ...
+struct a_panel {
   const float* ap;
   const float* at(std::size_t r, std::size_t p) const noexcept { return ap + p * tile_mr + r; }
 };
 /// ... or float A read in place with k contiguous, A(r, p) = a[r*lda + p] (a sliver used once, as
-/// where n <= NR: packing it would cost as much as the tile; the same values, the same products).
+/// where n <= NR: copying it would cost as much as the tile; the same values, the same products).
 struct a_in_place {
   const float* a;
   std::size_t lda;
@@ -103,13 +103,13 @@ struct a_in_place {
 };
 
 /// The float tile: R rows (R <= tile_mr) by V vectors (V*vw columns), from zero, for p < kk
-/// in order: acc[r][v] = fma(A(r, p), B(p, v), acc[r][v]), where A(r, p) is a packed sliver's
+/// in order: acc[r][v] = fma(A(r, p), B(p, v), acc[r][v]), where A(r, p) is a panel sliver's
 /// ap[p*tile_mr + r] (or a_in_place: A in place) and B(p, v) =
-/// load_vec<as_is>(bp + p*bs + v*vw): a packed float sliver (bs = V*vw) or B read in
+/// load_vec<as_is>(bp + p*bs + v*vw): a float panel sliver (bs = V*vw) or B read in
 /// place (float, half or bfloat16 with n contiguous, bs = its row stride). Then, with d.c set and
 /// nr == V*vw, its first `rows` rows go to C from the registers (returns true); otherwise the
 /// whole tile goes to d.tile (returns false: the caller stores it with store_tile).
-template <std::size_t R, std::size_t V, class TB, class TC, class A = a_packed>
+template <std::size_t R, std::size_t V, class TB, class TC, class A = a_panel>
 bool tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std::size_t rows, std::size_t nr,
               const tile_dest<TC>& d, const A& a_op = A{}) noexcept {
   constexpr std::size_t W = vw;
@@ -127,8 +127,8 @@ bool tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std
   constexpr std::size_t step_bytes = V * W * sizeof(TB);
   const std::size_t pf_ahead = std::max<std::size_t>(1, pf_bytes / step_bytes) * bs * sizeof(TB);
   const auto a_at = [&] {
-    if constexpr (std::is_same<A, a_packed>::value) {
-      return a_packed{ap};
+    if constexpr (std::is_same<A, a_panel>::value) {
+      return a_panel{ap};
     } else {
       return a_op.template start<R>();
     }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/gemm/detail/portable.hpp — the portable host gemm (no SIMD, and what the SIMD path does not take).
 //
-// What: detail::gemm::host_portable packs B by column panels and each row of A, then runs the k
+// What: detail::gemm::host_portable copies B into column panels and each row of A, then runs the k
 // steps 64 columns at a time; host_elementwise runs detail::gemm::element (a test reference).
 #ifndef MIXPREC_KERNELS_GEMM_DETAIL_PORTABLE_HPP
 #define MIXPREC_KERNELS_GEMM_DETAIL_PORTABLE_HPP
@@ -11,7 +11,7 @@
 #include <type_traits>
 
 #include "blocking.hpp"
-#include "pack.hpp"
+#include "panel.hpp"
 #include "scalar.hpp"
 
 namespace mixprec {
@@ -28,7 +28,7 @@ bool host_empty_k(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
   return true;
 }
 
-/// Packs B by column panels (k' x nc, row-major in k') and each row of A (k'), then runs the k'
+/// Copies B into column panels (k' x nc, row-major in k') and each row of A (k'), then runs the k'
 /// steps for 64 columns at a time.
 template <class Acc, class TA, class TB, class TC>
 void host_portable(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
@@ -53,15 +53,15 @@ void host_portable(const problem<Acc, TA, TB, TC>& pr, unsigned threads) {
     parallel(threads, ceil_div(w, jw), [&](std::size_t t) {
       const std::size_t c0 = t * jw, cw = std::min(jw, w - c0);
       // panel[p*w + j]: X(r = j, p) = B(p, j0 + j).
-      pack_operand(pr.b + (j0 + c0) * pr.b_js, pr.b_js, pr.b_ps, cw, cw, pr.k, panel + c0, w, pr.kind, pr.input,
-                   !pr.x3_a_first);
+      copy_panel(pr.b + (j0 + c0) * pr.b_js, pr.b_js, pr.b_ps, cw, cw, pr.k, panel + c0, w, pr.kind, pr.input,
+                 !pr.x3_a_first);
     });
     parallel(threads, tasks, [&](std::size_t t) {
       const unsigned slot = slots.acquire();
       Acc* arow = rows + slot * row_len;
       const std::size_t i1 = std::min(pr.m, (t + 1) * rows_per_task);
       for (std::size_t i = t * rows_per_task; i < i1; ++i) {
-        pack_operand(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, 1, 1, pr.k, arow, 1, pr.kind, pr.input, pr.x3_a_first);
+        copy_panel(pr.a + i * pr.a_is, pr.a_is, pr.a_ps, 1, 1, pr.k, arow, 1, pr.kind, pr.input, pr.x3_a_first);
         for (std::size_t c0 = 0; c0 < w; c0 += jw) {
           const std::size_t cw = std::min(jw, w - c0);
           Acc acc[jw];

@@ -261,7 +261,7 @@ inline vf widen_vec(const std::uint16_t* src) noexcept {
 }
 
 /// In-register transpose of a vw x vw float block: v[i] lane j <-> v[j] lane i.
-/// (Always inlined: called, its block goes through memory, and the packing slows down.)
+/// (Always inlined: called, its block goes through memory, and the panel copy slows down.)
 MIXPREC_GEMM_INLINE void transpose_block(vf* v) noexcept {
 #if defined(MIXPREC_GEMM_AVX512)
   __m512 t[16];

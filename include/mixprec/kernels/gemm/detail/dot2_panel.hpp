@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// mixprec/kernels/gemm/detail/dot2_pack.hpp — bfloat16 pair packing and the proof scan of the vdpbf16ps path.
+// mixprec/kernels/gemm/detail/dot2_panel.hpp — bfloat16 pair panels and the proof scan of the vdpbf16ps path.
 //
 // What (AVX-512-BF16 only): detail::gemm::dot2_src (an operand and its element type),
-// pack_dot2_src (rows of it as the bfloat16 pairs vdpbf16ps reads) and dot2_min_exponent (the
+// dot2_panel (rows of it as the bfloat16 pairs vdpbf16ps reads) and dot2_min_exponent (the
 // scan that proves exact == vdpbf16ps; docs/pages/kernels-reference.md, "exact on vdpbf16ps").
-#ifndef MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PACK_HPP
-#define MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PACK_HPP
+#ifndef MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PANEL_HPP
+#define MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PANEL_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -22,11 +22,12 @@ namespace detail {
 namespace gemm {
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
-/// bf16_dot2 packing for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
+/// bf16_dot2 panel for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
 /// (element 2q in the high half, which the instruction processes first); a missing element
 /// 2q+1 (odd k) is `pad`; rows..rows_padded-1 are zero.
-inline void pack_dot2(const bfloat16* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
-                      std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+inline void dot2_panel_bf16(const bfloat16* src, std::size_t rs, std::size_t ps, std::size_t rows,
+                            std::size_t rows_padded, std::size_t k, std::uint32_t* dst, std::size_t dps,
+                            std::uint16_t pad) noexcept {
   const std::size_t kq = (k + 1) / 2, kfull = k / 2;
   auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
     const bfloat16* s0 = src + r * rs + 2 * q * ps;
@@ -129,11 +130,11 @@ inline __m512i dot2_load(const T* src, std::size_t cnt) noexcept {
   return _mm512_castps_si512(load_vec_first<input_mode::as_is>(src, cnt));
 }
 
-/// pack_dot2 for float and FP8 sources (the high half of each value widened to float, a
+/// The pair panel of float and FP8 sources (the high half of each value widened to float, a
 /// float rounded to bfloat16 first when `round`).
 template <class T>
-void pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
-                    std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad, bool round) noexcept {
+void dot2_panel_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                     std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad, bool round) noexcept {
   const std::size_t kq = (k + 1) / 2, kfull = k / 2;
   auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
     const T* s0 = src + r * rs + 2 * q * ps;
@@ -202,12 +203,12 @@ void pack_dot2_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t ro
   }
 }
 
-/// pack_dot2 for FP8 sources: 256 k at a time widened to float (a vector at a time along the
-/// contiguous dimension) into a local buffer, then pack_dot2_conv<float> (one packer
+/// The pair panel of FP8 sources: 256 k at a time widened to float (a vector at a time along the
+/// contiguous dimension) into a local buffer, then dot2_panel_conv<float> (one copier
 /// instantiation for float and FP8: the compile time of the sanitizer builds).
 template <class T>
-void pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
-                   std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+void dot2_panel_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
+                    std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
   constexpr std::size_t KC = 256, RC = 32;  // rows <= max(tile_mr, tile_nr_f32) = 32
   alignas(64) float buf[KC * RC];
   const bool by_rows = ps != 1 && rs == 1;  // rows contiguous: buf[p*RC + r]; else buf[r*KC + p]
@@ -220,7 +221,7 @@ void pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t row
           _mm512_store_si512(buf + p * RC + r, dot2_load(src + (k0 + p) * ps + r, cnt));
         }
       }
-      pack_dot2_conv(buf, std::size_t{1}, RC, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+      dot2_panel_conv(buf, std::size_t{1}, RC, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
     } else {
       for (std::size_t r = 0; r < rows; ++r) {
         const T* s = src + r * rs + k0 * ps;
@@ -232,27 +233,28 @@ void pack_dot2_fp8(const T* src, std::size_t rs, std::size_t ps, std::size_t row
           for (std::size_t p = 0; p < kc; ++p) d[p] = gemm::widen<float>(s[p * ps]);
         }
       }
-      pack_dot2_conv(buf, KC, std::size_t{1}, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
+      dot2_panel_conv(buf, KC, std::size_t{1}, rows, rows_padded, kc, dst + k0 / 2 * dps, dps, pad, false);
     }
   }
 }
 
-/// Packs rows [i, i+rows) of an operand (pack_dot2 / pack_dot2_conv / pack_dot2_fp8).
-inline void pack_dot2_src(const dot2_src& s, std::size_t i, std::size_t rows, std::size_t rows_padded, std::size_t k,
-                          std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
+/// Copies rows [i, i+rows) of an operand into a pair panel (dot2_panel_bf16 / dot2_panel_conv / dot2_panel_fp8).
+inline void dot2_panel(const dot2_src& s, std::size_t i, std::size_t rows, std::size_t rows_padded, std::size_t k,
+                       std::uint32_t* dst, std::size_t dps, std::uint16_t pad) noexcept {
   switch (s.fmt) {
     case dot2_src::bf16:
-      pack_dot2(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
+      dot2_panel_bf16(static_cast<const bfloat16*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
       return;
     case dot2_src::e4m3:
-      pack_dot2_fp8(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
+      dot2_panel_fp8(static_cast<const float8_e4m3fn*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps,
+                     pad);
       return;
     case dot2_src::e5m2:
-      pack_dot2_fp8(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
+      dot2_panel_fp8(static_cast<const float8_e5m2*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad);
       return;
     default:
-      pack_dot2_conv(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
-                     s.fmt == dot2_src::f32_round);
+      dot2_panel_conv(static_cast<const float*>(s.p) + i * s.rs, s.rs, s.ps, rows, rows_padded, k, dst, dps, pad,
+                      s.fmt == dot2_src::f32_round);
   }
 }
 
@@ -346,4 +348,4 @@ inline int dot2_min_exponent(const dot2_src& s, std::size_t rows, std::size_t k)
 }  // namespace detail
 }  // namespace mixprec
 
-#endif  // MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PACK_HPP
+#endif  // MIXPREC_KERNELS_GEMM_DETAIL_DOT2_PANEL_HPP

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: MIT
-// mixprec/kernels/gemm/detail/pack.hpp — packing of A and B into the panels that the tiles read.
+// mixprec/kernels/gemm/detail/panel.hpp — copying A and B into the panels that the tiles read.
 //
-// What: detail::gemm::pack_operand packs rows x k of an operand (k-major, rows padded with zeros),
+// What: detail::gemm::copy_panel copies rows x k of an operand (k-major, rows padded with zeros),
 // converting each element as the step kind wants (load_input, the bf16x3 split, or DAZ for the
-// portable bf16_dot2); with SIMD, widening runs and register transposes (pack_transposed).
-#ifndef MIXPREC_KERNELS_GEMM_DETAIL_PACK_HPP
-#define MIXPREC_KERNELS_GEMM_DETAIL_PACK_HPP
+// portable bf16_dot2); with SIMD, widening runs and register transposes (panel_transposed).
+#ifndef MIXPREC_KERNELS_GEMM_DETAIL_PANEL_HPP
+#define MIXPREC_KERNELS_GEMM_DETAIL_PANEL_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -21,12 +21,12 @@ namespace gemm {
 
 #if defined(MIXPREC_GEMM_SIMD)
 
-/// The k-contiguous packing (ps == 1) of pack_load<float, Mode> through register
+/// The k-contiguous panel copy (ps == 1) of panel_load<float, Mode> through register
 /// transposes: dst[p*dps + r] = load_input<float, Mode>(src[r*rs + p]) for r < rows and p < k
 /// (a last partial block of k, e.g. k = 10, by masked loads; reads only the k elements of a row).
 template <input_mode Mode, class T>
-void pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t k, float* dst,
-                     std::size_t dps) noexcept {
+void panel_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t k, float* dst,
+                      std::size_t dps) noexcept {
   constexpr std::size_t W = vw;
   for (std::size_t p0 = 0; p0 < k; p0 += W) {
     const std::size_t kc = std::min(W, k - p0);
@@ -56,7 +56,7 @@ void pack_transposed(const T* src, std::size_t rs, std::size_t rows, std::size_t
 }
 #endif  // MIXPREC_GEMM_SIMD
 
-/// Packing conversions: write `expand` values per element at out[0], out[step], ...
+/// Panel conversions: write `expand` values per element at out[0], out[step], ...
 /// dst[i] = load_input<Acc, Mode>(src[i]) for i < count; with SIMD, vw at a time for half,
 /// bfloat16 and float sources into float (the same values: the widenings are exact, and the
 /// tf32 / bfloat16 roundings are the scalar functions' integer steps lane by lane).
@@ -81,7 +81,7 @@ void load_run(const T* src, Acc* dst, std::size_t count) noexcept {
 }
 
 template <class Acc, input_mode Mode>
-struct pack_load {
+struct panel_load {
   static constexpr std::size_t expand = 1;
   static constexpr bool has_run = true;
   static constexpr input_mode mode = Mode;
@@ -99,7 +99,7 @@ struct pack_load {
   }
 };
 template <class Acc>
-struct pack_x3 {
+struct panel_x3 {
   static constexpr std::size_t expand = 3;
   static constexpr bool has_run = false;
   bool first;  // the "first" role: lo, hi, hi; the second: hi, lo, hi
@@ -113,7 +113,7 @@ struct pack_x3 {
   }
 };
 template <class Acc>
-struct pack_daz {
+struct panel_daz {
   static constexpr std::size_t expand = 1;
   static constexpr bool has_run = false;
   template <class T>
@@ -125,7 +125,7 @@ struct pack_daz {
 /// dst[(p*expand + e)*dps + r] = the e-th value of X(r, p) = src[r*rs + p*ps], for r < rows and
 /// p < k; rows..rows_padded-1 are zero.
 template <class Acc, class T, class Load>
-void pack_panel(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded, std::size_t k,
+void fill_panel(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded, std::size_t k,
                 Acc* dst, std::size_t dps, Load load) noexcept {
   constexpr std::size_t E = Load::expand;
   if (ps == 1 && rows > 1) {
@@ -135,7 +135,7 @@ void pack_panel(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, 
     std::size_t pv = 0;
 #if defined(MIXPREC_GEMM_SIMD)
     if constexpr (Load::has_run && std::is_same<Acc, float>::value && vec_type<T>::value) {
-      pack_transposed<Load::mode>(src, rs, rows, k, dst, dps);
+      panel_transposed<Load::mode>(src, rs, rows, k, dst, dps);
       pv = k;
     }
 #endif
@@ -183,32 +183,32 @@ void pack_panel(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, 
   }
 }
 
-/// Packs one operand for the kinds fma, x3 and (DAZ values for the portable emulation) dot2.
+/// Copies one operand into a panel for the kinds fma, x3 and (DAZ values for the portable emulation) dot2.
 template <class Acc, class T>
-void pack_operand(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
-                  std::size_t k, Acc* dst, std::size_t dps, step_kind kind, input_mode input, bool x3_first) noexcept {
+void copy_panel(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded, std::size_t k,
+                Acc* dst, std::size_t dps, step_kind kind, input_mode input, bool x3_first) noexcept {
   switch (kind) {
     case step_kind::x3:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_x3<Acc>{x3_first});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_x3<Acc>{x3_first});
       return;
     case step_kind::dot2:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_daz<Acc>{});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_daz<Acc>{});
       return;
     default:
       break;
   }
   switch (input) {
     case input_mode::tf32_away:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_load<Acc, input_mode::tf32_away>{});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_load<Acc, input_mode::tf32_away>{});
       return;
     case input_mode::tf32_even:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_load<Acc, input_mode::tf32_even>{});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_load<Acc, input_mode::tf32_even>{});
       return;
     case input_mode::bf16:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_load<Acc, input_mode::bf16>{});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_load<Acc, input_mode::bf16>{});
       return;
     default:
-      pack_panel(src, rs, ps, rows, rows_padded, k, dst, dps, pack_load<Acc, input_mode::as_is>{});
+      fill_panel(src, rs, ps, rows, rows_padded, k, dst, dps, panel_load<Acc, input_mode::as_is>{});
       return;
   }
 }
@@ -217,4 +217,4 @@ void pack_operand(const T* src, std::size_t rs, std::size_t ps, std::size_t rows
 }  // namespace detail
 }  // namespace mixprec
 
-#endif  // MIXPREC_KERNELS_GEMM_DETAIL_PACK_HPP
+#endif  // MIXPREC_KERNELS_GEMM_DETAIL_PANEL_HPP
