@@ -444,7 +444,7 @@ std::string rt_code_to_string(std::uint64_t code, int e, int m, int enc, int bia
   if (f.bits < 64 && (code >> f.bits) != 0) throw std::invalid_argument("code does not fit the format");
   const mixprec::detail::number_info n = mixprec::detail::describe(f, code);
   mixprec::detail::text_buffer t;
-  mixprec::detail::format_number(t, n, mixprec::detail::float_style::plain, -1, false);
+  mixprec::detail::emit_number(t, n, mixprec::detail::float_style::plain, -1, false);
   std::string text(t.head, t.head_len);
   text.append(t.zeros, '0');
   text.append(t.tail, t.tail_len);

@@ -925,8 +925,7 @@ enum class float_style : unsigned char { plain, fixed, scientific, general, hex 
 
 /// printf's text for n. precision < 0: the shortest text (as to_chars without a precision).
 /// alt: the '#' flag (always a decimal point; %#g keeps its trailing zeros).
-inline void format_number(text_buffer& t, const number_info& n, float_style style, int precision,
-                          bool alt) noexcept {
+inline void emit_number(text_buffer& t, const number_info& n, float_style style, int precision, bool alt) noexcept {
   if (n.negative) t.put('-');
   if (n.cls == value_class::nan) {
     t.put("nan");
@@ -1001,7 +1000,7 @@ inline std::to_chars_result to_chars_impl(char* first, char* last, T value, floa
   using F = typename float_traits<T>::format_type;
   const number_info n = describe(F{}, code_of<F>(float_traits<T>::to_bits(value)));
   text_buffer t;
-  format_number(t, n, style, precision, alt);
+  emit_number(t, n, style, precision, alt);
   return commit(first, last, t);
 }
 
@@ -1027,7 +1026,7 @@ inline std::string float_text(T value, const float_text_options& o) {
   using F = typename float_traits<T>::format_type;
   const number_info n = describe(F{}, code_of<F>(float_traits<T>::to_bits(value)));
   text_buffer t;
-  format_number(t, n, o.style, o.precision, o.alt);
+  emit_number(t, n, o.style, o.precision, o.alt);
   std::string s;
   s.reserve(t.head_len + t.zeros + t.tail_len + 1);
   if (o.plus != '\0' && !n.negative) s.push_back(o.plus);
