@@ -136,11 +136,13 @@ ENCODE_PAIRS = OrderedDict([("f2h", "float -> half"), ("f2b", "float -> bfloat16
                             ("d2e5m2", "double -> e5m2"), ("d2e2m1", "double -> e2m1fn")])
 DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float"),
                             ("e8m02f", "e8m0fnu -> float"), ("ue5m32f", "ue5m3 -> float")])
-# ml_dtypes / torch names of the pairs' narrow types (torch has no FP4 dtype)
+# ml_dtypes / torch names of the pairs' narrow types (torch has no unpacked FP4 dtype); d2*: from float64
 PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
               "f2e5m2": ("float8_e5m2", "float8_e5m2"), "f2e2m1": ("float4_e2m1fn", None),
+              "d2h": ("float16", "float16"), "d2b": ("bfloat16", "bfloat16"), "d2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
+              "d2e5m2": ("float8_e5m2", "float8_e5m2"), "d2e2m1": ("float4_e2m1fn", None),
               "e4m3fn2f": ("float8_e4m3fn", "float8_e4m3fn"), "e5m22f": ("float8_e5m2", "float8_e5m2"),
-              "e2m12f": ("float4_e2m1fn", None)}
+              "e2m12f": ("float4_e2m1fn", None), "e8m02f": ("float8_e8m0fnu", "float8_e8m0fnu")}
 
 
 def measure_peers(out_path, n=16384, reps=2000):
@@ -151,6 +153,7 @@ def measure_peers(out_path, n=16384, reps=2000):
     res = {"n": n}
     rng = np.random.default_rng(31)
     x = (rng.standard_normal(n) * np.exp2(rng.integers(-8, 9, n))).astype(np.float32)
+    x64 = x.astype(np.float64) * (1 + np.where(np.arange(n) % 2 == 0, 2.0**-30, -2.0**-30))  # as bench_convert's doubles
     try:
         import ml_dtypes
         res["ml_dtypes_version"] = ml_dtypes.__version__
@@ -173,15 +176,16 @@ def measure_peers(out_path, n=16384, reps=2000):
         return t
     for pair, (mt, tt) in PEER_TYPES.items():
         decode = pair in DECODE_PAIRS
-        if ml_dtypes is not None:
+        src = x64 if pair.startswith("d2") else x
+        if ml_dtypes is not None and (mt == "float16" or hasattr(ml_dtypes, mt)):
             dt = np.float16 if mt == "float16" else getattr(ml_dtypes, mt)
             if decode:
                 c = x.astype(dt)
                 res[f"ml_dtypes/{pair}"] = best(lambda: c.astype(np.float32))
             else:
-                res[f"ml_dtypes/{pair}"] = best(lambda: x.astype(dt))
-        if torch is not None and tt is not None:
-            tx = torch.from_numpy(x)
+                res[f"ml_dtypes/{pair}"] = best(lambda: src.astype(dt))
+        if torch is not None and tt is not None and hasattr(torch, tt):
+            tx = torch.from_numpy(src)
             tdt = getattr(torch, tt)
             if decode:
                 c = tx.to(tdt)
