@@ -15,6 +15,7 @@ Issue 31's table of every rounding mode and overflow policy (the modes/ rows):
                   --benchmark_out=modes.json --benchmark_out_format=json
     python3 bench/bench_convert_table.py --measure-peers peers.json   # ml_dtypes / torch, if importable
     python3 bench/bench_convert_table.py --modes modes.json [peers.json]
+    python3 bench/bench_convert_table.py --svg modes.json modes.svg "title"   # the same as a bar chart
 
 Per benchmark it takes the CPU time of every repetition (or, from a run with
 --benchmark_report_aggregates_only=true, the median row alone) and reports the median and the
@@ -248,10 +249,77 @@ def modes(times, peers):
         print("| " + " | ".join(cells) + " |")
 
 
+def modes_svg(times, path, title):
+    """A bar chart of the modes table: per conversion, each mode's time over nearest-even (log
+    scale, the targets 2 and 8 drawn), and per decode the movement limit over the decode time."""
+    names = [nm for nm in times if nm.startswith("modes/")]
+    n = int(names[0].split("/")[-1])
+
+    def t(*parts):
+        s_ = stats(times, "/".join(("modes",) + parts + (str(n),)))
+        return s_[1] if s_ else None
+    import math
+    series = MODES[1:] + ["nearest_even saturate"]
+    colors = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f"]
+    rows = []  # (label, [(mode, ratio)])
+    for pair, label in ENCODE_PAIRS.items():
+        rne = t(pair, "nearest_even", "ieee")
+        if rne is None:
+            continue
+        bars = [(m, max((t(pair, m, pol) or 0) for pol in ("ieee", "saturate")) / rne) for m in MODES[1:]
+                if t(pair, m, "ieee")]
+        if t(pair, "nearest_even", "saturate"):
+            bars.append((series[-1], t(pair, "nearest_even", "saturate") / rne))
+        rows.append((label, bars))
+    bar, gap, left, width = 7, 10, 150, 560
+    lo, hi = math.log2(0.25), math.log2(16)
+    x_of = lambda r: left + (math.log2(min(max(r, 0.25), 16)) - lo) / (hi - lo) * width
+    h = 40 + sum(len(b) * bar + gap for _, b in rows) + 60
+    dec = [(lab, t(p, "copy") / t(p, "decode")) for p, lab in DECODE_PAIRS.items() if t(p, "decode") and t(p, "copy")]
+    h2 = 40 + len(dec) * (bar + 6)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{left + width + 170}" height="{h + h2}" '
+           'font-family="sans-serif" font-size="11">', f'<text x="10" y="18" font-size="13">{title}</text>',
+           '<text x="10" y="32">time of each mode / time of nearest-even, same conversion (worse of ieee and '
+           'saturate; log scale)</text>']
+    y = 44
+    for label, bars in rows:
+        out.append(f'<text x="{left - 6}" y="{y + len(bars) * bar / 2 + 4}" text-anchor="end">{label}</text>')
+        for i, (m, r) in enumerate(bars):
+            out.append(f'<rect x="{left}" y="{y + i * bar}" width="{x_of(r) - left:.1f}" height="{bar - 1}" '
+                       f'fill="{colors[series.index(m)]}"><title>{label} {m}: {r:.2f}</title></rect>')
+        y += len(bars) * bar + gap
+    for v in (0.25, 0.5, 1, 2, 4, 8, 16):
+        dash = ' stroke-dasharray="4,3" stroke="#c00"' if v in (2, 8) else ' stroke="#bbb"'
+        out.append(f'<line x1="{x_of(v):.1f}" y1="40" x2="{x_of(v):.1f}" y2="{y}"{dash}/>')
+        out.append(f'<text x="{x_of(v):.1f}" y="{y + 12}" text-anchor="middle">{v:g}</text>')
+    out.append(f'<text x="{x_of(2):.1f}" y="{y + 24}" fill="#c00" text-anchor="middle">target 2</text>')
+    out.append(f'<text x="{x_of(8):.1f}" y="{y + 24}" fill="#c00" text-anchor="middle">target 8 (stochastic)</text>')
+    for i, m in enumerate(series):
+        out.append(f'<rect x="{left + width + 20}" y="{50 + 16 * i}" width="10" height="10" fill="{colors[i]}"/>'
+                   f'<text x="{left + width + 36}" y="{59 + 16 * i}">{m}</text>')
+    y = h
+    out.append(f'<text x="10" y="{y}">decode: movement limit / decode time (1 = at the limit; target 0.9)</text>')
+    y += 10
+    xd = lambda r: left + min(r, 1.2) / 1.2 * width
+    for label, r in dec:
+        out.append(f'<text x="{left - 6}" y="{y + bar}" text-anchor="end">{label}</text>'
+                   f'<rect x="{left}" y="{y}" width="{xd(r) - left:.1f}" height="{bar + 2}" fill="#4e79a7">'
+                   f'<title>{label}: {r:.2f}</title></rect><text x="{xd(r) + 4:.1f}" y="{y + bar}">{r:.2f}</text>')
+        y += bar + 6
+    out.append(f'<line x1="{xd(0.9):.1f}" y1="{h + 8}" x2="{xd(0.9):.1f}" y2="{y}" stroke="#c00" stroke-dasharray="4,3"/>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+
+
 if __name__ == "__main__":
     args = sys.argv[1:]
     if args[:1] == ["--measure-peers"] and len(args) == 2:
         measure_peers(args[1])
+        sys.exit(0)
+    if args[:1] == ["--svg"] and len(args) == 4:  # --svg modes.json out.svg "title (CPU, compiler, flags)"
+        t, _ = load(args[1])
+        modes_svg(t, args[2], args[3])
         sys.exit(0)
     if args[:1] == ["--modes"] and len(args) in (2, 3):
         t, _ = load(args[1])
