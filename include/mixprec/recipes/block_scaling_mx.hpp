@@ -145,6 +145,20 @@ constexpr bool mx_te_rule(mx_block_rule r) noexcept {
   return r == mx_block_rule::te_rceil || r == mx_block_rule::te_rceil_legacy;
 }
 
+/// A rowwise 1x32 kernel over rows x cols: kernel(0, rows * cols) when cols is a multiple of 32,
+/// else for each row r kernel(r, full) on its full blocks, then tail(r, full) (full = cols / 32 *
+/// 32). False as soon as a kernel call is.
+template <class Tail, class Kernel>
+bool mx_by_rows(std::size_t rows, std::size_t cols, const Tail& tail, const Kernel& kernel) {
+  const std::size_t full = cols / 32 * 32;
+  if (full == cols) return kernel(std::size_t{0}, rows * cols);
+  for (std::size_t r = 0; r < rows; ++r) {
+    if (!kernel(r, full)) return false;
+    tail(r, full);
+  }
+  return true;
+}
+
 }  // namespace detail
 
 /// An MX recipe: element type Elem, rule, block shape (docs/pages/recipe-mx.md).
@@ -265,30 +279,23 @@ struct mx_block_recipe {
     };
     auto* elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
     auto* scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
-    // A rowwise 1x32 kernel over whole rows, or row by row with the partial last block scalar.
-    auto by_rows = [&](auto kernel) {
-      const std::size_t full = cols / 32 * 32, sc = t.scale_cols();
-      if (full == cols) return kernel(in, rows * cols, elems, scales);
-      for (std::size_t r = 0; r < rows; ++r) {
-        if (!kernel(in + r * cols, full, elems + r * cols, scales + r * sc)) return false;
-        scalar_block(r * sc + full / 32, r, r + 1, full, cols);
-      }
-      return true;
-    };
+    const std::size_t sc = t.scale_cols();
+    const auto tail = [&](std::size_t r, std::size_t full) { scalar_block(r * sc + full / 32, r, r + 1, full, cols); };
     const bool legacy = rule == mx_block_rule::te_rceil_legacy;
-    if (fast_path_applies(cols) && by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
-          return detail::mx::te_e4m3::quantize_at(level, x, n, e, sb, legacy);
+    if (fast_path_applies(cols) && detail::mx_by_rows(rows, cols, tail, [&](std::size_t r, std::size_t n) {
+          return detail::mx::te_e4m3::quantize_at(level, in + r * cols, 1, n, false, elems + r * cols, scales + r * sc,
+                                                  legacy);
         })) {
       return;
     }
     if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && block == block_columnwise(32) &&
-        detail::mx::te_e4m3::quantize_cols_at(level, in, rows, cols, elems, scales, legacy)) {
+        detail::mx::te_e4m3::quantize_at(level, in, rows, cols, true, elems, scales, legacy)) {
       return;
     }
     if constexpr (std::is_same<Elem, float8_e4m3fn>::value || std::is_same<Elem, float8_e5m2>::value) {
       if (rule == mx_block_rule::ocp_floor && !torchao_min_normal_divisor && block == block_rowwise(32) && cols >= 32 &&
-          by_rows([&](const float* x, std::size_t n, std::uint8_t* e, std::uint8_t* sb) {
-            return detail::mx::ocp::quantize_at<Elem>(level, x, n, e, sb);
+          detail::mx_by_rows(rows, cols, tail, [&](std::size_t r, std::size_t n) {
+            return detail::mx::ocp::quantize_at<Elem>(level, in + r * cols, n, elems + r * cols, scales + r * sc);
           })) {
         return;
       }
@@ -327,27 +334,21 @@ struct mx_block_recipe {
         }
     };
     const bool legacy = rule == mx_block_rule::te_rceil_legacy;
-    if (t.block == block && fast_path_applies(t.cols)) {  // whole rows, or each row's full blocks
-      const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
-      const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
-      const std::size_t full = t.cols / 32 * 32, sc = t.scale_cols();
-      if (full == t.cols) {
-        if (detail::mx::te_e4m3::dequantize_at(level, elems, scales, t.rows * t.cols, out, legacy)) return;
-      } else {
-        bool ok = true;
-        for (std::size_t r = 0; r < t.rows && ok; ++r) {
-          ok = detail::mx::te_e4m3::dequantize_at(level, elems + r * t.cols, scales + r * sc, full, out + r * t.cols,
-                                                legacy);
-          if (ok) scalar_part(r, r + 1, full);
-        }
-        if (ok) return;
-      }
+    const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
+    const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
+    const std::size_t sc = t.scale_cols();
+    if (t.block == block && fast_path_applies(t.cols) &&  // whole rows, or each row's full blocks
+        detail::mx_by_rows(
+            t.rows, t.cols, [&](std::size_t r, std::size_t full) { scalar_part(r, r + 1, full); },
+            [&](std::size_t r, std::size_t n) {
+              return detail::mx::te_e4m3::dequantize_at(level, elems + r * t.cols, scales + r * sc, 1, n, false,
+                                                        out + r * t.cols, legacy);
+            })) {
+      return;
     }
     if (std::is_same<Elem, float8_e4m3fn>::value && detail::mx_te_rule(rule) && t.block == block &&
         block == block_columnwise(32) &&
-        detail::mx::te_e4m3::dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
-                                              reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
-                                              out, legacy)) {
+        detail::mx::te_e4m3::dequantize_at(level, elems, scales, t.rows, t.cols, true, out, legacy)) {
       return;
     }
     scalar_part(0, t.rows, 0);

@@ -116,14 +116,25 @@ constexpr int hadamard16(unsigned i, unsigned j) noexcept {
   return p != 0 ? -1 : 1;
 }
 /// y = (1/4) H16 D x (inverse = false) or x = D (1/4) H16 y (inverse = true) on every block of 16
-/// along rows (along = 0) or columns (along = 1); the length along them is a multiple of 16.
-inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std::size_t cols, int along,
-                             std::uint16_t signs, bool inverse) {
-  const std::size_t lines = along == 0 ? rows : cols, len = along == 0 ? cols : rows;
+/// along rows (block_rowwise(16)) or columns (block_columnwise(16)); who names the caller in the
+/// std::invalid_argument for another block, a null input or a length not a multiple of 16.
+inline std::vector<float> hadamard16_apply(const char* who, const float* in, std::size_t rows, std::size_t cols,
+                                           block_shape block, std::uint16_t signs, bool inverse) {
+  const std::string w = std::string("mixprec::") + who + ": ";
+  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
+    throw std::invalid_argument(w + "blocks must be 1x16 or 16x1");
+  }
+  if (in == nullptr && rows * cols != 0) throw std::invalid_argument(w + "null input");
+  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
+    throw std::invalid_argument(w + "the length along the blocks must be a multiple of 16");
+  }
+  std::vector<float> out(rows * cols);
+  const bool along_rows = block.rows == 1;
+  const std::size_t lines = along_rows ? rows : cols, len = along_rows ? cols : rows;
   for (std::size_t l = 0; l < lines; ++l)
     for (std::size_t b = 0; b < len; b += 16) {
       double x[16] = {};
-      auto at = [&](std::size_t t) { return along == 0 ? l * cols + t : t * cols + l; };
+      auto at = [&](std::size_t t) { return along_rows ? l * cols + t : t * cols + l; };
       for (unsigned j = 0; j < 16 && b + j < len; ++j) {
         x[j] = static_cast<double>(in[at(b + j)]);
         if (!inverse && ((signs >> j) & 1u) != 0) x[j] = -x[j];
@@ -136,6 +147,7 @@ inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std:
         out[at(b + i)] = round_to<float>(s);
       }
     }
+  return out;
 }
 }  // namespace detail
 
@@ -143,31 +155,13 @@ inline void hadamard16_apply(const float* in, float* out, std::size_t rows, std:
 /// holds 16 values along rows (block_rowwise(16)) or columns (block_columnwise(16)).
 inline std::vector<float> hadamard16_transform(const float* in, std::size_t rows, std::size_t cols, block_shape block,
                                                std::uint16_t signs) {
-  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
-    throw std::invalid_argument("mixprec::hadamard16_transform: blocks must be 1x16 or 16x1");
-  }
-  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_transform: null input");
-  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
-    throw std::invalid_argument("mixprec::hadamard16_transform: the length along the blocks must be a multiple of 16");
-  }
-  std::vector<float> out(rows * cols);
-  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, false);
-  return out;
+  return detail::hadamard16_apply("hadamard16_transform", in, rows, cols, block, signs, false);
 }
 
 /// The inverse of hadamard16_transform (each value rounded once to float from the double sum).
 inline std::vector<float> hadamard16_inverse(const float* in, std::size_t rows, std::size_t cols, block_shape block,
                                              std::uint16_t signs) {
-  if (!(block == block_rowwise(16) || block == block_columnwise(16))) {
-    throw std::invalid_argument("mixprec::hadamard16_inverse: blocks must be 1x16 or 16x1");
-  }
-  if (in == nullptr && rows * cols != 0) throw std::invalid_argument("mixprec::hadamard16_inverse: null input");
-  if ((block.rows == 1 ? cols : rows) % 16 != 0) {
-    throw std::invalid_argument("mixprec::hadamard16_inverse: the length along the blocks must be a multiple of 16");
-  }
-  std::vector<float> out(rows * cols);
-  detail::hadamard16_apply(in, out.data(), rows, cols, block.rows == 1 ? 0 : 1, signs, true);
-  return out;
+  return detail::hadamard16_apply("hadamard16_inverse", in, rows, cols, block, signs, true);
 }
 
 namespace detail {
@@ -306,6 +300,12 @@ class te_nvfp4_bf16_bits {
   unsigned kind_;
   bool with_columnwise_;
 };
+namespace nvfp4 {
+/// The kernels' layout of a 1x16, 16x1 or 16x16 block.
+inline layout layout_of(block_shape b) noexcept {
+  return b.rows == 1 ? layout::rows16 : b.cols == 1 ? layout::cols16 : layout::tiles16;
+}
+}  // namespace nvfp4
 }  // namespace detail
 
 /// NVFP4 recipe (docs/pages/recipe-nvfp4.md).
@@ -405,35 +405,18 @@ struct nvfp4_recipe {
     if (te_bf16) check_te_nvfp4_bf16(in, rows, cols);
     detail::shape_block_tensor("mixprec::nvfp4_recipe::quantize", in, rows, cols, block, t);
     float tensor_amax = given_amax != nullptr ? *given_amax : 0.0f;
-    const bool rowwise16 = block == block_rowwise(16), tiles16 = block == block_shape{16, 16};
-    if (te_order && !stochastic && !hadamard && (rowwise16 || tiles16) && cols % 16 == 0 &&
-        level != detail::simd_level::portable &&
+    const bool rowwise16 = block == block_rowwise(16), colwise16 = block == block_columnwise(16);
+    const bool tiles16 = block == block_shape{16, 16};
+    if (te_order && !te_bits && !hadamard && (rowwise16 || colwise16 || (tiles16 && !stochastic)) &&
+        cols % 16 == 0 && level != detail::simd_level::portable &&
         (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
       detail::nvfp4_fast_params p;
       p.s_enc = te_global_encode_scale(tensor_amax);
       p.legacy = order == nvfp4_order::te_legacy;
       p.quotient = factor == nvfp4_encode_factor::quotient;
-      auto* const elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
-      auto* const scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
-      if (rowwise16 ? detail::nvfp4_quantize_at(level, in, rows * cols, p, elems, scales)
-                    : detail::nvfp4_quantize_tiles_at(level, in, rows, cols, p, elems, scales)) {
-        t.tensor_scale = p.s_enc;
-        t.tensor_amax = tensor_amax;
-        return;
-      }
-    }
-    const bool colwise16 = block == block_columnwise(16);
-    if (te_order && !te_bits && (stochastic ? rowwise16 || colwise16 : colwise16) && !hadamard && cols % 16 == 0 &&
-        level != detail::simd_level::portable &&
-        (given_amax != nullptr || detail::amax_at(level, in, rows * cols, tensor_amax))) {
-      detail::nvfp4_fast_params p;
-      p.s_enc = te_global_encode_scale(tensor_amax);
-      p.legacy = order == nvfp4_order::te_legacy;
-      p.quotient = factor == nvfp4_encode_factor::quotient;
-      auto* const elems = reinterpret_cast<std::uint8_t*>(t.elements.data());
-      auto* const scales = reinterpret_cast<std::uint8_t*>(t.scales.data());
-      if (stochastic ? detail::nvfp4_quantize_sr_at(level, in, rows, cols, colwise16, p, seed, elems, scales)
-                     : detail::nvfp4_quantize_cols_at(level, in, rows, cols, p, elems, scales)) {
+      if (detail::nvfp4::quantize_at(level, in, rows, cols, detail::nvfp4::layout_of(block), stochastic, p, seed,
+                                     reinterpret_cast<std::uint8_t*>(t.elements.data()),
+                                     reinterpret_cast<std::uint8_t*>(t.scales.data()))) {
         t.tensor_scale = p.s_enc;
         t.tensor_amax = tensor_amax;
         return;
@@ -553,30 +536,12 @@ struct nvfp4_recipe {
     unsigned top = 0;  // the largest code (a max reduction: vectorized)
     for (const auto& s : t.scales) top = s.bits() > top ? s.bits() : top;
     const bool plain = top < 0x7F;
-    if (te && plain && t.block == block_rowwise(16) && t.cols % 16 == 0 &&
-        detail::nvfp4_dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
-                                    reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows * t.cols,
-                                    detail::f32_div(1.0f, t.tensor_scale), out)) {
+    const bool fast_block = t.block == block_rowwise(16) || t.block == block_columnwise(16) || t.block == block_shape{16, 16};
+    if (te && plain && fast_block &&
+        detail::nvfp4::dequantize_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
+                                     reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
+                                     detail::nvfp4::layout_of(t.block), detail::f32_div(1.0f, t.tensor_scale), out)) {
       return;
-    }
-    if (te && plain && t.block == block_columnwise(16) && level != detail::simd_level::portable &&
-        detail::nvfp4_dequantize_cols_at(level, reinterpret_cast<const std::uint8_t*>(t.elements.data()),
-                                         reinterpret_cast<const std::uint8_t*>(t.scales.data()), t.rows, t.cols,
-                                         detail::f32_div(1.0f, t.tensor_scale), out)) {
-      return;
-    }
-    if (te && plain && t.block == block_shape{16, 16} && t.cols % 16 == 0 && level != detail::simd_level::portable) {
-      // 16x16 tiles: row i's blocks of 16 have the scales of tile row i / 16, consecutive, so each
-      // row is a rowwise tensor (the same products, the same bits).
-      const auto* elems = reinterpret_cast<const std::uint8_t*>(t.elements.data());
-      const auto* scales = reinterpret_cast<const std::uint8_t*>(t.scales.data());
-      const float s_dec = detail::f32_div(1.0f, t.tensor_scale);
-      bool ok = true;
-      for (std::size_t i = 0; i < t.rows && ok; ++i) {
-        ok = detail::nvfp4_dequantize_at(level, elems + i * t.cols, scales + (i / 16) * t.scale_cols(), t.cols, s_dec,
-                                         out + i * t.cols);
-      }
-      if (ok) return;
     }
     if (te) {  // P * S * float(1 / S_enc), exact in double (P * (S * s_dec): <= 4 x 4 x 24 bits), rounded once
       const double s_dec = static_cast<double>(detail::f32_div(1.0f, t.tensor_scale));

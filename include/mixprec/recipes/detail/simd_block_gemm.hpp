@@ -147,11 +147,15 @@ struct bgemm_trunc_width {
 #endif
 #endif  // MIXPREC_BGEMM_SIMD
 
-/// The bits u of a normal double or zero truncated as in bgemm_trunc_add.
-inline std::uint64_t bgemm_trunc_bits(std::uint64_t u, std::int64_t qb) noexcept {
+/// x (a normal double or zero) truncated as in bgemm_trunc_add.
+inline double bgemm_trunc(double x, std::int64_t qb) noexcept {
+  std::uint64_t u;
+  std::memcpy(&u, &x, sizeof u);
   const std::int64_t d = static_cast<std::int64_t>((u >> 52) & 0x7FFu) - qb;
   const std::int64_t sh = std::min<std::int64_t>(std::max<std::int64_t>(52 - d, 0), 63);
-  return u & (d < 0 ? std::uint64_t{0} : ~((std::uint64_t{1} << sh) - 1u));
+  u &= d < 0 ? std::uint64_t{0} : ~((std::uint64_t{1} << sh) - 1u);
+  std::memcpy(&x, &u, sizeof x);
+  return x;
 }
 
 /// out[j] = x[j] truncated as in bgemm_trunc_add (x[j] a normal double or zero).
@@ -161,12 +165,7 @@ inline void bgemm_trunc_set(const double* x, const std::int64_t* qb, double* out
   using T = bgemm_trunc_width;
   for (; j + T::N <= n; j += T::N) T::store(out + j, T::trunc(T::load(x + j), T::load(qb + j)));
 #endif
-  for (; j < n; ++j) {
-    std::uint64_t u;
-    std::memcpy(&u, x + j, sizeof u);
-    u = bgemm_trunc_bits(u, qb[j]);
-    std::memcpy(out + j, &u, sizeof u);
-  }
+  for (; j < n; ++j) out[j] = bgemm_trunc(x[j], qb[j]);
 }
 
 /// The truncated model's inner step (block_scaled_gemm.hpp, bgemm_truncated): for j < n,
@@ -179,15 +178,7 @@ inline void bgemm_trunc_add(double av, const float* b, const std::int64_t* qb, d
   const auto va = T::set1(av);
   for (; j + T::N <= n; j += T::N) T::add(sum + j, T::trunc(T::product(va, b + j), T::load(qb + j)));
 #endif
-  for (; j < n; ++j) {
-    const double p = av * static_cast<double>(b[j]);
-    std::uint64_t u;
-    std::memcpy(&u, &p, sizeof u);
-    u = bgemm_trunc_bits(u, qb[j]);
-    double t;
-    std::memcpy(&t, &u, sizeof t);
-    sum[j] += t;
-  }
+  for (; j < n; ++j) sum[j] += bgemm_trunc(av * static_cast<double>(b[j]), qb[j]);
 }
 
 }  // namespace detail

@@ -8,22 +8,9 @@
 // 16x16 tiles and 16x1 in nearest-even, 1x16 and 16x1 in stochastic rounding; 1x16 and 16x1
 // dequantize). block_kernels<V> holds the kernels at the width V; one dispatcher
 // (simd_blk::dispatch) runs them at a simd_level (avx512 and avx512_bf16: vec512, avx2: vec256).
-// Method, per group of N blocks (N = V's lanes): the block maxima as one vector (integer max of
-// |x| bits, a transposing tree: a NaN wins and sends its block to the general path, which ignores
-// it as the scalar fmax fold does), the scales from them with the recipe's own float operations,
-// then the elements:
-//   common case, checked per group (no NaN, scaled block max <= 464 for E4M3 / < 7 for E2M1) and
-//   per vector (no lane that is an E4M3 subnormal after scaling or a float subnormal):
-//     E4M3 / E5M2 of x * 2^k without a multiply: code = (|x| + cb + kept lsb) >> (23 - M),
-//       cb = ((k - rebias) << 23) + half ulp - 1 (ocp_floor: min E's max code);
-//     E2M1 of v = x * R (the scalar float product): min(2 + RNE on the bits, low bits of
-//       |v| + 2^22), the second being RNE(2|v|) below 1;
-//   every other lane: simd::encode (the library's one vector float -> FP8 / FP4 rounding) of
-//   x * 2^k or x * R; stochastic rounding through simd::encode too, its random words from V::rng
-//   (counter_bits(seed, k) >> 32 = lane j of V::rng(seed, k - j)).
-//   Dequantize: E4M3 value = float(bits (c & 0x7F) << 20) * 2^120 (exact, subnormals included),
-//   times the E8M0 scale (one IEEE product = the scalar's single rounding); E2M1 by a 16-entry
-//   table, (P * S) exact in float, times float(1 / S_enc) rounded once.
+// Method: per group of N blocks (N = V's lanes) the block maxima as one vector, the scales with
+// the recipe's own float operations, the elements by integer arithmetic on the bits in the common
+// case and simd::encode otherwise (each helper below states its formula).
 // Contract: every *_at function gives the bits of the scalar recipe (block_scaling_mx.hpp,
 // block_scaling_fp8.hpp, block_scaling_nvfp4.hpp) or returns false and writes nothing: when its
 // level is not compiled in or when MXCSR is not round-to-nearest with FTZ and DAZ clear (the
@@ -250,6 +237,13 @@ struct block_kernels {
     }
   }
   static bool any_nan(vi u) noexcept { return V::any(V::gt_u(u, c32(0x7F800000u))); }
+  /// max |x| of the B floats at in (B a multiple of N), NaN ignored: one block's fmax fold.
+  template <std::size_t B>
+  static float block_amax(const float* in) noexcept {
+    vf m = V::f_set1(0.0f);
+    for (std::size_t j = 0; j < B; j += N) m = W::f_max(abs0(ld(in + j)), m);
+    return W::f_hmax(m);
+  }
 
   /// max |x| of n floats (n a multiple of 16), NaN ignored (the scalar fmax fold from 0).
   static float amax(const float* in, std::size_t n) noexcept {
@@ -308,12 +302,9 @@ struct block_kernels {
     }
     /// One block of 32: amax (NaN ignored), code, every element through codes.
     static void block(const float* in, std::uint8_t* elem, std::uint8_t* scale, bool legacy) noexcept {
-      vf x[32 / N], m = V::f_set1(0.0f);
-      for (std::size_t j = 0; j < 32 / N; ++j) m = W::f_max(abs0(x[j] = ld(in + N * j)), m);
-      const std::uint8_t code = simd_blk::mx_te_code(W::f_hmax(m));
-      *scale = code;
-      const vf r = V::f_set1(simd_blk::mx_te_factor(code, legacy));
-      for (std::size_t j = 0; j < 32 / N; ++j) V::store8(elem + N * j, codes<e4m3>(V::f_mul(x[j], r)));
+      *scale = simd_blk::mx_te_code(block_amax<32>(in));
+      const vf r = V::f_set1(simd_blk::mx_te_factor(*scale, legacy));
+      for (std::size_t j = 0; j < 32; j += N) V::store8(elem + j, codes<e4m3>(V::f_mul(ld(in + j), r)));
     }
     /// The pow2 path's kk (legacy code 0: k = 0, factor 1).
     static vi kk_of(vi codes) noexcept {
@@ -464,12 +455,7 @@ struct block_kernels {
   static void fp8_128_quantize(const float* in, std::size_t nblocks, const ScaleFn& scale, std::uint8_t* elem,
                                float* scales) noexcept {
     for (std::size_t b = 0; b < nblocks; ++b, in += 128, elem += 128) {
-      vf m0 = V::f_set1(0.0f), m1 = m0;
-      for (std::size_t i = 0; i < 128; i += 2 * N) {
-        m0 = W::f_max(abs(ld(in + i)), m0);  // a NaN lane loses
-        m1 = W::f_max(abs(ld(in + i + N)), m1);
-      }
-      const float s = scale(W::f_hmax(W::f_max(m0, m1)));
+      const float s = scale(amax(in, 128));
       scales[b] = s;
       const std::uint32_t u = simd_blk::float_bits(s);
       const bool p2 = (u & 0x7FFFFFu) == 0 && u >= 0x00800000u && u < 0x7F000000u;
@@ -519,12 +505,16 @@ struct block_kernels {
       r = W::f_min(W::f_div(k.rn, V::f_mul(ue4m3_values(c), k.rd)), V::f_set1(3.4028234663852886e38f));
       return c;
     }
-    /// One block of 16 by the scalar rule, every element through codes.
-    static void block(const float* in, std::uint8_t* elem, std::uint8_t* scale, const consts& k) noexcept {
-      vf m = V::f_set1(0.0f);
-      for (std::size_t j = 0; j < 16; j += N) m = W::f_max(abs0(ld(in + j)), m);
-      const vf r = V::f_set1(k.block(W::f_hmax(m), *scale));
-      for (std::size_t j = 0; j < 16; j += N) V::store8(elem + j, codes<e2m1>(V::f_mul(ld(in + j), r)));
+    /// One block of 16 by the scalar rule, every element through codes<e2m1> (SR: stochastic, the
+    /// words from *rng).
+    template <bool SR = false>
+    static void block(const float* in, std::uint8_t* elem, std::uint8_t* scale, const consts& k,
+                      typename V::rng* rng = nullptr) noexcept {
+      const vf r = V::f_set1(k.block(block_amax<16>(in), *scale));
+      for (std::size_t j = 0; j < 16; j += N) {
+        const vf v = V::f_mul(ld(in + j), r);
+        V::store8(elem + j, SR ? codes<e2m1, rounding::stochastic>(v, rng->next()) : codes<e2m1>(v));
+      }
     }
 
     /// 1x16, nearest-even. Chunks of kChunk groups of N blocks: first every group's scales
@@ -612,13 +602,8 @@ struct block_kernels {
           W::store_codes4(elem + j, q0, q1, q2, q3);
         }
       }
-      for (; b < nblocks; ++b, in += 16, elem += 16) {
-        vf m = V::f_set1(0.0f);
-        for (std::size_t j = 0; j < 16; j += N) m = W::f_max(abs0(ld(in + j)), m);
-        const vf r = V::f_set1(k.block(W::f_hmax(m), scale[b]));
-        for (std::size_t j = 0; j < 16; j += N)
-          V::store8(elem + j, codes<e2m1, rounding::stochastic>(V::f_mul(ld(in + j), r), rng.next()));
-      }
+      for (; b < nblocks; ++b, in += 16, elem += 16)
+        block<true>(in, elem, scale + b, k, &rng);
     }
 
     /// 16x1 blocks (down the columns; cols a multiple of 16, the last block row may be shorter),
@@ -691,11 +676,11 @@ struct block_kernels {
 #endif  // MIXPREC_SIMD_AVX2 || MIXPREC_SIMD_AVX512
 
 namespace simd_blk {
-/// fn(block_kernels<V>{}) for the width V of level l, true; false (fn not run) where ok is false
-/// or l's width is not compiled in.
+/// fn(block_kernels<V>{}) for the width V of level l, true; false (fn not run) where ok is false,
+/// l's width is not compiled in, or (env) the FP environment is not fp_env_ok.
 template <class Fn>
-inline bool dispatch(simd_level l, bool ok, Fn&& fn) noexcept {
-  if (!ok) return false;
+inline bool dispatch(simd_level l, bool ok, Fn&& fn, bool env = true) noexcept {
+  if (!ok || (env && !fp_env_ok())) return false;
 #if defined(MIXPREC_SIMD_AVX512)
   if (l == simd_level::avx512 || l == simd_level::avx512_bf16) {
     fn(block_kernels<simd::vec512>{});
@@ -715,46 +700,41 @@ inline bool dispatch(simd_level l, bool ok, Fn&& fn) noexcept {
 
 /// max |x| of n floats (n a multiple of 16) with NaN ignored, as block_amax_fmax, into out.
 inline bool amax_at(simd_level l, const float* in, std::size_t n, float& out) noexcept {
-  return simd_blk::dispatch(l, n % 16 == 0, [&](auto k) { out = decltype(k)::amax(in, n); });
+  return simd_blk::dispatch(l, n % 16 == 0, [&](auto k) { out = decltype(k)::amax(in, n); }, false);
 }
 
 namespace mx {
 namespace te_e4m3 {
-/// TE MXFP8 E4M3 quantize of n floats (n a multiple of 32) at a level: n element codes, n / 32
-/// E8M0 codes. False (nothing written) where the level or the FP environment does not allow it.
-inline bool quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem, std::uint8_t* scale,
-                        bool legacy) noexcept {
-  return simd_blk::dispatch(l, n % 32 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::mx_te::quantize(in, n / 32, elem, scale, legacy); });
+/// TE MXFP8 E4M3 quantize of rows x cols floats at a level, rowwise 1x32 (cols a multiple of 32:
+/// rows * cols / 32 E8M0 codes in order) or columnwise 32x1 (cols a multiple of 16; the last block
+/// row may be shorter; scale of block (i / 32, j) at scale[(i / 32) * cols + j]). False (nothing
+/// written) where the level or the FP environment does not allow it.
+inline bool quantize_at(simd_level l, const float* in, std::size_t rows, std::size_t cols, bool columnwise,
+                        std::uint8_t* elem, std::uint8_t* scale, bool legacy) noexcept {
+  return simd_blk::dispatch(l, cols % (columnwise ? 16 : 32) == 0, [&](auto k) {
+    using K = typename decltype(k)::mx_te;
+    columnwise ? K::quantize_cols(in, rows, cols, elem, scale, legacy)
+               : K::quantize(in, rows * cols / 32, elem, scale, legacy);
+  });
 }
-/// TE MXFP8 E4M3 dequantize of n elements (n a multiple of 32), as quantize_at.
-inline bool dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n, float* out,
-                          bool legacy) noexcept {
-  return simd_blk::dispatch(l, n % 32 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::mx_te::dequantize(elem, scale, n / 32, out, legacy); });
-}
-/// TE MXFP8 E4M3 quantize of rows x cols floats (cols a multiple of 16) in 32x1 blocks (the last
-/// block row may be shorter), as quantize_at: scale of block (i / 32, j) at scale[(i / 32) * cols + j].
-inline bool quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols, std::uint8_t* elem,
-                             std::uint8_t* scale, bool legacy) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::mx_te::quantize_cols(in, rows, cols, elem, scale, legacy); });
-}
-/// TE MXFP8 E4M3 dequantize of rows x cols elements in 32x1 blocks (cols a multiple of 16).
-inline bool dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
-                               std::size_t cols, float* out, bool legacy) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::mx_te::dequantize_cols(elem, scale, rows, cols, out, legacy); });
+/// TE MXFP8 E4M3 dequantize of rows x cols elements, as quantize_at.
+inline bool dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                          std::size_t cols, bool columnwise, float* out, bool legacy) noexcept {
+  return simd_blk::dispatch(l, cols % (columnwise ? 16 : 32) == 0, [&](auto k) {
+    using K = typename decltype(k)::mx_te;
+    columnwise ? K::dequantize_cols(elem, scale, rows, cols, out, legacy)
+               : K::dequantize(elem, scale, rows * cols / 32, out, legacy);
+  });
 }
 }  // namespace te_e4m3
 
 namespace ocp {
 /// OCP MX (ocp_floor) MXFP8 quantize (E = float8_e4m3fn or float8_e5m2) of n floats (n a multiple
-/// of 32), as te_e4m3::quantize_at.
+/// of 32), as te_e4m3::quantize_at rowwise.
 template <class E>
 inline bool quantize_at(simd_level l, const float* in, std::size_t n, std::uint8_t* elem,
                         std::uint8_t* scale) noexcept {
-  return simd_blk::dispatch(l, n % 32 == 0 && simd_blk::fp_env_ok(),
+  return simd_blk::dispatch(l, n % 32 == 0,
                             [&](auto k) { decltype(k)::template mx_ocp_quantize<E>(in, n / 32, elem, scale); });
 }
 }  // namespace ocp
@@ -767,69 +747,51 @@ namespace fp8_128 {
 template <class ScaleFn>
 inline bool quantize_at(simd_level l, const float* in, std::size_t n, const ScaleFn& scale, std::uint8_t* elem,
                         float* scales) noexcept {
-  return simd_blk::dispatch(l, n % 128 == 0 && simd_blk::fp_env_ok(),
+  return simd_blk::dispatch(l, n % 128 == 0,
                             [&](auto k) { decltype(k)::fp8_128_quantize(in, n / 128, scale, elem, scales); });
 }
 }  // namespace fp8_128
 
 namespace nvfp4 {
-/// NVFP4 (te / te_legacy, RNE) quantize of n floats (n a multiple of 16) with S_enc p.s_enc.
-inline bool quantize_at(simd_level l, const float* in, std::size_t n, const nvfp4_fast_params& p, std::uint8_t* elem,
+/// The NVFP4 block layouts of the kernels: 1x16, 16x1 and 16x16 tiles.
+enum class layout : unsigned char { rows16, cols16, tiles16 };
+
+/// NVFP4 (te / te_legacy) quantize of rows x cols floats (cols a multiple of 16) with S_enc
+/// p.s_enc in blocks of lay (the last block row may be shorter): scales row-major over the block
+/// grid; nearest-even, or stochastic (sr; not tiles16) with element k = i * cols + j rounded with
+/// the random word counter_bits(seed, k) >> 32. False (nothing written) as the others.
+inline bool quantize_at(simd_level l, const float* in, std::size_t rows, std::size_t cols, layout lay, bool sr,
+                        const nvfp4_fast_params& p, std::uint64_t seed, std::uint8_t* elem,
                         std::uint8_t* scale) noexcept {
-  return simd_blk::dispatch(l, n % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::nvfp4::quantize(in, n / 16, p, elem, scale); });
-}
-/// NVFP4 (te / te_legacy, RNE) quantize of rows x cols floats in 16x16 tiles (cols a multiple of
-/// 16; the last tile row may be shorter): elements row-major, one scale per tile (row-major grid).
-inline bool quantize_tiles_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
-                              const nvfp4_fast_params& p, std::uint8_t* elem, std::uint8_t* scale) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::nvfp4::quantize_tiles(in, rows, cols, p, elem, scale); });
-}
-/// NVFP4 (te / te_legacy, RNE) quantize of rows x cols floats (cols a multiple of 16) in 16x1
-/// blocks (the last block row may be shorter), as quantize_tiles_at.
-inline bool quantize_cols_at(simd_level l, const float* in, std::size_t rows, std::size_t cols,
-                             const nvfp4_fast_params& p, std::uint8_t* elem, std::uint8_t* scale) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(), [&](auto k) {
-    decltype(k)::nvfp4::template quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
-  });
-}
-/// NVFP4 (te / te_legacy) quantize with stochastic rounding of rows x cols floats (cols a multiple
-/// of 16): blocks 1x16 (columnwise false) or 16x1 (true; the last block row may be shorter);
-/// element k = i * cols + j rounded with the random word counter_bits(seed, k) >> 32.
-inline bool quantize_sr_at(simd_level l, const float* in, std::size_t rows, std::size_t cols, bool columnwise,
-                           const nvfp4_fast_params& p, std::uint64_t seed, std::uint8_t* elem,
-                           std::uint8_t* scale) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(), [&](auto k) {
-    using K = decltype(k);
-    if (columnwise) {
-      K::nvfp4::template quantize_cols<true>(in, rows, cols, p, seed, elem, scale);
+  return simd_blk::dispatch(l, cols % 16 == 0 && !(sr && lay == layout::tiles16), [&](auto k) {
+    using K = typename decltype(k)::nvfp4;
+    if (lay == layout::tiles16) {
+      K::quantize_tiles(in, rows, cols, p, elem, scale);
+    } else if (lay == layout::cols16) {
+      sr ? K::template quantize_cols<true>(in, rows, cols, p, seed, elem, scale)
+         : K::template quantize_cols<false>(in, rows, cols, p, 0, elem, scale);
     } else {
-      K::nvfp4::quantize_sr(in, rows * cols / 16, p, seed, elem, scale);
+      sr ? K::quantize_sr(in, rows * cols / 16, p, seed, elem, scale) : K::quantize(in, rows * cols / 16, p, elem, scale);
     }
   });
 }
-/// NVFP4 (te order) dequantize of n elements (n a multiple of 16) with s_dec = float(1 / S_enc).
-inline bool dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t n, float s_dec,
-                          float* out) noexcept {
-  return simd_blk::dispatch(l, n % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::nvfp4::dequantize(elem, scale, n / 16, s_dec, out); });
-}
-/// NVFP4 (te order) dequantize of rows x cols elements in 16x1 blocks (cols a multiple of 16).
-inline bool dequantize_cols_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
-                               std::size_t cols, float s_dec, float* out) noexcept {
-  return simd_blk::dispatch(l, cols % 16 == 0 && simd_blk::fp_env_ok(),
-                            [&](auto k) { decltype(k)::nvfp4::dequantize_cols(elem, scale, rows, cols, s_dec, out); });
+/// NVFP4 (te order) dequantize of rows x cols elements (cols a multiple of 16) with s_dec =
+/// float(1 / S_enc), scale codes below 0x7F; as quantize_at.
+inline bool dequantize_at(simd_level l, const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows,
+                          std::size_t cols, layout lay, float s_dec, float* out) noexcept {
+  return simd_blk::dispatch(l, cols % 16 == 0, [&](auto k) {
+    using K = typename decltype(k)::nvfp4;
+    if (lay == layout::cols16) {
+      K::dequantize_cols(elem, scale, rows, cols, s_dec, out);
+    } else if (lay == layout::rows16) {
+      K::dequantize(elem, scale, rows * cols / 16, s_dec, out);
+    } else {  // each row of a tile row: a rowwise tensor with the tile row's scales
+      for (std::size_t i = 0; i < rows; ++i)
+        K::dequantize(elem + i * cols, scale + (i / 16) * (cols / 16), cols / 16, s_dec, out + i * cols);
+    }
+  });
 }
 }  // namespace nvfp4
-
-// The names block_scaling_nvfp4.hpp calls.
-inline constexpr auto& nvfp4_quantize_at = nvfp4::quantize_at;
-inline constexpr auto& nvfp4_quantize_tiles_at = nvfp4::quantize_tiles_at;
-inline constexpr auto& nvfp4_quantize_cols_at = nvfp4::quantize_cols_at;
-inline constexpr auto& nvfp4_quantize_sr_at = nvfp4::quantize_sr_at;
-inline constexpr auto& nvfp4_dequantize_at = nvfp4::dequantize_at;
-inline constexpr auto& nvfp4_dequantize_cols_at = nvfp4::dequantize_cols_at;
 
 }  // namespace detail
 }  // namespace mixprec
