@@ -74,16 +74,24 @@ using ue4m4 = format<4, 4, encoding::fn, 0, 7, false>;  // 4 mantissa bits: the 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
 TEST_CASE("decode: which table formats the shift decoder takes") {
   static_assert(simd::table_format<e8m0>::supported && simd::table_format<ue5m3>::supported, "");
-  static_assert(simd::shift_format<e8m0>::supported, "e8m0: shifts and an OR of 2^-127's bit");
+  static_assert(simd::shift_format<e8m0>::supported, "e8m0: shifts, 2^-127 and the NaN from the table");
   static_assert(simd::shift_format<ue5m3>::supported, "ue5m3: shifts and eight subnormals");
   static_assert(simd::shift_format<ue6m2>::supported, "");
   static_assert(simd::shift_format<ue7m1>::supported, "");
-  static_assert(!simd::shift_format<ue4m4>::supported, "more than 8 irregular codes");
-  CHECK(simd::shift_decode_holder<e8m0>::table.or_fix);
-  CHECK(simd::shift_decode_holder<e8m0>::table.or_bits == 0x00400000u);  // 2^-127 = 0x00400000; NaN 0x7fc00000
-  CHECK(!simd::shift_decode_holder<ue5m3>::table.or_fix);
-  CHECK(simd::shift_decode_holder<ue5m3>::table.tab[0] == 0x7fc00000u);  // code 255, the NaN
-  CHECK(simd::shift_decode_holder<ue5m3>::table.tab[2] == 0x37000000u);  // code 1: 2^-17
+  static_assert(!simd::shift_format<ue4m4>::supported, "more than 3 mantissa bits: the gather");
+  // e8m0: w = (c << 8 | x) >> 1; 2^-127 = 0x00400000 and the NaN 0x7fc00000 by x = 0x80
+  const auto& e = simd::shift_decode_holder<e8m0>::table;
+  CHECK((e.right && !e.fix_c));
+  CHECK((e.c[0] == 0xff && e.x[0] == 0x80));  // code 255
+  CHECK((e.c[1] == 0x00 && e.x[1] == 0x80));  // code 0
+  CHECK((e.c[2] == 0x01 && e.x[2] == 0x00));  // code 1: 2^-126 = 0x00800000, the regular formula
+  // ue5m3: w = ((x << 8 | c) << 4) + 0x3800 (mod 2^16)
+  const auto& u = simd::shift_decode_holder<ue5m3>::table;
+  CHECK((!u.right && u.fix_c && u.off16 == 0x3800));
+  CHECK((u.c[0] == 0x7c && u.x[0] == 0x04));  // code 255: the NaN 0x7fc00000
+  CHECK((u.c[1] == 0x80 && u.x[1] == 0x0c));  // code 0: +0
+  CHECK((u.c[2] == 0xf0 && u.x[2] == 0x0f));  // code 1: 2^-17 = 0x37000000
+  CHECK((u.c[9] == 0x08 && u.x[9] == 0x00));  // code 8: 2^-14 = 0x38800000, the regular formula
 }
 
 TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled width") {

@@ -21,9 +21,11 @@
 // The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
 // built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
 // in and every value is a bfloat16 (decode_by_byte_lookup<F, true>); elsewhere, for unsigned
-// formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3), by integer
-// shifts plus an in-register lookup of the few irregular codes (decode_by_shift, checked against
-// the table at compile time); any other by vpgatherdd. No float arithmetic: MXCSR does not matter.
+// formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3), on bytes: the
+// float's high 16 bits as a word of two bytes shifted (and a constant added), the few irregular
+// codes' bytes from a 16-entry byte shuffle, widened by unpacking with zero words
+// (decode_by_shift, checked against the table at compile time); any other by vpgatherdd. No
+// float arithmetic: MXCSR does not matter.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
 // path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
@@ -285,33 +287,43 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 #endif
 
 /// Whether F's codes decode by shifts (F in table_format, unsigned, exponent and mantissa filling
-/// the byte, at most 3 mantissa bits, e.g. e8m0 and ue5m3): a code c of a nonzero exponent field
-/// is the float of bits (c << (23 - M)) + ((127 - bias) << 23); the codes of a zero field (at
-/// most 8: zero, subnormals, e8m0's 2^-127) and code 255 (the NaN) are irregular, their bits in
-/// tab (index c + 1 mod 256: code 255 at 0). The constructor checks all 256 codes against
-/// float_table.
+/// the byte, at most 3 mantissa bits, every float a bfloat16, e.g. e8m0 and ue5m3): the high 16
+/// bits of a code c's float are w = (c << (7 - M)) + off16 (mod 2^16) for c + 1 >= 16 (mod 256),
+/// computed from a word of two bytes, c and x (0 for these codes): right, (c << 8 | x) >> (M + 1);
+/// else (x << 8 | c) << (7 - M). The codes with c + 1 < 16 (zero, the subnormals, e8m0's
+/// 2^-127, code 255: the NaN) take c and x from 16-entry tables indexed by c + 1, chosen to give
+/// their w (right: where their w - off16 has its top M + 1 bits clear, e8m0; else where it has
+/// its low 7 - M bits clear, ue5m3). The constructor checks all 256 codes against float_table.
 template <class F>
 struct shift_decode {
-  static constexpr int M = F::mantissa_bits;
-  static constexpr std::uint32_t offset = static_cast<std::uint32_t>(127 - F::bias) << 23;  ///< mod 2^32
-  std::uint32_t tab[16] = {};  ///< the irregular codes' bits, index c + 1 mod 256
-  std::uint32_t or_bits = 0;   ///< M = 0: the irregular codes' bits are the formula's ORed with these
-  bool or_fix = false;         ///< M = 0 and or_bits works for both irregular codes
-  bool exact = false;          ///< every code's bits equal float_table's
+  static constexpr int M = F::mantissa_bits;  ///< F's mantissa bits
+  static constexpr auto off16 = static_cast<std::uint16_t>(static_cast<unsigned>(127 - F::bias) << 7);  ///< mod 2^16
+  std::uint8_t c[16] = {};  ///< the c byte of the codes c + 1 < 16, index c + 1
+  std::uint8_t x[16] = {};  ///< their x byte
+  bool right = false;       ///< the form (c << 8 | x) >> (M + 1)
+  bool fix_c = false;       ///< some c differs from the code's
+  bool exact = false;       ///< every code's float equals float_table's
   constexpr shift_decode() noexcept {
-    const auto& v = float_table_holder<F>::table.v;
-    if (M > 3) return;
-    tab[0] = v[255];
-    for (unsigned c = 0; c < (1u << M); ++c) tab[c + 1] = v[c];
-    bool ok = true;
-    for (std::uint32_t c = 0; c < 256; ++c) {
-      const std::uint32_t c1 = (c + 1) & 255u;
-      ok = ok && (c1 <= (1u << M) ? tab[c1] : (c << (23 - M)) + offset) == v[c];
+    const auto& t = float_table_holder<F>::table;
+    if (M > 3 || !t.bf16) return;
+    for (int form = 0; form < 2 && !exact; ++form) {
+      right = form == 1;
+      fix_c = false;
+      for (unsigned i = 0; i < 16; ++i) {
+        const unsigned code = (i + 255) & 255u, delta = ((t.v[code] >> 16) - off16) & 0xffffu;
+        const unsigned pre = right ? (delta << (M + 1)) & 0xffffu : delta >> (7 - M);
+        c[i] = static_cast<std::uint8_t>(right ? pre >> 8 : pre & 255u);
+        x[i] = static_cast<std::uint8_t>(right ? pre & 255u : pre >> 8);
+        fix_c = fix_c || c[i] != code;
+      }
+      bool ok = true;
+      for (unsigned code = 0; code < 256; ++code) {
+        const unsigned c1 = (code + 1) & 255u, cb = c1 < 16 ? c[c1] : code, xb = c1 < 16 ? x[c1] : 0u;
+        const unsigned w = right ? (cb << 8 | xb) >> (M + 1) : ((xb << 8 | cb) << (7 - M)) & 0xffffu;
+        ok = ok && ((w + off16) & 0xffffu) << 16 == t.v[code];
+      }
+      exact = ok;
     }
-    exact = ok;
-    const std::uint32_t f0 = offset, f255 = (255u << (23 - M)) + offset;
-    or_bits = v[0] & ~f0;
-    or_fix = M == 0 && (f0 | or_bits) == v[0] && (f255 | or_bits) == v[255];
   }
 };
 template <class F>
@@ -333,54 +345,72 @@ struct shift_format {
   }();
 };
 
-/// The shift decoder (shift_format<F>), V::N codes a step: the codes widened to 32 bits, shifted,
-/// the offset added; the irregular codes' bits: AVX-512, M = 0 (e8m0) a masked OR of one constant,
-/// else a masked vpermd of tab by c + 1 (one byte add before widening); AVX2, vpermd of 8 entries
-/// and a blend, the NaN by a second blend. Stores aligned to 64 bytes after a head (decode_steps).
+/// The shift decoder (shift_format<F>) on bytes, 64 codes a step on AVX-512, 32 on AVX2: x and
+/// the table's c by byte shuffles indexed by c + 1 (AVX-512: masked where c + 1 < 16; AVX2: the
+/// index saturated to >= 128 elsewhere, the shuffle's zero, and c by a blend on its bit 7), c
+/// and x interleaved into words, shifted, off16 added, the words widened by unpacking with zero
+/// words, the codes first transposed as dwords (one vpermd) so the floats come out in order, as
+/// in decode_by_byte_lookup. Stores aligned to 64 bytes after a head (decode_steps).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
-  constexpr std::size_t N = V::N;
+  using sd = shift_decode_holder<F>;
   constexpr int M = F::mantissa_bits;
-  const auto& sd = shift_decode_holder<F>::table;
+  constexpr bool right = sd::table.right, fix_c = sd::table.fix_c;
+  constexpr auto off16 = static_cast<short>(shift_decode<F>::off16);
 #if defined(MIXPREC_SIMD_AVX512)
-  if constexpr (N == 16 && sd.or_fix) {  // e8m0: codes 0 and 255 (c + 1 with no bit but bit 0 or 8) OR a constant
-    const __m512i one = _mm512_set1_epi32(1), fe = _mm512_set1_epi32(0xfe);
-    const __m512i orb = _mm512_set1_epi32(static_cast<int>(sd.or_bits)), offset = _mm512_set1_epi32(static_cast<int>(sd.offset));
-    decode_steps<N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-      const __mmask16 irregular = _mm512_testn_epi32_mask(_mm512_add_epi32(c, one), fe);
-      const __m512i b = _mm512_add_epi32(_mm512_slli_epi32(c, 23 - M), offset);
-      _mm512_storeu_si512(out, _mm512_mask_or_epi32(b, irregular, b, orb));
-    });
-    return;
-  } else if constexpr (N == 16) {  // c1 = c + 1 mod 256 (a byte add): irregular where c1 <= 2^M
-    const __m512i tab = _mm512_loadu_si512(sd.tab);
-    const __m512i offset = _mm512_set1_epi32(static_cast<int>(sd.offset - (1u << (23 - M))));
-    const __m512i lim = _mm512_set1_epi32((1 << M) + 1);
-    const __m128i one = _mm_set1_epi8(1);
-    decode_steps<N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      const __m512i c1 = _mm512_cvtepu8_epi32(_mm_add_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), one));
-      const __m512i b = _mm512_add_epi32(_mm512_slli_epi32(c1, 23 - M), offset);
-      _mm512_storeu_si512(out, _mm512_mask_permutexvar_epi32(b, _mm512_cmplt_epu32_mask(c1, lim), c1, tab));
+  if constexpr (V::N == 16) {
+    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
+    const __m512i tc = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.c)));
+    const __m512i tx = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.x)));
+    const __m512i z = _mm512_setzero_si512();
+    decode_steps<64>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+      __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
+      const __m512i c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
+      const __mmask64 table = _mm512_cmplt_epu8_mask(c1, _mm512_set1_epi8(16));
+      const __m512i x = _mm512_maskz_shuffle_epi8(table, tx, c1);
+      if constexpr (fix_c) c = _mm512_mask_shuffle_epi8(c, table, tc, c1);
+      const __m512i lo = right ? x : c, hi = right ? c : x;
+      __m512i a = _mm512_unpacklo_epi8(lo, hi), b = _mm512_unpackhi_epi8(lo, hi);
+      a = right ? _mm512_srli_epi16(a, M + 1) : _mm512_slli_epi16(a, 7 - M);
+      b = right ? _mm512_srli_epi16(b, M + 1) : _mm512_slli_epi16(b, 7 - M);
+      if constexpr (off16 != 0) {
+        a = _mm512_add_epi16(a, _mm512_set1_epi16(off16));
+        b = _mm512_add_epi16(b, _mm512_set1_epi16(off16));
+      }
+      _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
+      _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
+      _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
+      _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
     });
     return;
   }
 #endif
-  if constexpr (N == 8) {
-    std::uint32_t t8[8] = {};
-    for (unsigned c = 0; c < (1u << M); ++c) t8[c] = sd.tab[c + 1];
-    const __m256i tab = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(t8));
-    const __m256i offset = _mm256_set1_epi32(static_cast<int>(sd.offset));
-    const __m256i field = _mm256_set1_epi32(1 << M), nan_code = _mm256_set1_epi32(255);
-    const __m256i nan = _mm256_set1_epi32(static_cast<int>(sd.tab[0]));
-    const auto one = [&](const std::uint8_t* p, float* out) noexcept {
-      const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-      __m256i b = _mm256_add_epi32(_mm256_slli_epi32(c, 23 - M), offset);
-      b = _mm256_blendv_epi8(b, _mm256_permutevar8x32_epi32(tab, c), _mm256_cmpgt_epi32(field, c));
-      b = _mm256_blendv_epi8(b, nan, _mm256_cmpeq_epi32(c, nan_code));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), b);
-    };
-    decode_steps<N>(s, d, n, one);
+  if constexpr (V::N == 8) {
+    const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
+    std::uint8_t dc[16] = {};
+    for (unsigned i = 0; i < 16; ++i) dc[i] = static_cast<std::uint8_t>(sd::table.c[i] ^ ((i + 255) & 255u));
+    const __m256i tc = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dc)));
+    const __m256i tx = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.x)));
+    const __m256i z = _mm256_setzero_si256();
+    decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+      __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order);
+      // c + 1 < 16: the table index (bit 7 clear); else >= 128 (the shuffles' zero)
+      const __m256i ix = _mm256_adds_epu8(_mm256_add_epi8(c, _mm256_set1_epi8(1)), _mm256_set1_epi8(0x70));
+      const __m256i x = _mm256_shuffle_epi8(tx, ix);
+      if constexpr (fix_c) c = _mm256_xor_si256(c, _mm256_shuffle_epi8(tc, ix));  // tc: the table's c XOR the code
+      const __m256i lo = right ? x : c, hi = right ? c : x;
+      __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
+      a = right ? _mm256_srli_epi16(a, M + 1) : _mm256_slli_epi16(a, 7 - M);
+      b = right ? _mm256_srli_epi16(b, M + 1) : _mm256_slli_epi16(b, 7 - M);
+      if constexpr (off16 != 0) {
+        a = _mm256_add_epi16(a, _mm256_set1_epi16(off16));
+        b = _mm256_add_epi16(b, _mm256_set1_epi16(off16));
+      }
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
+    });
   }
 }
 
