@@ -6,21 +6,12 @@
 //   te_mxfp8_quantize_both<Elem>(in, rows, cols[, rule])  TE's rowwise 1x32 and columnwise 32x1 at once
 //
 // Contract: Elem is float8_e4m3fn / float8_e5m2 (MXFP8), float6_e2m3fn / float6_e3m2fn (MXFP6),
-// float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); blocks block_rowwise(32) (default),
-// block_columnwise(32) or any shape. Rules: ocp_floor (OCP MX v1.0 6.3: Inf/NaN blocks get the
-// NaN scale 0xFF), te_rceil (Transformer Engine MXFP8BlockScaling as of TE #2647/#3262, scale
-// rounded up; code 0 quantizes with 2^127 and dequantizes as 2^-127 * P), te_rceil_legacy (the
-// same scale, TE's earlier code-0 handling: factor 1, dequantized value 0), ceil_pow2 and even
-// (torchao CEIL and EVEN). Elements round once to nearest-even, clamped to +-max; dequantize is
-// X * P rounded once to float. mx.hpp's mx_quantize is this recipe with rows = 1.
-// mx_block_rule_from_name("te_rceil") etc.: the rule of a name (std::invalid_argument naming the
-// allowed names otherwise); mx_block_rule_name(rule) the reverse.
-// Every rule step by step, with TE's and torchao's special cases: docs/pages/recipe-mx.md.
-//
-// Fast paths (detail/simd_block_scaling.hpp, same bits; rowwise 1x32; a row's partial last block
-// runs the scalar loop): te_rceil and te_rceil_legacy with float8_e4m3fn at AVX-512 / AVX2
-// (quantize and dequantize; also columnwise 32x1 when cols % 16 == 0); ocp_floor with
-// float8_e4m3fn or float8_e5m2 at AVX-512 / AVX2 (quantize). quantize_at / dequantize_at take the level.
+// float4_e2m1fn (MXFP4) or mxint8 (MXINT8, value c * 2^-6); any block shape (default
+// block_rowwise(32)); rules ocp_floor (OCP MX v1.0), te_rceil and te_rceil_legacy (Transformer
+// Engine), ceil_pow2 and even (torchao). Elements round once to nearest-even, clamped to +-max;
+// dequantize is X * P rounded once to float. mx.hpp's mx_quantize is this recipe with rows = 1.
+// Every rule step by step and the fast paths (detail/simd_block_scaling.hpp, same bits;
+// quantize_at / dequantize_at take the level): docs/pages/recipe-mx.md.
 //
 //   mixprec::mx_block_recipe<mixprec::float4_e2m1fn> r{mixprec::mx_block_rule::ocp_floor};
 //   auto t = r.quantize(x, rows, cols);    // t.scales: rows x ceil(cols / 32) E8M0 codes

@@ -8,29 +8,13 @@
 //       .quantize(in, rows, cols), .dequantize(t, out), .info()
 //   hadamard16_transform / hadamard16_inverse(in, rows, cols, block, signs)
 //
-// Contract: every float operation is one IEEE float operation (nearest even) in a documented
-// order: nvfp4_order::te (Transformer Engine's core_nvfp4.cuh, the default; encode factor
-// reciprocal or quotient), te_legacy (TE's earlier order), torchao and torchao_single (torchao
-// 0.18 with and without a per-tensor scale). Blocks: block_rowwise(16) (default),
-// block_columnwise(16) or {16, 16}. Optional stochastic rounding: sr_layout counter (the default,
-// mixprec's counter-based bits) or te_vector_blockwise (the Philox4x32-10 bits and software E2M1
-// rounder of TE's quantize_transpose_vector_blockwise_fp4, its kernel for float32 input, as TE
-// launches it: TE's rng_state {seed, sr_offset} gives TE's bits) or te_nvfp4_bf16 (its BF16
-// kernels quantize_transpose_nvfp4_tuned_1D and _2D: bfloat16 inputs); and 16-point random Hadamard
-// transform (1D blocks; lengths a multiple of 16, else std::invalid_argument). Each order's
-// formulas, the transform, the layout: docs/pages/recipe-nvfp4.md.
-//
-// four_over_six ("Four Over Six", arXiv 2512.02010, as its authors' PyTorch reference computes it;
-// block error metric mse, mae or abs_max).
-// Dequantize (te orders; nvfp4_dequantize_order): exact (the default) P * S * float(1 / S_enc)
-// rounded once; te_nvte TE's nvte_dequantize (dequantize_nvfp4.cuh), float products in the order
-// P * ((S * amax) * float(1 / 2688)) with amax = t.tensor_amax (which quantize records); at most a
-// few ulp apart (docs/pages/recipe-nvfp4.md, "Dequantize (te orders)").
-// nvfp4_dequantize_order_from_name("exact" / "te_nvte"): std::invalid_argument naming both otherwise.
-// Fast path: te / te_legacy, no Hadamard, cols % 16 == 0, and RNE in 1x16, 16x1 or 16x16 blocks,
-// or stochastic rounding in 1x16 or 16x1 blocks (the same counter-based draws, vectorised), run the
-// AVX-512 / AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at / dequantize_at
-// take the level.
+// Contract: every float operation is one IEEE float operation (nearest even) in the documented
+// order of nvfp4_order (te, the default: Transformer Engine's core_nvfp4.cuh; te_legacy, torchao,
+// torchao_single, four_over_six); blocks 1x16 (default), 16x1 or {16, 16}; optional stochastic
+// rounding (nvfp4_sr_layout) and 16-point random Hadamard transform; dequantize exact or te_nvte
+// (nvfp4_dequantize_order). Each order's formulas, the random bits, the transform and the fast
+// path (te orders, detail/simd_block_scaling.hpp, same bits; quantize_at / dequantize_at take the
+// level): docs/pages/recipe-nvfp4.md.
 //
 //   mixprec::nvfp4_recipe r;                      // TE order, 1x16, RNE
 //   auto t = r.quantize(x.data(), rows, cols);    // t.scales: E4M3 codes, t.tensor_scale = S_enc
