@@ -1,23 +1,15 @@
 // SPDX-License-Identifier: MIT
 // mixprec/core/arithmetic.hpp — operators, comparisons and correctly rounded + - * / sqrt fma.
 //
-// Semantics
-// - Two values of the same mixprec type: + - * / give the exact result rounded once to that
-//   type (nearest-even); comparisons are IEEE's (NaN unordered, +0 == -0).
-// - Mixed operands follow C++23's extended floating types: with an integer, the result is the
-//   mixprec type; with float or double, the standard type (when it holds every value of the
-//   format, as it does for all built-in formats); two different mixprec types, or long double,
-//   are ill-formed with one static_assert.
-// - Formats without infinity: where IEEE gives +-inf (overflow, x/0), fn and fnuz formats give
-//   NaN and the MX element types +-max (see mixprec::overflow). NaN operands propagate (the
-//   first NaN, made quiet, sign kept); invalid operations (inf - inf, 0 * inf, 0/0, sqrt(-1))
-//   give the positive quiet NaN.
-// - add/sub/mul/div/fma/sqrt(x, ..., rounding, overflow) round in any mode; fma rounds once.
+// Contract: + - * / on one mixprec type give the exact result rounded once (nearest-even), and
+// add/sub/mul/div/fma/sqrt(x, ..., rounding, overflow) in any mode; comparisons are IEEE's. Mixed
+// operands follow C++23's extended floating types (an integer converts to the mixprec type, float
+// and double take the result); two different mixprec types are ill-formed. Overflow in formats
+// without infinity, NaN propagation, how each format computes: docs/pages/math.md.
 //
-// Formats of at most 11 significant bits compute in float, those of at most 25 in double (a
-// correctly rounded float/double result rounds again exactly when it has at least 2p+2 bits);
-// the others, and every mode but nearest-even, use exact integer arithmetic (detail/soft.hpp).
-// Both assume the default floating-point environment (no flush-to-zero, no -ffast-math).
+//   mixprec::half a(1.0f), b(3.0f);
+//   mixprec::half q = a / b;                                    // 0x3555: the quotient rounded once
+//   auto up = mixprec::div(a, b, mixprec::rounding::upward);    // 0x3556
 #ifndef MIXPREC_ARITHMETIC_HPP
 #define MIXPREC_ARITHMETIC_HPP
 

@@ -1,33 +1,14 @@
 // SPDX-License-Identifier: MIT
 // mixprec/core/dtype.hpp — a scalar type as a run-time value (torch.dtype / jnp.dtype for C++).
 //
-//   mixprec::dtype t = mixprec::dtype::of<mixprec::half>();     // or mixprec::dtype_v<half>
-//   t.name();                  // "float16"
-//   t == mixprec::dtype::float16();
-//   mixprec::promote_types(dtype::float16(), dtype::bfloat16());   // float32, as torch.promote_types
-//   std::cout << t;            // float16 (operator<< writes name(); fmt.hpp / std_format.hpp format it)
+// Contract: a dtype names a floating format by its format_desc (equality compares the
+// description, never the name), an integer type, bool, or undefined; fits_in and promote_types
+// answer as torch does, constexpr and usable in device code. The rules:
+// docs/pages/formats.md ("Types as run-time values (dtype)").
 //
-// Autocast and precision policies decide types at run time (a thread-local autocast dtype, a
-// policy parsed from a string), so they need types as values. A dtype identifies:
-//   - a floating format by its description, a mixprec::format_desc (core/format.hpp: the one
-//     description of a format, which format<...> and the codec use too): float, double and every
-//     mixprec::basic_float; dtype::of<float>() == dtype::float32(); desc() gives the description
-//     back, dtype::of(desc) makes the dtype of a description (named as the built-in format it
-//     describes: dtype::of(format_desc::make(5, 10)) == dtype::float16(), name "float16");
-//   - an integer type by its width and signedness ("int32", "uint8", ...), and bool;
-//   - "undefined" (the default-constructed value): no type, e.g. no floating argument.
-// Names are those of mixprec::finfo (numpy/ml_dtypes spelling): "float16", "bfloat16", "tf32",
-// "float32", "float64", "float8_e4m3fn", ...
-//
-// Decisions:
-//   - Equality compares the description (format_desc's ==: fields, encoding, padding, bias,
-//     sign), never the name: two spellings of one format are one dtype.
-//   - fits_in(a, b) is "every finite value of a is a value of b" (mantissa and exponent range;
-//     infinities/NaN are not considered). promote_types(a, b) is the narrower-into-wider
-//     answer when one fits in the other, else the first of float32, float64 that holds both
-//     (float16 with bfloat16 gives float32, as torch.promote_types does). Floating types only;
-//     anything else gives undefined.
-//   - Everything is constexpr and usable in device code.
+//   mixprec::dtype t = mixprec::dtype::of<mixprec::half>();            // or mixprec::dtype_v<half>
+//   t.name();                                                          // "float16"
+//   mixprec::promote_types(dtype::float16(), dtype::bfloat16());       // float32
 #ifndef MIXPREC_DTYPE_HPP
 #define MIXPREC_DTYPE_HPP
 

@@ -2,23 +2,12 @@
 // mixprec/core/format_names.hpp — the built-in formats by name, at run time: ONE list of names and
 // aliases for every tool that takes a format name (inspect, finfo, the explorer, Python).
 //
-// builtin_format_names lists the canonical names (finfo<T>::name), in the order of the Formats
-// table. builtin_format_aliases lists the other accepted names, each naming exactly one format:
-//   float16             half, binary16, fp16          float8_e8m0fnu  e8m0, e8m0fnu, fp8_e8m0
-//   bfloat16            bf16                          float6_e2m3fn   e2m3, e2m3fn, fp6_e2m3
-//   float8_e4m3fn       e4m3, e4m3fn, fp8_e4m3        float6_e3m2fn   e3m2, e3m2fn, fp6_e3m2
-//   float8_e5m2         e5m2, fp8_e5m2                float4_e2m1fn   e2m1, e2m1fn, fp4_e2m1
-//   float8_e4m3fnuz     e4m3fnuz                      float8_e3m4, float8_e4m3, float4_e1m2: e3m4,
-//   float8_e5m2fnuz     e5m2fnuz                        ieee_e4m3 (the IEEE-style E4M3 with inf), e1m2
-//   float8_e4m3b11fnuz  e4m3b11fnuz                   float8_ue4m3    ue4m3
-//   tf32                tensorfloat32                 float8_ue5m3    ue5m3, float8_e5m3fnu (ml_dtypes)
-// "e4m3"/"fp8_e4m3" name OCP FP8 E4M3 (float8_e4m3fn, no infinity), as in PyTorch and the OCP
-// spec; the IEEE-style float8_e4m3 is reached by its own name (or ieee_e4m3). Names are
-// case-sensitive.
+// Contract: builtin_format_names lists the canonical names (finfo<T>::name) in the order of the
+// Formats table, builtin_format_aliases the other accepted names, each naming exactly one format
+// (case-sensitive; "e4m3" is float8_e4m3fn). canonical_format_name(name) gives the canonical name
+// ("" for other text); visit_format(name, f) calls f(T{}) for the type named and returns true, or
+// false without calling f. The table: docs/pages/teaching.md ("Format names").
 //
-// canonical_format_name(name) maps a canonical name or an alias to the canonical name ("" for
-// any other text); visit_format(name, f) calls f(T{}) for the built-in type T that name (or
-// alias) names and returns true; false (f not called) for any other name.
 //   mixprec::canonical_format_name("half");   // "float16"
 //   mixprec::visit_format("bf16", [](auto t) { std::cout << mixprec::finfo<decltype(t)>::max; });
 #ifndef MIXPREC_FORMAT_NAMES_HPP

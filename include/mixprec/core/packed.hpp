@@ -1,30 +1,16 @@
 // SPDX-License-Identifier: MIT
 // mixprec/core/packed.hpp — sub-byte storage: FP4 two per byte, FP6 four per three bytes.
 //
-// Layout: with b = T::format_type::bits (4 for float4_*, 6 for float6_*; any width from 1 to 8
-// works), element i occupies bits [b*i, b*i + b) of the LSB-first bit stream of the bytes (byte k
-// holds stream bits 8k..8k+7). So
-//   FP4: element 2j is the LOW nibble of byte j, element 2j+1 the HIGH nibble;
-//   FP6: elements 4j..4j+3 are the 24-bit little-endian word e0 | e1 << 6 | e2 << 12 | e3 << 18
-//        in bytes 3j, 3j+1, 3j+2.
-// This is the element order of (checked against the CUDA 13.0 headers):
-//   - CUDA's __nv_fp4x2_e2m1: __nv_cvt_float2_to_fp4x2(float2{x, y}) stores x in bits 3:0 and
-//     y in bits 7:4; __nv_fp4x4_e2m1(float4{x, y, z, w}) holds them in bits 3:0, 7:4, 11:8,
-//     15:12 of its 16-bit storage, i.e. bytes {y:x, w:z} in memory (cuda_fp4.hpp);
-//   - PTX cvt.rn.satfinite.e2m1x2.f32 d, a, b: the FIRST source a goes to the HIGH nibble, so
-//     element 0 is the second operand (cuda_fp4.hpp passes y, x);
-//   - PyTorch's torch.float4_e2m1fn_x2 (test_matmul_cuda.py and torchao's pack_uint4:
-//     data[1::2] << 4 | data[::2]).
-// CUDA has no packed FP6 type (__nv_fp6x2_e2m3 / __nv_fp6x4_e2m3 keep one value per byte, in
-// its low six bits); four per three bytes is the same LSB-first stream, as CUTLASS's sub-byte
-// arrays store 6-bit elements.
+//   packed_bytes<T>(n), packed_load<T>(p, i), packed_store(p, i, x)   constexpr, host and device
 //
-//   std::uint8_t buf[mixprec::packed_bytes<mixprec::float4_e2m1fn>(2)];           // 1 byte
-//   mixprec::packed_store(buf, 0, mixprec::float4_e2m1fn(1.0f));                  // low nibble 0x2
-//   mixprec::packed_store(buf, 1, mixprec::float4_e2m1fn(-6.0f));                 // high nibble 0xF
-//   // buf[0] == 0xF2, as __nv_fp4x2_e2m1(float2{1, -6}); packed_load<float4_e2m1fn>(buf, 1) == -6
+// Contract: element i occupies bits [b*i, b*i + b) of the LSB-first bit stream of the bytes
+// (b = T::format_type::bits): FP4 element 2j is the low nibble of byte j, as CUDA's
+// __nv_fp4x2_e2m1 and PyTorch's float4_e2m1fn_x2. The layouts and their sources:
+// docs/pages/formats.md ("Packed FP4 and FP6"); bulk packing: kernels/pack.hpp.
 //
-// Bulk packing under an execution policy: mixprec/kernels/pack.hpp.
+//   std::uint8_t buf[mixprec::packed_bytes<mixprec::float4_e2m1fn>(2)];  // 1 byte
+//   mixprec::packed_store(buf, 0, mixprec::float4_e2m1fn(1.0f));         // low nibble 0x2
+//   mixprec::packed_store(buf, 1, mixprec::float4_e2m1fn(-6.0f));        // buf[0] == 0xF2
 #ifndef MIXPREC_PACKED_HPP
 #define MIXPREC_PACKED_HPP
 

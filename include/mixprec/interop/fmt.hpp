@@ -1,26 +1,13 @@
 // SPDX-License-Identifier: MIT
 // mixprec/interop/fmt.hpp — fmt::formatter for every mixprec type ({fmt}, https://fmt.dev).
 //
-// Optional: include it only where {fmt} is available (it includes <fmt/format.h>); mixprec
-// itself never needs {fmt}. The format spec is the one {fmt} takes for float and double
-// ([[fill]align][sign][#][0][width][.precision][L][type], type one of a A e E f F g G); with
-// no type and no precision the text is the shortest that reads back as the value
-// (mixprec::to_chars), with a precision and no type it is %g; 'a' prints "0x" as {fmt} does
-// for double. '#' follows C (%#.4g of 1093 is "1093.", where {fmt} 9 prints "1093.0" for a
-// double), and inf and nan are right-aligned by default like every number (as std::format;
-// {fmt} 9 left-aligns them). 'L' is accepted but the text is not localized.
+// Contract: optional (it includes <fmt/format.h>; mixprec itself never needs {fmt}). The spec is
+// the one {fmt} takes for float; no type and no precision print the shortest text that reads
+// back; '#', the alignment of inf and nan, dtype and finfo as std_format.hpp. Every rule:
+// docs/pages/printing.md ("Formatting: std::format and fmt::format").
 //
 //   fmt::format("{}", mixprec::half(0.1));     // "0.1"
 //   fmt::format("{:.3e}", mixprec::half(0.1)); // "9.998e-02"
-//
-// mixprec::dtype formats as its name with a string's spec ([[fill]align][width][.precision]);
-// mixprec::finfo<T>() as its operator<< text (torch.finfo's repr, mixprec/io.hpp), its spec
-// being the float spec applied to each value (no type and no precision: %g with 6 digits, the
-// text std::cout prints).
-//   fmt::format("{:>9}|", mixprec::dtype::float16());     // "  float16|"
-//   fmt::format("{:.3}", mixprec::finfo<mixprec::half>());
-//   // "finfo(resolution=0.001, min=-6.55e+04, max=6.55e+04, eps=0.000977, smallest_normal=6.1e-05,
-//   //  tiny=6.1e-05, dtype=float16)" (one line)
 #ifndef MIXPREC_FMT_HPP
 #define MIXPREC_FMT_HPP
 

@@ -1,30 +1,13 @@
 // SPDX-License-Identifier: MIT
 // mixprec/interop/std_format.hpp — std::formatter for every mixprec type (C++20 <format>).
 //
-// Optional: not included by mixprec.hpp. It needs C++20 and a standard library that defines
-// __cpp_lib_format: libstdc++ 13 or later (g++ 13+), libc++ 19 (clang++ -stdlib=libc++; tested
-// with clang 19, Debian packages clang-19 libc++-19-dev libc++abi-19-dev), MSVC 2019 16.10+.
-// ELSEWHERE IT DECLARES NOTHING, SILENTLY: with g++ 12 or clang 14 on libstdc++ 12 (Debian 12's
-// default toolchain), and with libc++ 14-16 (no __cpp_lib_format), std::format of a mixprec
-// value does not compile; use mixprec/fmt.hpp ({fmt}), operator<< or to_chars there.
+// Contract: optional (not included by mixprec.hpp); it declares nothing, silently, without
+// __cpp_lib_format (libstdc++ 12 and older, libc++ 14-16: use fmt.hpp, operator<< or to_chars).
+// The spec is float's; no type and no precision print the shortest text that reads back; dtype and
+// finfo format too. Every rule: docs/pages/printing.md ("Formatting: std::format and fmt::format").
+//
 //   std::format("{}", mixprec::bfloat16(3.140625f))      // "3.14": shortest round trip
 //   std::format("{:.5f}", mixprec::bfloat16(3.140625f))  // "3.14062"
-//
-// The format spec is that of float and double ([format.string.std]): [[fill]align][sign][#][0]
-// [width][.precision][L][type], type one of a A e E f F g G. With no type and no precision the
-// text is the shortest that reads back as the value (mixprec::to_chars(first, last, x)), never
-// the shortest text of some wider type holding the same value; with a precision and no type it
-// is %g. 'a' without a precision is the shortest hex text. 'L' is accepted but the text is not
-// localized.
-//
-// mixprec::dtype formats as its name with a string's spec ([[fill]align][width][.precision]);
-// mixprec::finfo<T>() as its operator<< text (torch.finfo's repr, mixprec/io.hpp), its spec
-// being the float spec applied to each value (no type and no precision: %g with 6 digits, the
-// text std::cout prints).
-//   std::format("{:>9}|", mixprec::dtype::float16())     // "  float16|"
-//   std::format("{}", mixprec::finfo<float>())
-//   // "finfo(resolution=1e-06, min=-3.40282e+38, max=3.40282e+38, eps=1.19209e-07,
-//   //  smallest_normal=1.17549e-38, tiny=1.17549e-38, dtype=float32)" (one line)
 #ifndef MIXPREC_STD_FORMAT_HPP
 #define MIXPREC_STD_FORMAT_HPP
 

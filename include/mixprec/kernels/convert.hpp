@@ -4,26 +4,14 @@
 //   mixprec::convert(policy, src, dst, rounding = nearest_even, overflow = ieee, seed = 0, offset = 0,
 //                    generator = rng_kind::splitmix64);
 //
-// src and dst: mixprec::span (std::span in C++20), or any contiguous container (std::vector,
-// std::array, ...) of float, double or a mixprec type; src.size() == dst.size() (else
-// std::invalid_argument, nothing written; so are invalid rounding/overflow values, see rounding.hpp). dst[i] = round_to<D>(src[i], mode, policy): one
-// rounding from the exact value, exactly as the scalar round_to. With rounding::stochastic the
-// random bits of element i are counter_rng(seed)(offset + i) (generator rng_kind::philox4x32_10:
-// philox_rng(seed)(offset + i), cuRAND's stream; see random.hpp), so the result does not depend on
-// the policy, the thread count or the device. A generator other than these two: std::invalid_argument.
+// Contract: dst[i] = round_to<D>(src[i], mode, policy), one rounding from the exact value, with
+// stochastic bits counter_rng(seed)(offset + i) (or philox_rng), so the result does not depend on
+// the policy, the thread count, the device or the SIMD path; bad sizes or arguments throw
+// std::invalid_argument with nothing written. Arguments, errors and the x86 paths:
+// docs/pages/kernels-reference.md ("Bulk conversion: the SIMD layer").
 //
-// Fast paths (x86, compile-time; see detail/simd_convert.hpp): float <-> half, float <-> bfloat16,
-// double -> half, double -> bfloat16 and half -> double in nearest-even with overflow::ieee, with AVX-512 or
-// AVX2 + F16C (arrays of 32 MiB and more, source plus destination, written with non-temporal
-// stores); double -> FP8/FP6/FP4 (signed, one byte) in nearest-even with overflow::ieee or saturate
-// (detail/simd_narrow8.hpp); float -> half, bfloat16, every FP8/FP6/FP4 (signed or unsigned, e.g.
-// ue4m3, ue5m3), e8m0 and tf32 in EVERY rounding mode and overflow policy, stochastic included with either
-// generator (vector streams: element i still gets counter_rng(seed)(offset + i) or
-// philox_rng(seed)(offset + i)), by simd/encode.hpp; double -> those formats in every mode and
-// policy, stochastic included with either generator (rounded to odd at float's precision first;
-// stochastic: its increment decided on the double's bits, detail/simd_narrow8.hpp's encode_doubles); FP8/FP6/FP4, e8m0 and ue5m3 -> float by simd/decode.hpp (simd_convert_modes_at). All
-// bit-identical to the portable path.
-// Under exec::cuda, src and dst must be device (or managed) memory; the call is asynchronous.
+//   std::vector<float> x(n);  std::vector<mixprec::bfloat16> y(n);
+//   mixprec::convert(mixprec::exec::par, x, y);  // y[i] = bfloat16(x[i]), nearest even
 #ifndef MIXPREC_KERNELS_CONVERT_HPP
 #define MIXPREC_KERNELS_CONVERT_HPP
 

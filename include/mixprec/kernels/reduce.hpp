@@ -1,18 +1,13 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/reduce.hpp — amax, sum, dot (fixed summation order), axpy, scale.
 //
-//   amax(policy, x)            max |x[i]| as float (double for double x); NaN if any x[i] is NaN
-//                              (as torch.amax); 0 for an empty x.
-//   sum<Acc = float>(policy, x)          sum of x[i] in Acc
-//   dot<Acc = float>(policy, x, y)       sum of x[i]*y[i] in Acc, each step one fused multiply-add
-//   axpy(policy, alpha, x, y)  y[i] = round_Y(fma(alpha, x[i], y[i])) computed in float (double if
-//                              x or y is double), rounded once to y's type (nearest even)
-//   scale(policy, alpha, x)    x[i] = round_X(alpha * x[i]) computed likewise
+//   amax(policy, x), sum<Acc = float>(policy, x), dot<Acc = float>(policy, x, y)
+//   axpy(policy, alpha, x, y), scale(policy, alpha, x)    each element rounded once to its type
 //
-// Contract: sum and dot add in one fixed order (16 lanes per 4096-element block, lanes combined
-// pairwise, blocks in order; docs/pages/kernels-reference.md#reductions), so the bits are the
-// same under every policy and thread count, host or device. Inputs widen exactly to Acc; x and y
-// of unequal size throw std::invalid_argument. Under exec::cuda the data is device memory.
+// Contract: sum and dot add in one fixed order (docs/pages/kernels-reference.md#reductions, with
+// each function's result), so the bits are the same under every policy and thread count, host or
+// device. Inputs widen exactly to Acc; x and y of unequal size throw std::invalid_argument. Under
+// exec::cuda the data is device memory.
 //
 //   float s = mixprec::sum(mixprec::exec::par, std::vector<mixprec::half>(10000, mixprec::half(1)));  // 10000
 #ifndef MIXPREC_KERNELS_REDUCE_HPP

@@ -5,18 +5,14 @@
 //   bool found = unscale_and_check(policy, grads..., inv_scale);
 //   update_scale(scale, growth_tracker, found_inf, growth_factor, backoff_factor, growth_interval)
 //
-// Contract: grads are spans or contiguous containers of float, double or mixprec types, updated in
-// place: x = round_T(x * inv_scale) computed in float (double for double), nearest even; found is
-// whether any element was inf or NaN BEFORE the multiply (every element is processed); a NaN's
-// payload is the hardware multiply's (x86 keeps it, NVIDIA GPUs canonicalize). Under exec::cuda the result is a
-// device_flag that stays on the device, and inv_scale may be a device pointer. update_scale is
-// PyTorch's rule, __host__ __device__; the policy overload runs it where the data lives and throws
-// std::invalid_argument when growth_interval < 1; the scalar one is total (the tracker saturates).
-// Exact rules and out-of-contract state: docs/pages/kernels-reference.md#unscale-and-the-loss-scale-update.
+// Contract: grads (spans or contiguous containers of float, double or mixprec types) become
+// round_T(x * inv_scale), computed in float (double for double), nearest even; found is whether any
+// element was inf or NaN BEFORE the multiply (every element is processed); under exec::cuda it is
+// a device_flag that stays on the device. update_scale is PyTorch's rule, __host__ __device__.
+// Exact rules, NaN payloads, errors: docs/pages/kernels-reference.md#unscale-and-the-loss-scale-update.
 //
 //   std::vector<mixprec::half> g = {1, 2};
 //   bool inf = mixprec::unscale_and_check(mixprec::exec::seq, g, 0.5f);   // false; g = {0.5, 1}
-//   float s = 8; std::int32_t t = 0; mixprec::update_scale(s, t, 1.0f, 2.0, 0.5, 2000);  // s = 4, t = 0
 #ifndef MIXPREC_KERNELS_UNSCALE_HPP
 #define MIXPREC_KERNELS_UNSCALE_HPP
 

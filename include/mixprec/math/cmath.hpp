@@ -1,28 +1,11 @@
 // SPDX-License-Identifier: MIT
 // mixprec/math/cmath.hpp — the <cmath> functions for every mixprec type, found by ADL.
 //
-// Accuracy (docs/pages/math.md has the table; tests/test_math*.cpp check it against MPFR over every input
-// of half and bfloat16, and every pair of the 8-bit formats for the two-argument functions):
-// - exact (no rounding, integer arithmetic on the bits): abs, fabs, copysign, fmin, fmax, fmod,
-//   remainder, remquo, modf, floor, ceil, trunc, round, rint, nearbyint, round_to_integral,
-//   lrint, llrint, lround, llround, to_integer (math_integral.hpp), frexp, ilogb, logb,
-//   nextafter, nexttoward, ulp; ldexp, scalbn, scalbln and fdim round once (nearest-even).
-// - correctly rounded (one rounding of the exact result): sqrt, fma (arithmetic.hpp), the
-//   three-argument hypot (formats of at most 24 significant bits).
-// - the others (exp, log, sin, ..., asinh, erf, tgamma, lgamma, hypot(x, y), pow, atan2) are evaluated
-//   in double (glibc/CUDA: under 1 ulp of double) and rounded once to the format. For formats of
-//   at most 24 significant bits the double result is 29+ bits more precise than the target, so
-//   the result is the correctly rounded one unless the exact value lies within about 2^-52
-//   (relative) of a rounding boundary; for half and bfloat16 the tests find no such input among
-//   all 65536.
-// NaN results are quiet (a signalling NaN operand is quieted), except for the bit operations
-// abs, fabs, copysign and negation, which keep it, as IEEE 754 says.
-// Integer conversion out of range saturates, NaN gives 0 (math_integral.hpp). Functions without a
-// rounding argument round to nearest-even: mixprec does not read the floating-point environment.
+// Contract: each returns the format's result rounded once (bit operations and integer arithmetic
+// exact; sqrt, fma, hypot(x, y, z) correctly rounded; the others evaluated in double, then
+// rounded once), NaN results quiet; std:: calls take the implicit widening instead and return the
+// standard type's result. Accuracy per function, NaN and the environment: docs/pages/math.md.
 //
-// Unqualified calls find these by ADL and return the format's once-rounded result; std:: calls
-// (std::sqrt(h), std::abs(h), std::isnan(h)) take the value through its implicit widening to a
-// standard floating type and return that type's result, not rounded to the format:
 //   mixprec::half h(2.0f);
 //   auto a = sqrt(h);       // half 1.4140625 (0x3da8): sqrt(2) rounded once to half
 //   auto b = std::sqrt(h);  // float or double 1.41421..., as for std::sqrt(2.0f)

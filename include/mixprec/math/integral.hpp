@@ -2,23 +2,13 @@
 // mixprec/math/integral.hpp — rounding to integral values and conversion to integers, in every
 // rounding mode, exact (integer arithmetic on the bits; no double, no floating-point environment).
 //
-// - round_to_integral(x, mode[, random_bits]): the integral value x rounds to in mode (IEEE 754
-//   roundToIntegral; to_odd: truncate, then the odd neighbour if anything was discarded;
-//   stochastic: away from zero with probability equal to the discarded fraction, truncated to 32
-//   bits, as for conversions). floor, ceil, trunc, round (ties away), rint and nearbyint (ties to
-//   even: mixprec never reads the floating-point environment) are its fixed-mode forms. The sign
-//   of a zero result is that of x (no -0 in fnuz formats). NaN gives a quiet NaN (a signalling NaN
-//   is quieted), infinity itself. Where the integral value exceeds the format's largest finite
-//   value (only the MX float6_e2m3fn, max 7.5: upward 7.25 is 8) it overflows as a conversion
-//   does: +-max in formats without infinity. e8m0fnu has no zero: a result of 0 is its NaN.
-// - to_integer<I>(x, mode = toward_zero[, random_bits]): x rounded to an integer of type I (any
-//   integer type but bool) in one step. Out of range, SATURATING as CUDA's cvt and Rust's `as`:
-//   NaN gives 0; +inf and values above I's maximum give that maximum; -inf and values below I's
-//   minimum give that minimum (0 for unsigned I). Never undefined behaviour.
-// - lrint, llrint (nearest-even), lround, llround (ties away): to_integer<long / long long>.
+//   round_to_integral(x, mode[, random_bits])   the integral value x rounds to (floor, ceil, ...)
+//   to_integer<I>(x, mode = toward_zero[, random_bits]), lrint, llrint, lround, llround
+//
+// Contract: one rounding of the exact value; to_integer SATURATES out of range (NaN gives 0), never
+// undefined behaviour. Zeros, NaN, overflow: docs/pages/math.md ("Rounding to integers").
 //
 //   mixprec::to_integer<int>(mixprec::half(-2.5f), mixprec::rounding::nearest_even)  // -2
-//   mixprec::lround(mixprec::half(2.5f))                                              // 3
 //   mixprec::to_integer<std::uint8_t>(mixprec::half(300.0f))                          // 255
 #ifndef MIXPREC_MATH_INTEGRAL_HPP
 #define MIXPREC_MATH_INTEGRAL_HPP
@@ -31,7 +21,7 @@
 
 namespace mixprec {
 
-/// x rounded to an integral value of its format in mode (roundToIntegral; header comment);
+/// x rounded to an integral value of its format in mode (roundToIntegral; docs/pages/math.md);
 /// random_bits is used by rounding::stochastic only.
 template <class F>
 MIXPREC_HD constexpr basic_float<F> round_to_integral(basic_float<F> x, rounding mode,
@@ -86,7 +76,7 @@ MIXPREC_HD constexpr basic_float<F> nearbyint(basic_float<F> x) noexcept {
   return round_to_integral(x, rounding::nearest_even, 0);
 }
 
-/// x rounded to an integer of type I in mode, saturating (NaN: 0; see the header comment).
+/// x rounded to an integer of type I in mode, saturating (NaN: 0; docs/pages/math.md).
 template <class I, class F>
 MIXPREC_HD constexpr I to_integer(basic_float<F> x, rounding mode, std::uint32_t random_bits) noexcept {
   static_assert(std::is_integral<I>::value && !std::is_same<I, bool>::value,

@@ -1,23 +1,10 @@
 // SPDX-License-Identifier: MIT
-// mixprec/kernels/detail/simd_optim.hpp — vector paths of the optimizer steps (kernels/optim.hpp), host only.
-//
-// What: the Adam/AdamW and SGD loops of kernels/optim.hpp for W = G = S = T with T float, half or
-// bfloat16 (C = float), written once over simd/'s vector traits (simd::vec512, simd::vec256):
-// every PyTorch tensor op is one IEEE float vector op (add, sub, mul, div, sqrt and fma are
-// correctly rounded lane by lane, exactly as the scalar ieee::*_rn ops) followed by a
-// round-to-nearest-even to T (half: vcvtps2ph; bfloat16: the integer form (u + 0x7fff + lsb) &
-// 0xffff0000, NaNs quieted as mixprec does, or the traits' vcvtne2ps2bf16 where no subnormal can
-// reach it). The final write of a half/bfloat16 parameter in rounding::stochastic draws the
-// traits' counter generator, element i counter_rng(seed) at offset + i as the scalar path does,
-// and rounds by the truncation of the bits plus the random bits' top bits where that is the
-// encoder's rule (bfloat16; half where the lanes are zero or half normals), by simd/encode.hpp's
-// encoder elsewhere.
+// mixprec/kernels/detail/simd_optim.hpp — vector paths of the optimizer steps (kernels/optim.hpp), host only:
+// the Adam/AdamW and SGD loops for W = G = S = T, T float, half or bfloat16 (C = float), written
+// once over simd/'s vector traits (vec512 with AVX-512, else vec256 with AVX2 + FMA, else none).
 // Contract: the same bits as the portable loop for every input (NaN, infinity, subnormal, zero
-// included); tests/test_optim_simd.cpp compares the two on every variant. Other rounding modes,
-// mixed dtypes and double take the portable loop. A model copy of float, half or bfloat16 is
-// written by the vector loop, other copy types by a scalar loop over the block just written.
-// The width is simd/isa.hpp's: AVX-512 (vec512), else AVX2 with FMA (vec256), else none
-// (MIXPREC_NO_SIMD: the portable path only).
+// included; tests/test_optim_simd.cpp); other rounding modes, mixed dtypes and double take the
+// portable loop. How each op rounds: docs/pages/kernels-reference.md ("Determinism and the fast path").
 // Example: built with -march=native, adam_step(exec::seq, span<bfloat16>(p), ...) runs
 // simd_optim::adam over blocks of 2 vectors and the portable loop over the last n % 32 elements.
 #ifndef MIXPREC_DETAIL_SIMD_OPTIM_HPP
