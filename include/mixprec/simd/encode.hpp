@@ -20,7 +20,8 @@
 //   for an infinite input) -> the policy's code; NaN -> F's NaN (ieee: quiet, leading payload
 //   kept); fnuz: no -0; unsigned F: a negative number other than -0 -> F's NaN (or 0); then the sign.
 // Half's stochastic rounding of vectors of normals is vcvtps2ph truncating (stochastic_half); a
-// Philox stream is taken a batch of vectors at a time (philox_stream::next_batch).
+// Philox stream is taken a batch of vectors at a time (philox_stream::next_batch), and with AVX2
+// the batch is tested for normals at once (stochastic_half_batch).
 // Contract: the bits of the scalar round_to for every float input, every mode and policy
 // (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); the lanes are integer
 // arithmetic and vcvtps2ph with its own rounding (half_by_hardware declines under DAZ), so MXCSR
@@ -320,6 +321,35 @@ template <class V, class F, class Out>
   }
 }
 
+/// stochastic_half over the B vectors at s (random bits rnd[0] .. rnd[B - 1]) with one test for
+/// all of them, where masks are vectors (AVX2: a test per vector costs more than the conversion):
+/// |x| - lo is at most hi - lo as a signed number (no lane above 65504, infinite or NaN) and at
+/// most -lo as an unsigned one (no nonzero lane below lo). False, nothing written, where some lane fails.
+template <class V, class F, std::size_t B, class Out>
+[[gnu::always_inline]] inline bool stochastic_half_batch(const float* s, Out* d, const typename V::vi* rnd) noexcept {
+  using t = encode_format<F>;
+  using vi = typename V::vi;
+  constexpr std::size_t N = V::N;
+  vi top_i = V::set1(0x80000000u), top_u = V::zero();
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+  for (std::size_t k = 0; k < B; ++k) {
+    const vi r = V::sub(V::and_(V::load(s + k * N), V::set1(0x7fffffffu)), V::set1(t::lo));
+    top_i = V::max_i(top_i, r);
+    top_u = V::max_u(top_u, r);
+  }
+  if (V::any(V::m_or(V::gt_i(top_i, V::set1(t::hi - t::lo)), V::gt_u(top_u, V::set1(0u - t::lo))))) return false;
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+  for (std::size_t k = 0; k < B; ++k) {
+    V::h_store(d + k * N, V::template to_half<_MM_FROUND_TO_ZERO>(
+                              V::add(V::load(s + k * N), V::template srli<32 - t::min_shift>(rnd[k]))));
+  }
+  return true;
+}
+
 /// The loop of encode_floats for one mode: full vectors, then the tail through a buffer; Rng:
 /// stochastic rounding's stream (V::rng or philox_stream<V>), constructed from (key, counter).
 template <class V, class F, rounding Mode, class Out, class Rng = typename V::rng>
@@ -362,8 +392,11 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
     for (; i + B * N <= n; i += B * N) {
       vi bits[B];
       rng.next_batch(bits);
+      if constexpr (encode_format<F>::is_half && sizeof(Out) == 2 && sizeof(typename V::mask) == sizeof(vi)) {
+        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits)) continue;
+      }
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
       for (std::size_t k = 0; k < B; ++k) one(s + i + k * N, d + i + k * N, bits[k]);
     }

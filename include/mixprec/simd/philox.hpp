@@ -6,12 +6,12 @@
 // counter {n / 4, subsequence 0} under the key seed), for the stochastic rounding of
 // simd/encode.hpp. The same interface as the traits' rng (counter_rng's stream); next_batch gives
 // the next `batch` vectors at once, in registers (simd/encode.hpp's loop).
-// Method: H groups of N / 2 blocks, each word (x, y, z, w) in the low half of a
-// 64-bit lane (four vectors per group, the groups independent for the multiplier's latency): the
-// ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi in place; round 1's z
+// Method: H groups of N / 2 blocks (H = 4 at 512 bits, 6 at 256), each word (x, y, z, w) in
+// the low half of a 64-bit lane (four vectors per group, the groups independent for the
+// multiplier's latency): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi in place; round 1's z
 // is 0 and, within a batch whose blocks share their high word, round 1's product is an add and
 // round 2's x one scalar; round 10 leaves (x | y << 32, z | w << 32), unpacked into 2 N outputs
-// per group in counter order. The round keys are computed once, in the stream.
+// per group in counter order. The round keys are computed and broadcast once, in the stream.
 // A counter not a multiple of 4 starts inside its block: each vector is then the one before's
 // last outputs and its own first (one two-source permute).
 // Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
@@ -76,7 +76,9 @@ struct philox_ops<vec256> {
   static vi mul(vi a, vi c) noexcept { return _mm256_mul_epu32(a, c); }
   static vi hi(vi a) noexcept { return _mm256_srli_epi64(a, 32); }
   static vi xor2(vi a, vi b) noexcept { return _mm256_xor_si256(a, b); }
-  static vi xor3(vi a, vi b, vi c) noexcept { return _mm256_xor_si256(_mm256_xor_si256(a, b), c); }
+  static vi xor3(vi a, vi b, vi c) noexcept {  // b ^ c first: a is the one on the multiplier's path
+    return _mm256_xor_si256(a, _mm256_xor_si256(b, c));
+  }
   static vi offsets() noexcept { return _mm256_set_epi64x(3, 1, 2, 0); }
   static void last(vi x, vi y, vi z, vi w, vi m0, vi m1, vi kx, vi kz, vi& lo, vi& hi) noexcept {
     const vi p1 = _mm256_shuffle_epi32(_mm256_mul_epu32(z, m1), 0xb1), p0 = _mm256_shuffle_epi32(_mm256_mul_epu32(x, m0), 0xb1);
@@ -104,7 +106,9 @@ class philox_stream {
 
  private:
   static constexpr std::size_t N = V::N;
-  static constexpr std::size_t H = 4;  ///< independent groups per batch (the multiplier's latency, four in flight)
+  /// Independent groups per batch, for the multiplier's latency: AVX2's 16 registers cannot hold
+  /// six, but six measured faster than four there.
+  static constexpr std::size_t H = N == 8 ? 6 : 4;
 
  public:
   /// Vectors per next_batch: H independent groups of N / 2 blocks, two vectors each.
@@ -113,9 +117,12 @@ class philox_stream {
   philox_stream(std::uint64_t seed, std::uint64_t counter) noexcept
       : block_(counter >> 2), skew_(static_cast<std::uint32_t>(counter & 3u)) {
     std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
-    for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) kx_[r] = k0, kz_[r] = k1;
+    for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
+      kx_[r] = k0, kz_[r] = k1;
+      kxv_[r] = philox_ops<V>::set64(k0), kzv_[r] = philox_ops<V>::set64(k1);
+    }
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
     for (std::size_t h = 0; h < H; ++h)
       offm0_[h] = philox_ops<V>::mul(philox_ops<V>::add64(philox_ops<V>::offsets(), philox_ops<V>::set64(h * (N / 2))),
@@ -166,9 +173,9 @@ class philox_stream {
       const std::uint64_t q = std::uint64_t{static_cast<std::uint32_t>(block_ >> 32) ^ kx_[0]} * M0;  // round 2's x M0
       const vi base = ops::set64(static_cast<std::uint32_t>(block_) * std::uint64_t{M0});
       const vi c2 = ops::set64((q >> 32) ^ kz_[1]), c3 = ops::set64(static_cast<std::uint32_t>(q) ^ kz_[2]);
-      const vi kz0 = ops::set64(kz_[0]), kx1 = ops::set64(kx_[1]), kx2 = ops::set64(kx_[2]);
+      const vi kz0 = kzv_[0], kx1 = kxv_[1], kx2 = kxv_[2];
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
       for (std::size_t h = 0; h < H; ++h) {
         const vi w1 = ops::add64(base, offm0_[h]);
@@ -181,9 +188,9 @@ class philox_stream {
         w[h] = p0;
       }
     } else {
-      const vi off = ops::offsets(), kx0 = ops::set64(kx_[0]), kz0 = ops::set64(kz_[0]);
+      const vi off = ops::offsets(), kx0 = kxv_[0], kz0 = kzv_[0];
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
       for (std::size_t h = 0; h < H; ++h) {
         const vi c = ops::and64(ops::add64(ops::set64(block_ + h * (N / 2)), off), ops::set64(block_mask));
@@ -199,9 +206,9 @@ class philox_stream {
 #pragma GCC unroll 6
 #endif
     for (int r = 3; r < 9; ++r) round(x, y, z, w, m0, m1, r);
-    const vi kx = ops::set64(kx_[9]), kz = ops::set64(kz_[9]);
+    const vi kx = kxv_[9], kz = kzv_[9];
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
     for (std::size_t h = 0; h < H; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
     block_ = (block_ + H * (N / 2)) & block_mask;
@@ -209,9 +216,9 @@ class philox_stream {
   /// Round r + 1 (keys kx_[r], kz_[r]) of the H groups.
   [[gnu::always_inline]] void round(vi* x, vi* y, vi* z, vi* w, vi m0, vi m1, int r) const noexcept {
     using ops = philox_ops<V>;
-    const vi kx = ops::set64(kx_[r]), kz = ops::set64(kz_[r]);
+    const vi kx = kxv_[r], kz = kzv_[r];
 #if defined(__GNUC__)
-#pragma GCC unroll 8
+#pragma GCC unroll 16
 #endif
     for (std::size_t h = 0; h < H; ++h) {
       const vi p0 = ops::mul(x[h], m0), p1 = ops::mul(z[h], m1);
@@ -226,6 +233,7 @@ class philox_stream {
   std::uint32_t skew_;
   std::size_t used_ = batch;
   std::uint64_t kx_[10] = {}, kz_[10] = {};  ///< the round keys, k0 and k1 plus r times Weyl's constants
+  vi kxv_[10], kzv_[10];                      ///< the same, in every lane
   vi offm0_[H];                               ///< the lanes' block offsets (group h) times M0
   vi carry_{};
   vi buf_[batch]{};
