@@ -857,7 +857,13 @@ TEST_CASE("NVFP4 random Hadamard transform") {
   r2d.hadamard = true;
   r2d.block = block_shape{16, 16};
   CHECK_THROWS_AS(r2d.quantize(ones.data(), 1, 16), std::invalid_argument);
-  CHECK_THROWS_AS(mixprec::hadamard16_transform(ones.data(), 2, 8, mixprec::block_rowwise(16), 0), std::invalid_argument);
+  CHECK_THROWS_WITH_AS(mixprec::hadamard16_transform(ones.data(), 2, 8, mixprec::block_rowwise(16), 0),
+                       "mixprec::hadamard16_transform: the length along the blocks must be a multiple of 16",
+                       std::invalid_argument);
+  CHECK_THROWS_WITH_AS(mixprec::hadamard16_inverse(ones.data(), 16, 16, block_shape{16, 16}, 0),
+                       "mixprec::hadamard16_inverse: blocks must be 1x16 or 16x1", std::invalid_argument);
+  CHECK_THROWS_WITH_AS(mixprec::hadamard16_inverse(nullptr, 16, 1, mixprec::block_columnwise(16), 0),
+                       "mixprec::hadamard16_inverse: null input", std::invalid_argument);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -34,6 +34,7 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -57,6 +58,22 @@ inline bool operator==(const block_shape& a, const block_shape& b) noexcept {
 }
 /// Different rows or cols.
 inline bool operator!=(const block_shape& a, const block_shape& b) noexcept { return !(a == b); }
+
+namespace detail {
+/// Which of names (an enum's names in value order) name is, as E; std::invalid_argument
+/// "mixprec::<fn>: unknown <what> '<name>' (allowed: <names>)" for any other string.
+template <class E>
+E enum_from_name(const char* fn, const char* what, const std::string& name, std::initializer_list<const char*> names) {
+  std::string allowed;
+  int i = 0;
+  for (const char* n : names) {
+    if (name == n) return static_cast<E>(i);
+    allowed += (i++ == 0 ? "" : ", ") + std::string(n);
+  }
+  throw std::invalid_argument(std::string("mixprec::") + fn + ": unknown " + what + " '" + name + "' (allowed: " +
+                              allowed + ")");
+}
+}  // namespace detail
 
 /// A recipe's name and parameters, as data.
 struct recipe_info {

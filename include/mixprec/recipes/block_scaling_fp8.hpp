@@ -73,10 +73,8 @@ inline const char* deepseek_fp8_variant_name(deepseek_fp8_variant v) noexcept {
 
 /// The variant named name ("v3", "deepgemm"); std::invalid_argument naming both otherwise.
 inline deepseek_fp8_variant deepseek_fp8_variant_from_name(const std::string& name) {
-  if (name == "v3") return deepseek_fp8_variant::v3;
-  if (name == "deepgemm") return deepseek_fp8_variant::deepgemm;
-  throw std::invalid_argument("mixprec::deepseek_fp8_variant_from_name: unknown DeepSeek FP8 variant '" + name +
-                              "' (allowed: v3, deepgemm)");
+  return detail::enum_from_name<deepseek_fp8_variant>("deepseek_fp8_variant_from_name", "DeepSeek FP8 variant", name,
+                                                      {"v3", "deepgemm"});
 }
 
 namespace detail {

@@ -51,25 +51,15 @@ enum class mx_block_rule : unsigned char { ocp_floor, te_rceil, ceil_pow2, even,
 
 /// The name of a rule: "ocp_floor", "te_rceil", "ceil_pow2", "even" or "te_rceil_legacy".
 inline const char* mx_block_rule_name(mx_block_rule r) noexcept {
-  switch (r) {
-    case mx_block_rule::ocp_floor: return "ocp_floor";
-    case mx_block_rule::te_rceil: return "te_rceil";
-    case mx_block_rule::ceil_pow2: return "ceil_pow2";
-    case mx_block_rule::even: return "even";
-    case mx_block_rule::te_rceil_legacy: return "te_rceil_legacy";
-  }
-  return "?";
+  const char* const names[] = {"ocp_floor", "te_rceil", "ceil_pow2", "even", "te_rceil_legacy"};
+  return static_cast<std::size_t>(r) < 5 ? names[static_cast<std::size_t>(r)] : "?";
 }
 
 /// The rule named name (as mx_block_rule_name); std::invalid_argument naming the allowed names
 /// for any other string.
 inline mx_block_rule mx_block_rule_from_name(const std::string& name) {
-  for (auto r : {mx_block_rule::ocp_floor, mx_block_rule::te_rceil, mx_block_rule::ceil_pow2, mx_block_rule::even,
-                 mx_block_rule::te_rceil_legacy}) {
-    if (name == mx_block_rule_name(r)) return r;
-  }
-  throw std::invalid_argument("mixprec::mx_block_rule_from_name: unknown MX rule '" + name +
-                              "' (allowed: ocp_floor, te_rceil, ceil_pow2, even, te_rceil_legacy)");
+  return detail::enum_from_name<mx_block_rule>("mx_block_rule_from_name", "MX rule", name,
+                                               {"ocp_floor", "te_rceil", "ceil_pow2", "even", "te_rceil_legacy"});
 }
 
 namespace detail {

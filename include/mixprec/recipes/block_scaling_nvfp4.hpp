@@ -72,11 +72,8 @@ inline const char* nvfp4_sr_layout_name(nvfp4_sr_layout l) noexcept {
 /// The layout named name ("counter", "te_vector_blockwise", "te_nvfp4_bf16"); std::invalid_argument
 /// naming them otherwise.
 inline nvfp4_sr_layout nvfp4_sr_layout_from_name(const std::string& name) {
-  if (name == "counter") return nvfp4_sr_layout::counter;
-  if (name == "te_vector_blockwise") return nvfp4_sr_layout::te_vector_blockwise;
-  if (name == "te_nvfp4_bf16") return nvfp4_sr_layout::te_nvfp4_bf16;
-  throw std::invalid_argument("mixprec::nvfp4_sr_layout_from_name: unknown NVFP4 stochastic-rounding layout '" +
-                              name + "' (allowed: counter, te_vector_blockwise, te_nvfp4_bf16)");
+  return detail::enum_from_name<nvfp4_sr_layout>("nvfp4_sr_layout_from_name", "NVFP4 stochastic-rounding layout", name,
+                                                 {"counter", "te_vector_blockwise", "te_nvfp4_bf16"});
 }
 
 /// "exact" or "te_nvte".
@@ -86,10 +83,8 @@ inline const char* nvfp4_dequantize_order_name(nvfp4_dequantize_order o) noexcep
 
 /// The dequantize order named name ("exact", "te_nvte"); std::invalid_argument naming both otherwise.
 inline nvfp4_dequantize_order nvfp4_dequantize_order_from_name(const std::string& name) {
-  if (name == "exact") return nvfp4_dequantize_order::exact;
-  if (name == "te_nvte") return nvfp4_dequantize_order::te_nvte;
-  throw std::invalid_argument("mixprec::nvfp4_dequantize_order_from_name: unknown NVFP4 dequantize order '" + name +
-                              "' (allowed: exact, te_nvte)");
+  return detail::enum_from_name<nvfp4_dequantize_order>("nvfp4_dequantize_order_from_name", "NVFP4 dequantize order",
+                                                        name, {"exact", "te_nvte"});
 }
 
 namespace detail {
