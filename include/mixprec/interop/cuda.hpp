@@ -7,13 +7,10 @@
 //   mixprec::to_cuda_raw(x), mixprec::from_cuda_raw(r)  <-> CUDA's raw bits forms (constexpr)
 //   mixprec::cuda_type_t<T>, mixprec_type_t<C>, has_cuda_type<T>
 //
-// Contract: optional (not in mixprec.hpp); needs the CUDA headers on the include path, compiles
-// under nvcc (everything __host__ __device__) and plain g++/clang++ (no runtime or GPU), also with
-// PyTorch's __CUDA_NO_*_CONVERSIONS__ macros. Each pair is the same encoding with the same size and
-// alignment, so the conversions move bits and never round: every pattern, NaN payloads and -0
-// included, comes back unchanged. Not mapped: tf32, the fnuz FP8 formats, float8_ue4m3/ue5m3.
-// from_cuda must be called qualified (argument-dependent lookup does not find it).
-// Type table, raw forms, CUDA's own rounding conversions compared: docs/pages/cuda.md.
+// Contract: optional (not in mixprec.hpp); needs the CUDA headers, compiles under nvcc (all
+// __host__ __device__) and plain g++/clang++. Each pair is the same encoding, size and alignment,
+// so the conversions move bits and never round (NaN payloads and -0 included); from_cuda must be
+// called qualified. Type table, what is not mapped, CUDA's rounding conversions: docs/pages/cuda.md.
 //
 //   __half h = mixprec::to_cuda(mixprec::half(0.1f));   // bits 0x2e66, as __float2half_rn(0.1f)
 //   mixprec::half back = mixprec::from_cuda(h);          // the same bits

@@ -7,12 +7,9 @@
 //   allreduce_found_inf(flag, comm), found_inf_reducer(comm), allreduce_current_amax(scaling, comm)
 //   allreduce_gradients(g, comm, options), run_guarded(comm, body)
 //
-// Contract: MPI must be initialized; an MPI error throws mixprec::mpi::mpi_error. sum_op rounds to
-// T at every application, so its result depends on MPI's algorithm (as NCCL's); max_op lets NaN
-// win; allreduce_sum sums in Acc and rounds once. allreduce_gradients sums every rank's
-// contribution in rank order in float32, bfloat16 or float16: the same result on every rank, for
-// any MPI library (it costs an all-gather). run_guarded turns an exception on one rank into
-// MPI_Abort instead of a hang. Every function and option: docs/pages/mpi.md.
+// Contract: MPI must be initialized; an MPI error throws mixprec::mpi::mpi_error. sum_op rounds at
+// every application (its result depends on MPI's algorithm); allreduce_gradients sums in rank
+// order, the same result on every rank for any MPI library. Every function: docs/pages/mpi.md.
 //
 //   MPI_Allreduce(MPI_IN_PLACE, v.data(), n, mixprec::mpi::datatype<half>(), mixprec::mpi::sum_op<half>(), comm);
 //   mixprec::mpi::allreduce_gradients(grads, comm, {mixprec::mpi::reduce_dtype::bfloat16});

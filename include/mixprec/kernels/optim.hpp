@@ -7,14 +7,11 @@
 //   adam_step(policy, params, grads, exp_avg, exp_avg_sq, step, adam_options[, update_rounding[, model_copy]])
 //   adamw_step(...the same as adam_step...)
 //
-// Contract: params W, grads G, state S, model_copy M are spans of float, double or mixprec types
-// (device memory under exec::cuda); step is 1-based. Each PyTorch op computes in float (double if
-// W, G or S is double) and rounds nearest-even to its tensor's dtype; only the final params write
-// uses update_rounding (stochastic: counter_rng(seed), or philox_rng(seed) with
-// rng_kind::philox4x32_10, at offset + i); model_copy (may be empty) gets round_to<M>(params) in
-// the same pass. Same bits under every policy, thread count and SIMD
-// path. Bad sizes, step < 1 or options PyTorch rejects throw std::invalid_argument before any write.
-// Formulas, PyTorch's kernels, known differences, fast path: docs/pages/kernels-reference.md#optimizer-steps.
+// Contract: each PyTorch op computes in float (double if W, G or S is double) and rounds
+// nearest-even to its tensor's dtype; only the final params write uses update_rounding; the same
+// bits under every policy, thread count and SIMD path. Bad sizes, step < 1 or options PyTorch
+// rejects throw std::invalid_argument before any write. Types, formulas, known differences, fast
+// path: docs/pages/kernels-reference.md#optimizer-steps.
 //
 //   std::vector<float> p(n), g(n), m(n), v(n);  std::vector<mixprec::half> p16(n);  // master + fp16 copy
 //   mixprec::adamw_step(mixprec::exec::par, mixprec::span<float>(p), mixprec::span<const float>(g),

@@ -13,9 +13,8 @@
 //
 // Contract: rows contiguous rows of cols elements, float, double or any mixprec type, in place
 // allowed. Every step is one IEEE operation in a fixed order, with mixprec's own exp and log, so
-// the bits are the same under every policy, thread count and device (nvcc without fast math);
-// softmax is within about (cols + 1) * 2^-24 relative (float). NaN/inf as PyTorch. Bad sizes or
-// null pointers throw std::invalid_argument, a bad target std::out_of_range, before any write.
+// the bits are the same under every policy, thread count and device (nvcc without fast math).
+// Bad sizes or null pointers throw std::invalid_argument, a bad target std::out_of_range.
 // The exact formulas, exp/log, accuracy, NaN rules: docs/pages/kernels-reference.md#softmax-and-cross-entropy.
 //
 //   std::vector<mixprec::half> x = {1, 2, 3}, y(3);
