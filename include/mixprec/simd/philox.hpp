@@ -8,10 +8,11 @@
 // the next `batch` vectors at once, in registers (simd/encode.hpp's loop).
 // Method: H groups of N / 2 blocks (H = 4 at 512 bits, 6 at 256), each word (x, y, z, w) in
 // the low half of a 64-bit lane (four vectors per group, the groups independent for the
-// multiplier's latency): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo and hi in place; round 1's z
-// is 0 and, within a batch whose blocks share their high word, round 1's product is an add and
-// round 2's x one scalar; round 10 leaves (x | y << 32, z | w << 32), unpacked into 2 N outputs
-// per group in counter order. The round keys are computed and broadcast once, in the stream.
+// multiplier's latency): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo
+// and hi in place; round 1's z is 0 and, within a batch whose blocks share their high word,
+// round 1's product is an add and round 2's x one scalar; round 10 leaves (x | y << 32,
+// z | w << 32), unpacked into 2 N outputs per group in counter order. The round keys are
+// computed and broadcast once, in the stream.
 // A counter not a multiple of 4 starts inside its block: each vector is then the one before's
 // last outputs and its own first (one two-source permute).
 // Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
