@@ -24,9 +24,9 @@ std::uint32_t bits_of(float x) {
   return u;
 }
 
-/// decode_by_table<V, F> at source/destination offsets 0-16 and lengths 0-70 and 1000, and the
-/// floats around each call untouched.
-template <class V, class F>
+/// decode_by_table<V, F> (Shift: decode_by_shift<V, F>) at source/destination offsets 0-16 and
+/// lengths 0-70 and 1000, and the floats around each call untouched.
+template <class V, class F, bool Shift = false>
 void check_table_decode() {
   using T = basic_float<F>;
   std::vector<std::uint8_t> src(1100);
@@ -38,7 +38,11 @@ void check_table_decode() {
   for (std::size_t off = 0; off <= 16; ++off) {
     for (std::size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
       std::vector<float> dst(n + 40, guard);
-      simd::decode_by_table<V, F>(src.data() + off, dst.data() + off, n);
+      if constexpr (Shift) {
+        simd::decode_by_shift<V, F>(src.data() + off, dst.data() + off, n);
+      } else {
+        simd::decode_by_table<V, F>(src.data() + off, dst.data() + off, n);
+      }
       ++calls;
       for (std::size_t i = 0; i < dst.size(); ++i) {
         const bool in = i >= off && i < off + n;
@@ -52,13 +56,13 @@ void check_table_decode() {
   CHECK(bad == 0);
 }
 
-template <class F>
+template <class F, bool Shift = false>
 void check_every_width() {
 #if defined(MIXPREC_SIMD_AVX512)
-  check_table_decode<simd::vec512, F>();
+  check_table_decode<simd::vec512, F, Shift>();
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
-  check_table_decode<simd::vec256, F>();
+  check_table_decode<simd::vec256, F, Shift>();
 #endif
 }
 #endif
@@ -68,17 +72,23 @@ using ue5m3 = float8_ue5m3::format_type;
 using ue7m1 = format<7, 1, encoding::fn, 0, 63, false>;
 using ue6m2 = format<6, 2, encoding::fn, 0, 31, false>;
 using ue4m4 = format<4, 4, encoding::fn, 0, 7, false>;  // 4 mantissa bits: the gather
+using e4m3fn = float8_e4m3fn::format_type;
+using e3m3 = format<3, 3, encoding::fn>;  // signed, 7 bits: 1 + 3 + 3 fills no byte
 
 }  // namespace
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
-TEST_CASE("decode: which table formats the shift decoder takes") {
+TEST_CASE("decode: which formats the shift decoder takes") {
   static_assert(simd::table_format<e8m0>::supported && simd::table_format<ue5m3>::supported, "");
   static_assert(simd::shift_format<e8m0>::supported, "e8m0: shifts, 2^-127 and the NaN from the table");
   static_assert(simd::shift_format<ue5m3>::supported, "ue5m3: shifts and eight subnormals");
   static_assert(simd::shift_format<ue6m2>::supported, "");
   static_assert(simd::shift_format<ue7m1>::supported, "");
   static_assert(!simd::shift_format<ue4m4>::supported, "more than 3 mantissa bits: the gather");
+  static_assert(simd::shift_format<e4m3fn>::supported, "e4m3fn: the sign in x, 14 subnormals/zeros and the NaNs");
+  static_assert(!simd::shift_format<float8_e5m2::format_type>::supported, "infinities and NaNs not by the table's 16");
+  static_assert(!simd::shift_format<float8_e4m3fnuz::format_type>::supported, "0x80 the NaN, not -0");
+  static_assert(!simd::shift_format<e3m3>::supported, "");
   // e8m0: w = (c << 8 | x) >> 1; 2^-127 = 0x00400000 and the NaN 0x7fc00000 by x = 0x80
   const auto& e = simd::shift_decode_holder<e8m0>::table;
   CHECK((e.right && !e.fix_c));
@@ -92,11 +102,21 @@ TEST_CASE("decode: which table formats the shift decoder takes") {
   CHECK((u.c[1] == 0x80 && u.x[1] == 0x0c));  // code 0: +0
   CHECK((u.c[2] == 0xf0 && u.x[2] == 0x0f));  // code 1: 2^-17 = 0x37000000
   CHECK((u.c[9] == 0x08 && u.x[9] == 0x00));  // code 8: 2^-14 = 0x38800000, the regular formula
+  // e4m3fn: w = (((x ^ sign << 3) << 8 | m) << 4) + 0x3c00 (mod 2^16)
+  const auto& f = simd::shift_decode_holder<e4m3fn>::table;
+  CHECK((!f.right && f.fix_c && f.off16 == 0x3c00));
+  CHECK((f.c[0] == 0x3c && f.x[0] == 0x04));  // magnitude 0x7f: the NaN 0x7fc00000 (0xff: 0xffc00000)
+  CHECK((f.c[2] == 0xf0 && f.x[2] == 0x0f));  // magnitude 1: 2^-9 = 0x3b000000
 }
 
 TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled width") {
   check_every_width<e8m0>();
   check_every_width<ue5m3>();
+}
+
+TEST_CASE("decode: e4m3fn by shifts at every offset and length, every compiled width") {
+  check_every_width<e4m3fn, true>();
+  check_every_width<e8m0, true>();
 }
 
 TEST_CASE("decode: other byte formats: shifts (1 or 2 mantissa bits) or the gather") {

@@ -12,7 +12,9 @@
 // reordered first so the floats come out in order). With VBMI the table is looked up as two byte
 // tables (vpermi2b, 64 codes a step, decode_by_byte_lookup), else as words (two vpermt2w and a
 // blend, 32 codes a step). e5m2fnuz and the seven-bit unsigned ue4m3 only this way (lookup_format).
-// Elsewhere (AVX2, and e5m2, whose exponent field is half's):
+// Without VBMI, e4m3fn (every negative code the negated float, at most 3 mantissa bits) by shifts
+// on bytes (shift_format, below) at every width. Elsewhere (AVX2, and e5m2, whose exponent field
+// is half's):
 // the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
 // mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
 // then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
@@ -20,10 +22,10 @@
 // DAZ says, and every product is a normal float: MXCSR does not matter.
 // The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
 // built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
-// in and every value is a bfloat16 (decode_by_byte_lookup<F, true>); elsewhere, for unsigned
-// formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3), on bytes: the
-// float's high 16 bits as a word of two bytes shifted (and a constant added), the few irregular
-// codes' bytes from a 16-entry byte shuffle, widened by unpacking with zero words
+// in, every value is a bfloat16 and the shifts do not take F (decode_by_byte_lookup<F, true>);
+// unsigned formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3) on
+// bytes: the float's high 16 bits as a word of two bytes shifted (and a constant added), the few
+// irregular codes' bytes from a 16-entry byte shuffle, widened by unpacking with zero words
 // (decode_by_shift, checked against the table at compile time); any other by vpgatherdd. No
 // float arithmetic: MXCSR does not matter.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
@@ -286,31 +288,35 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 }
 #endif
 
-/// Whether F's codes decode by shifts (F in table_format, unsigned, exponent and mantissa filling
-/// the byte, at most 3 mantissa bits, every float a bfloat16, e.g. e8m0 and ue5m3): the high 16
-/// bits of a code c's float are w = (c << (7 - M)) + off16 (mod 2^16) for c + 1 >= 16 (mod 256),
-/// computed from a word of two bytes, c and x (0 for these codes): right, (c << 8 | x) >> (M + 1);
-/// else (x << 8 | c) << (7 - M). The codes with c + 1 < 16 (zero, the subnormals, e8m0's
-/// 2^-127, code 255: the NaN) take c and x from 16-entry tables indexed by c + 1, chosen to give
-/// their w (right: where their w - off16 has its top M + 1 bits clear, e8m0; else where it has
-/// its low 7 - M bits clear, ue5m3). The constructor checks all 256 codes against float_table.
+/// Whether F's codes decode by shifts (shift_format<F>): one byte, exponent and mantissa filling
+/// it (with the sign in bit 7 where F is signed), at most 3 mantissa bits, every float a bfloat16
+/// (e8m0, ue5m3, e4m3fn). The high 16 bits of the float of a code of magnitude m (c & 0x7f where
+/// F is signed, else c) are w = (m << (7 - M)) + off16 (mod 2^16) for m + 1 >= 16 (mod 2^bits),
+/// computed from a word of two bytes, m and x (0 for these codes): right, (m << 8 | x) >> (M + 1);
+/// else (x << 8 | m) << (7 - M). The codes with m + 1 < 16 (zero, the subnormals, e8m0's 2^-127,
+/// the NaN) take m and x from 16-entry tables indexed by m + 1, chosen to give their w (right:
+/// where their w - off16 has its top M + 1 bits clear, e8m0; else where it has its low 7 - M bits
+/// clear, ue5m3, e4m3fn). A signed F's sign is x's bit M (w's bit 15; the left form only, every
+/// negative code the negated float of its magnitude). The constructor checks all 256 codes
+/// against float_table.
 template <class F>
 struct shift_decode {
   static constexpr int M = F::mantissa_bits;  ///< F's mantissa bits
   static constexpr auto off16 = static_cast<std::uint16_t>(static_cast<unsigned>(127 - F::bias) << 7);  ///< mod 2^16
-  std::uint8_t c[16] = {};  ///< the c byte of the codes c + 1 < 16, index c + 1
+  static constexpr unsigned mag = F::is_signed ? 0x7fu : 0xffu;  ///< the magnitude's bits
+  std::uint8_t c[16] = {};  ///< the m byte of the magnitudes m + 1 < 16, index m + 1
   std::uint8_t x[16] = {};  ///< their x byte
-  bool right = false;       ///< the form (c << 8 | x) >> (M + 1)
-  bool fix_c = false;       ///< some c differs from the code's
+  bool right = false;       ///< the form (m << 8 | x) >> (M + 1)
+  bool fix_c = false;       ///< some m byte differs from the magnitude
   bool exact = false;       ///< every code's float equals float_table's
   constexpr shift_decode() noexcept {
     const auto& t = float_table_holder<F>::table;
     if (M > 3 || !t.bf16) return;
-    for (int form = 0; form < 2 && !exact; ++form) {
+    for (int form = 0; form < (F::is_signed ? 1 : 2) && !exact; ++form) {
       right = form == 1;
       fix_c = false;
       for (unsigned i = 0; i < 16; ++i) {
-        const unsigned code = (i + 255) & 255u, delta = ((t.v[code] >> 16) - off16) & 0xffffu;
+        const unsigned code = (i + mag) & mag, delta = ((t.v[code] >> 16) - off16) & 0xffffu;
         const unsigned pre = right ? (delta << (M + 1)) & 0xffffu : delta >> (7 - M);
         c[i] = static_cast<std::uint8_t>(right ? pre >> 8 : pre & 255u);
         x[i] = static_cast<std::uint8_t>(right ? pre & 255u : pre >> 8);
@@ -318,7 +324,8 @@ struct shift_decode {
       }
       bool ok = true;
       for (unsigned code = 0; code < 256; ++code) {
-        const unsigned c1 = (code + 1) & 255u, cb = c1 < 16 ? c[c1] : code, xb = c1 < 16 ? x[c1] : 0u;
+        const unsigned m = code & mag, m1 = (m + 1) & mag, cb = m1 < 16 ? c[m1] : m;
+        const unsigned xb = (m1 < 16 ? x[m1] : 0u) ^ ((code & ~mag) >> (7 - M));
         const unsigned w = right ? (cb << 8 | xb) >> (M + 1) : ((xb << 8 | cb) << (7 - M)) & 0xffffu;
         ok = ok && ((w + off16) & 0xffffu) << 16 == t.v[code];
       }
@@ -336,8 +343,8 @@ constexpr shift_decode<F> shift_decode_holder<F>::table;
 template <class F>
 struct shift_format {
   static constexpr bool supported = [] {
-    if constexpr (table_format<F>::supported && !F::is_signed && F::exponent_bits + F::mantissa_bits == 8 &&
-                  F::mantissa_bits <= 3) {
+    if constexpr (F::storage_bits == 8 && F::padding_bits == 0 && F::mantissa_bits <= 3 &&
+                  F::exponent_bits + F::mantissa_bits + (F::is_signed ? 1 : 0) == 8) {
       return shift_decode_holder<F>::table.exact;
     } else {
       return false;
@@ -346,30 +353,42 @@ struct shift_format {
 };
 
 /// The shift decoder (shift_format<F>) on bytes, 64 codes a step on AVX-512, 32 on AVX2: x and
-/// the table's c by byte shuffles indexed by c + 1 (AVX-512: masked where c + 1 < 16; AVX2: the
-/// index saturated to >= 128 elsewhere, the shuffle's zero, and c by a blend on its bit 7), c
-/// and x interleaved into words, shifted, off16 added, the words widened by unpacking with zero
-/// words, the codes first transposed as dwords (one vpermd) so the floats come out in order, as
-/// in decode_by_byte_lookup. Stores aligned to 64 bytes after a head (decode_steps).
+/// the table's m by byte shuffles indexed by m + 1 (AVX-512: masked where m + 1 < 16, the index
+/// m; AVX2: the index saturated to >= 128 elsewhere, the shuffles' zero, m XORed with the
+/// table's difference), a signed F's sign XORed into x, m and x interleaved into words, shifted,
+/// off16 added, the words widened by unpacking with zero words, the codes first transposed as
+/// dwords (one vpermd) so the floats come out in order, as in decode_by_byte_lookup. Stores
+/// aligned to 64 bytes after a head (decode_steps).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   using sd = shift_decode_holder<F>;
   constexpr int M = F::mantissa_bits;
-  constexpr bool right = sd::table.right, fix_c = sd::table.fix_c;
+  constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed;
   constexpr auto off16 = static_cast<short>(shift_decode<F>::off16);
+  constexpr auto mag = static_cast<char>(shift_decode<F>::mag);
+  // the tables by index m + 1, AVX2's c XOR m; AVX-512 with a sign by index m (mod 16: bit 7 clear)
+  constexpr bool by_m = V::N == 16 && sign;
+  std::uint8_t tc[16] = {}, tx[16] = {};
+  for (unsigned i = 0; i < 16; ++i) {
+    const unsigned j = by_m ? (i + 1) & 15u : i, m = (j + shift_decode<F>::mag) & shift_decode<F>::mag;
+    tc[i] = static_cast<std::uint8_t>(V::N == 16 ? sd::table.c[j] : sd::table.c[j] ^ m);
+    tx[i] = sd::table.x[j];
+  }
 #if defined(MIXPREC_SIMD_AVX512)
   if constexpr (V::N == 16) {
     const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-    const __m512i tc = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.c)));
-    const __m512i tx = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.x)));
+    const __m512i vtc = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
+    const __m512i vtx = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
     const __m512i z = _mm512_setzero_si512();
     decode_steps<64>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
-      const __m512i c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
-      const __mmask64 table = _mm512_cmplt_epu8_mask(c1, _mm512_set1_epi8(16));
-      const __m512i x = _mm512_maskz_shuffle_epi8(table, tx, c1);
-      if constexpr (fix_c) c = _mm512_mask_shuffle_epi8(c, table, tc, c1);
-      const __m512i lo = right ? x : c, hi = right ? c : x;
+      const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
+      const __m512i m = sign ? _mm512_and_si512(c, _mm512_set1_epi8(mag)) : c, c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
+      const __mmask64 table = _mm512_testn_epi8_mask(c1, _mm512_set1_epi8(static_cast<char>(mag & 0xf0)));  // m + 1 < 16
+      const __m512i ix = by_m ? m : c1;
+      __m512i x = _mm512_maskz_shuffle_epi8(table, vtx, ix);
+      if constexpr (sign) x = _mm512_ternarylogic_epi32(x, _mm512_srli_epi16(c, 7 - M), _mm512_set1_epi8(1 << M), 0x78);  // x ^ (sign << M)
+      const __m512i mm = fix_c ? _mm512_mask_shuffle_epi8(m, table, vtc, ix) : m;
+      const __m512i lo = right ? x : mm, hi = right ? mm : x;
       __m512i a = _mm512_unpacklo_epi8(lo, hi), b = _mm512_unpackhi_epi8(lo, hi);
       a = right ? _mm512_srli_epi16(a, M + 1) : _mm512_slli_epi16(a, 7 - M);
       b = right ? _mm512_srli_epi16(b, M + 1) : _mm512_slli_epi16(b, 7 - M);
@@ -387,18 +406,20 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
 #endif
   if constexpr (V::N == 8) {
     const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    std::uint8_t dc[16] = {};
-    for (unsigned i = 0; i < 16; ++i) dc[i] = static_cast<std::uint8_t>(sd::table.c[i] ^ ((i + 255) & 255u));
-    const __m256i tc = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(dc)));
-    const __m256i tx = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(sd::table.x)));
+    const __m256i vtc = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
+    const __m256i vtx = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
     const __m256i z = _mm256_setzero_si256();
     decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order);
-      // c + 1 < 16: the table index (bit 7 clear); else >= 128 (the shuffles' zero)
-      const __m256i ix = _mm256_adds_epu8(_mm256_add_epi8(c, _mm256_set1_epi8(1)), _mm256_set1_epi8(0x70));
-      const __m256i x = _mm256_shuffle_epi8(tx, ix);
-      if constexpr (fix_c) c = _mm256_xor_si256(c, _mm256_shuffle_epi8(tc, ix));  // tc: the table's c XOR the code
-      const __m256i lo = right ? x : c, hi = right ? c : x;
+      const __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order);
+      const __m256i m = sign ? _mm256_and_si256(c, _mm256_set1_epi8(mag)) : c;
+      // m + 1 < 16: the table index (bit 7 clear); else >= 128 (the shuffles' zero)
+      __m256i m1 = _mm256_add_epi8(c, _mm256_set1_epi8(1));
+      if constexpr (sign) m1 = _mm256_and_si256(m1, _mm256_set1_epi8(mag));
+      const __m256i ix = _mm256_adds_epu8(m1, _mm256_set1_epi8(0x70));
+      __m256i x = _mm256_shuffle_epi8(vtx, ix);
+      if constexpr (sign) x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(c, 7 - M), _mm256_set1_epi8(1 << M)));
+      const __m256i mm = fix_c ? _mm256_xor_si256(m, _mm256_shuffle_epi8(vtc, ix)) : m;
+      const __m256i lo = right ? x : mm, hi = right ? mm : x;
       __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
       a = right ? _mm256_srli_epi16(a, M + 1) : _mm256_slli_epi16(a, 7 - M);
       b = right ? _mm256_srli_epi16(b, M + 1) : _mm256_slli_epi16(b, 7 - M);
@@ -421,7 +442,7 @@ template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
-  if constexpr (N == 16 && float_table_holder<F>::table.bf16) {
+  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_format<F>::supported) {
     decode_by_byte_lookup<F, true>(s, d, n);
     return;
   }
@@ -459,6 +480,16 @@ inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noex
 /// decode_format<F>::supported (nor, with a table lookup, lookup_format<F>::supported).
 template <class V, class F>
 inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+#if defined(MIXPREC_SIMD_AVX512_VBMI)
+  constexpr bool vbmi = V::N == 16;
+#else
+  constexpr bool vbmi = false;
+#endif
+  // a signed F by shifts where VBMI's byte lookup is not compiled in (e4m3fn)
+  if constexpr (shift_format<F>::supported && F::is_signed && !vbmi) {
+    decode_by_shift<V, F>(s, d, n);
+    return true;
+  }
 #if defined(MIXPREC_SIMD_AVX512)
   // the lookup where it saves work: not for half's own exponent field (e5m2: a shift alone)
   if constexpr (V::has_lookup128 && lookup_format<F>::supported &&
