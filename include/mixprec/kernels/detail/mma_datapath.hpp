@@ -3,10 +3,7 @@
 // the scalar fused sum of one instruction (NVIDIA, AMD CDNA3, CDNA1/2 pairwise, mxf4nvf4), the
 // chain along k, and mma_fused_lanes, the same bits for mma_lanes outputs side by side
 // (AVX-512, AVX2 or portable) that the GEMM kernel runs.
-// Its types are ../tensor_core.hpp's, which includes this header after defining them; on its
-// own it includes that header first (before its guard), so either order compiles.
-#include "../tensor_core.hpp"
-
+// Its types are ../mma_model.hpp's.
 #ifndef MIXPREC_KERNELS_DETAIL_MMA_DATAPATH_HPP
 #define MIXPREC_KERNELS_DETAIL_MMA_DATAPATH_HPP
 
@@ -20,6 +17,7 @@
 #include "../../core/config.hpp"
 #include "../../core/detail/bits.hpp"
 #include "../../core/types.hpp"
+#include "../mma_model.hpp"
 
 #include "../../simd/isa.hpp"  // <immintrin.h>, GCC 12's -Wmaybe-uninitialized in it silenced
 

@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/detail/mma_table.hpp — the tensor-core presets' table: one mma_model row per
 // mma_preset (its instruction, MMA-Sim class, k, split, fraction bits, output, operands, scales).
-// Its types are ../tensor_core.hpp's, which includes this header after defining them; on its
-// own it includes that header first (before its guard), so either order compiles.
-#include "../tensor_core.hpp"
-
+// Its types are ../mma_model.hpp's.
 #ifndef MIXPREC_KERNELS_DETAIL_MMA_TABLE_HPP
 #define MIXPREC_KERNELS_DETAIL_MMA_TABLE_HPP
 
 #include <cstddef>
+
+#include "../mma_model.hpp"
 
 namespace mixprec {
 namespace detail {
