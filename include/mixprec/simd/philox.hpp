@@ -12,7 +12,7 @@
 // and hi in place; round 1's z is 0 and, within a batch whose blocks share their high word,
 // round 1's product is an add and round 2's x one scalar; round 10 leaves (x | y << 32,
 // z | w << 32), unpacked into 2 N outputs per group in counter order. The round keys are
-// computed and broadcast once, in the stream.
+// computed once (at 256 bits also broadcast once), in the stream.
 // A counter not a multiple of 4 starts inside its block: each vector is then the one before's
 // last outputs and its own first (one two-source permute).
 // Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
@@ -120,7 +120,7 @@ class philox_stream {
     std::uint32_t k0 = static_cast<std::uint32_t>(seed), k1 = static_cast<std::uint32_t>(seed >> 32);
     for (int r = 0; r < 10; ++r, k0 += 0x9E3779B9u, k1 += 0xBB67AE85u) {
       kx_[r] = k0, kz_[r] = k1;
-      kxv_[r] = philox_ops<V>::set64(k0), kzv_[r] = philox_ops<V>::set64(k1);
+      if constexpr (N == 8) kxv_[r] = philox_ops<V>::set64(k0), kzv_[r] = philox_ops<V>::set64(k1);
     }
 #if defined(__GNUC__)
 #pragma GCC unroll 16
@@ -174,7 +174,7 @@ class philox_stream {
       const std::uint64_t q = std::uint64_t{static_cast<std::uint32_t>(block_ >> 32) ^ kx_[0]} * M0;  // round 2's x M0
       const vi base = ops::set64(static_cast<std::uint32_t>(block_) * std::uint64_t{M0});
       const vi c2 = ops::set64((q >> 32) ^ kz_[1]), c3 = ops::set64(static_cast<std::uint32_t>(q) ^ kz_[2]);
-      const vi kz0 = kzv_[0], kx1 = kxv_[1], kx2 = kxv_[2];
+      const vi kz0 = key_z(0), kx1 = key_x(1), kx2 = key_x(2);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
@@ -189,7 +189,7 @@ class philox_stream {
         w[h] = p0;
       }
     } else {
-      const vi off = ops::offsets(), kx0 = kxv_[0], kz0 = kzv_[0];
+      const vi off = ops::offsets(), kx0 = key_x(0), kz0 = key_z(0);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
@@ -207,17 +207,27 @@ class philox_stream {
 #pragma GCC unroll 6
 #endif
     for (int r = 3; r < 9; ++r) round(x, y, z, w, m0, m1, r);
-    const vi kx = kxv_[9], kz = kzv_[9];
+    const vi kx = key_x(9), kz = key_z(9);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
     for (std::size_t h = 0; h < H; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
     block_ = (block_ + H * (N / 2)) & block_mask;
   }
+  /// Round r's keys in every lane: kept broadcast at 256 bits (measured faster there), broadcast
+  /// from kx_, kz_ at 512 (the same code as before; the stored vectors measured slower).
+  vi key_x(int r) const noexcept {
+    if constexpr (N == 8) return kxv_[r];
+    else return philox_ops<V>::set64(kx_[r]);
+  }
+  vi key_z(int r) const noexcept {
+    if constexpr (N == 8) return kzv_[r];
+    else return philox_ops<V>::set64(kz_[r]);
+  }
   /// Round r + 1 (keys kx_[r], kz_[r]) of the H groups.
   [[gnu::always_inline]] void round(vi* x, vi* y, vi* z, vi* w, vi m0, vi m1, int r) const noexcept {
     using ops = philox_ops<V>;
-    const vi kx = kxv_[r], kz = kzv_[r];
+    const vi kx = key_x(r), kz = key_z(r);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
@@ -234,7 +244,7 @@ class philox_stream {
   std::uint32_t skew_;
   std::size_t used_ = batch;
   std::uint64_t kx_[10] = {}, kz_[10] = {};  ///< the round keys, k0 and k1 plus r times Weyl's constants
-  vi kxv_[10], kzv_[10];                      ///< the same, in every lane
+  vi kxv_[N == 8 ? 10 : 1], kzv_[N == 8 ? 10 : 1];  ///< the same in every lane (256 bits only)
   vi offm0_[H];                               ///< the lanes' block offsets (group h) times M0
   vi carry_{};
   vi buf_[batch]{};
