@@ -24,8 +24,8 @@
 //           bf16_bf16c      bfloat16 A, B and C (the vector bfloat16 store), algorithm exact
 //           half_exact      half A and B, algorithm exact
 //           f32_highest     float A and B, set_float32_matmul_precision("highest")
-//           f32_high        "high": inputs rounded to tf32 (nearest-away) while packing
-//           f32_medium      "medium": inputs rounded to bfloat16 (nearest-even) while packing
+//           f32_high        "high": inputs rounded to tf32 (nearest-away) while copied into panels
+//           f32_medium      "medium": inputs rounded to bfloat16 (nearest-even) while copied into panels
 //           f32_high_bf16x3 "high" with matmul_high_mode::bf16x3 (3 products per step; no target)
 //           fp8_wgmma_tc    float8_e4m3fn A and B through the tensor-core preset
 //                           hopper_wgmma_fp8_f32 (gemm_options::mma; kernels/tensor_core.hpp),

@@ -17,6 +17,19 @@ namespace detail {
 namespace gemm {
 
 #if defined(__CUDACC__)
+/// An element of a shared-memory slice: X(i, p) = x[i*is + p*ps] as the step reads it (dot2:
+/// widened; fma: load_input), zero outside rows x k.
+template <step_kind Kind, class Acc, class T>
+__device__ Acc staged(const T* x, std::size_t is, std::size_t ps, std::size_t i, std::size_t rows, std::size_t p,
+                      std::size_t k, input_mode input) {
+  if (i >= rows || p >= k) return Acc(0);
+  if constexpr (Kind == step_kind::dot2) {
+    return gemm::widen<Acc>(x[i * is + p * ps]);
+  } else {
+    return load_input<Acc>(x[i * is + p * ps], input);
+  }
+}
+
 /// The device GEMM for step_kind::fma and dot2: a 16 x 16 thread block computes a (16 TM) x
 /// (16 TM) tile of C, TM x TM elements per thread (rows ty + 16 r, columns tx + 16 c), staging
 /// BK-deep slices of A and B in shared memory, converted to Acc by the same load_input as
@@ -38,27 +51,9 @@ __global__ void __launch_bounds__(256) tiled_kernel(problem<Acc, TA, TB, TC> pr)
     const std::size_t kb = pr.k - p0 < BK ? pr.k - p0 : BK;
     for (std::size_t e = t; e < BK * BM; e += 256) {
       const std::size_t ra = a_p_fast ? e / BK : e % BM, pa = a_p_fast ? e % BK : e / BM;
-      const std::size_t i = i0 + ra, p = p0 + pa;
-      Acc va = Acc(0);
-      if (i < pr.m && p < pr.k) {
-        if constexpr (Kind == step_kind::dot2) {
-          va = gemm::widen<Acc>(pr.a[i * pr.a_is + p * pr.a_ps]);
-        } else {
-          va = load_input<Acc>(pr.a[i * pr.a_is + p * pr.a_ps], pr.input);
-        }
-      }
-      as[pa][ra] = va;
+      as[pa][ra] = staged<Kind, Acc>(pr.a, pr.a_is, pr.a_ps, i0 + ra, pr.m, p0 + pa, pr.k, pr.input);
       const std::size_t cb = b_p_fast ? e / BK : e % BM, pb = b_p_fast ? e % BK : e / BM;
-      const std::size_t j = j0 + cb, q = p0 + pb;
-      Acc vb = Acc(0);
-      if (j < pr.n && q < pr.k) {
-        if constexpr (Kind == step_kind::dot2) {
-          vb = gemm::widen<Acc>(pr.b[q * pr.b_ps + j * pr.b_js]);
-        } else {
-          vb = load_input<Acc>(pr.b[q * pr.b_ps + j * pr.b_js], pr.input);
-        }
-      }
-      bs[pb][cb] = vb;
+      bs[pb][cb] = staged<Kind, Acc>(pr.b, pr.b_js, pr.b_ps, j0 + cb, pr.n, p0 + pb, pr.k, pr.input);
     }
     __syncthreads();
     for (std::size_t p = 0; p < kb; ++p) {

@@ -22,36 +22,30 @@ namespace detail {
 namespace gemm {
 
 #if defined(MIXPREC_GEMM_AVX512BF16)
-/// bf16_dot2 panel for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits of X(r, 2q+1)
-/// (element 2q in the high half, which the instruction processes first); a missing element
-/// 2q+1 (odd k) is `pad`; rows..rows_padded-1 are zero.
-inline void dot2_panel_bf16(const bfloat16* src, std::size_t rs, std::size_t ps, std::size_t rows,
-                            std::size_t rows_padded, std::size_t k, std::uint32_t* dst, std::size_t dps,
-                            std::uint16_t pad) noexcept {
+/// The frame of a bf16_dot2 panel for vdpbf16ps: dst[q*dps + r] = (bits of X(r, 2q)) << 16 | bits
+/// of X(r, 2q+1) (element 2q in the high half, which the instruction processes first) for r < rows
+/// and q < (k+1)/2; rows..rows_padded-1 are zero. pair(r, q): one pair (a missing element 2q+1,
+/// odd k: the caller's pad). k contiguous (ps == 1, rows > 1): row16(r, q0, qc), pairs q0..q0+qc-1
+/// (qc <= 16) of row r in the lanes, 16 rows x 16 pairs at a time through a register transpose;
+/// rows contiguous (rs == 1): col16(q, r, cnt), pair q of rows r..r+cnt-1 (cnt <= 16); an odd k's
+/// last pair, and the other layouts, by pair.
+template <class Pair, class Row16, class Col16>
+void dot2_fill(std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded, std::size_t k,
+               std::uint32_t* dst, std::size_t dps, Pair pair, Row16 row16, Col16 col16) noexcept {
   const std::size_t kq = (k + 1) / 2, kfull = k / 2;
-  auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
-    const bfloat16* s0 = src + r * rs + 2 * q * ps;
-    const std::uint32_t lo = 2 * q + 1 < k ? s0[ps].bits() : pad;
-    return (std::uint32_t{s0[0].bits()} << 16) | lo;
-  };
+  std::size_t q_pair = kfull;  // the pairs from here on go by pair
   if (ps == 1 && rows > 1) {
-    // Each pair is one little-endian dword (element 2q low): rotate it by 16 bits; 16 rows x 16
-    // pairs at a time through a register transpose (the last partial block of pairs by masked
-    // loads, reading only the 2*kfull elements of a row); an odd k's last pair element by element.
     for (std::size_t q0 = 0; q0 < kfull; q0 += 16) {
       const std::size_t qc = std::min<std::size_t>(16, kfull - q0);
-      const __mmask16 km = static_cast<__mmask16>(qc == 16 ? 0xffffu : (1u << qc) - 1u);
       for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
         const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
         __m512 v[16];
         MIXPREC_GEMM_UNROLL
         for (std::size_t r = 0; r < 16; ++r) {
-          v[r] = r < cnt ? _mm512_castsi512_ps(
-                               _mm512_rol_epi32(_mm512_maskz_loadu_epi32(km, src + (r0 + r) * rs + 2 * q0), 16))
-                         : _mm512_setzero_ps();
+          v[r] = r < cnt ? _mm512_castsi512_ps(row16(r0 + r, q0, qc)) : _mm512_setzero_ps();
         }
         transpose_block(v);  // (bit patterns: the shuffles move lanes only)
-        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        const __mmask16 rm = vt::first(cnt);
         std::uint32_t* d = dst + q0 * dps + r0;
         MIXPREC_GEMM_UNROLL
         for (std::size_t q = 0; q < 16; ++q) {
@@ -59,49 +53,53 @@ inline void dot2_panel_bf16(const bfloat16* src, std::size_t rs, std::size_t ps,
         }
       }
     }
-    for (std::size_t q = kfull; q < kq; ++q) {
-      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
-    }
   } else if (rs == 1) {
-    // Rows contiguous: interleave elements 2q (high halves) and 2q+1 (low halves), 16 at a time
-    // (a last partial group of rows through a zero-padded copy).
-    for (std::size_t q = 0; q < kq; ++q) {
-      std::uint32_t* d = dst + q * dps;
-      std::size_t r = 0;
-      if (q < kfull) {
-        const bfloat16* s0 = src + 2 * q * ps;
-        const bfloat16* s1 = s0 + ps;
-        for (; r < rows; r += 16) {
-          const std::size_t cnt = std::min<std::size_t>(16, rows - r);
-          __m512i hi, lo;
-          if (cnt == 16) {
-            hi = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s0 + r)));
-            lo = _mm512_cvtepu16_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(s1 + r)));
-          } else {
-            alignas(32) std::uint16_t b0[16] = {}, b1[16] = {};
-            std::memcpy(b0, s0 + r, cnt * sizeof(bfloat16));
-            std::memcpy(b1, s1 + r, cnt * sizeof(bfloat16));
-            hi = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(b0)));
-            lo = _mm512_cvtepu16_epi32(_mm256_load_si256(reinterpret_cast<const __m256i*>(b1)));
-          }
-          const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
-          _mm512_mask_storeu_epi32(d + r, rm, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
-        }
-        continue;
+    for (std::size_t q = 0; q < kfull; ++q) {
+      for (std::size_t r = 0; r < rows; r += 16) {
+        const std::size_t cnt = std::min<std::size_t>(16, rows - r);
+        _mm512_mask_storeu_epi32(dst + q * dps + r, vt::first(cnt), col16(q, r, cnt));
       }
-      for (; r < rows; ++r) d[r] = pair(r, q);
     }
   } else {
-    for (std::size_t q = 0; q < kq; ++q) {
-      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
-    }
+    q_pair = 0;
+  }
+  for (std::size_t q = q_pair; q < kq; ++q) {
+    for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
   }
   // The padding rows by masked vector stores (a scalar loop here becomes a slow `rep stos` per pair).
   for (std::size_t r = rows; r < rows_padded; r += 16) {
-    const std::size_t cnt = std::min<std::size_t>(16, rows_padded - r);
-    const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+    const __mmask16 rm = vt::first(rows_padded - r);
     for (std::size_t q = 0; q < kq; ++q) _mm512_mask_storeu_epi32(dst + q * dps + r, rm, _mm512_setzero_si512());
   }
+}
+
+/// Lanes hi << 16 | lo: the pairs of the high halves' lanes hi and the low halves' lanes lo.
+inline __m512i dot2_join(__m512i hi, __m512i lo) noexcept { return _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo); }
+
+/// The bf16_dot2 panel (dot2_fill) of bfloat16 X(r, p) = src[r*rs + p*ps]; a missing element 2q+1
+/// (odd k) is `pad`.
+inline void dot2_panel_bf16(const bfloat16* src, std::size_t rs, std::size_t ps, std::size_t rows,
+                            std::size_t rows_padded, std::size_t k, std::uint32_t* dst, std::size_t dps,
+                            std::uint16_t pad) noexcept {
+  auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
+    const bfloat16* s0 = src + r * rs + 2 * q * ps;
+    const std::uint32_t lo = 2 * q + 1 < k ? s0[ps].bits() : pad;
+    return (std::uint32_t{s0[0].bits()} << 16) | lo;
+  };
+  // k contiguous: each pair is one little-endian dword (element 2q low), rotated by 16 bits (a last
+  // partial block of pairs by masked loads, reading only the 2*kfull elements of a row).
+  auto row16 = [&](std::size_t r, std::size_t q0, std::size_t qc) {
+    return _mm512_rol_epi32(_mm512_maskz_loadu_epi32(vt::first(qc), src + r * rs + 2 * q0), 16);
+  };
+  // Rows contiguous: elements 2q (high halves) and 2q+1 (low halves) of 16 rows (fewer by masked loads).
+  auto col16 = [&](std::size_t q, std::size_t r, std::size_t cnt) {
+    const bfloat16* s0 = src + 2 * q * ps + r;
+    const bfloat16* s1 = s0 + ps;
+    if (cnt == 16) return dot2_join(vt::widen16(vt::h_load(s0)), vt::widen16(vt::h_load(s1)));
+    const __mmask16 m = vt::first(cnt);
+    return dot2_join(vt::widen16(vt::h_load_z(s0, m)), vt::widen16(vt::h_load_z(s1, m)));
+  };
+  dot2_fill(rs, ps, rows, rows_padded, k, dst, dps, pair, row16, col16);
 }
 
 /// An operand of the vdpbf16ps driver, type-erased (one driver per C type): p[r*rs + q*ps], as
@@ -130,77 +128,31 @@ inline __m512i dot2_load(const T* src, std::size_t cnt) noexcept {
   return _mm512_castps_si512(load_vec_first<input_mode::as_is>(src, cnt));
 }
 
-/// The pair panel of float and FP8 sources (the high half of each value widened to float, a
-/// float rounded to bfloat16 first when `round`).
+/// The bf16_dot2 panel (dot2_fill) of float and FP8 sources (the high half of each value widened
+/// to float, a float rounded to bfloat16 first when `round`).
 template <class T>
 void dot2_panel_conv(const T* src, std::size_t rs, std::size_t ps, std::size_t rows, std::size_t rows_padded,
                      std::size_t k, std::uint32_t* dst, std::size_t dps, std::uint16_t pad, bool round) noexcept {
-  const std::size_t kq = (k + 1) / 2, kfull = k / 2;
   auto pair = [&](std::size_t r, std::size_t q) -> std::uint32_t {
     const T* s0 = src + r * rs + 2 * q * ps;
     const std::uint32_t lo = 2 * q + 1 < k ? dot2_hi16(gemm::widen<float>(s0[ps]), round) : pad;
     return (dot2_hi16(gemm::widen<float>(s0[0]), round) << 16) | lo;
   };
-  if (ps == 1 && rows > 1) {
-    // 32 floats of a row -> 16 pairs (even elements' halves high), 16 rows at a time, transposed.
-    const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-    const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
-    for (std::size_t q0 = 0; q0 < kfull; q0 += 16) {
-      const std::size_t qc = std::min<std::size_t>(16, kfull - q0);
-      const std::size_t e0 = std::min<std::size_t>(16, 2 * qc), e1 = 2 * qc - e0;
-      for (std::size_t r0 = 0; r0 < rows; r0 += 16) {
-        const std::size_t cnt = std::min<std::size_t>(16, rows - r0);
-        __m512 v[16];
-        MIXPREC_GEMM_UNROLL
-        for (std::size_t r = 0; r < 16; ++r) {
-          if (r < cnt) {
-            const T* s = src + (r0 + r) * rs + 2 * q0;
-            const __m512i x0 = dot2_hi16(dot2_load(s, e0), round);
-            const __m512i x1 = e1 == 0 ? _mm512_setzero_si512() : dot2_hi16(dot2_load(s + 16, e1), round);
-            const __m512i hi = _mm512_permutex2var_epi32(x0, even, x1), lo = _mm512_permutex2var_epi32(x0, odd, x1);
-            v[r] = _mm512_castsi512_ps(_mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
-          } else {
-            v[r] = _mm512_setzero_ps();
-          }
-        }
-        transpose_block(v);
-        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
-        std::uint32_t* d = dst + q0 * dps + r0;
-        MIXPREC_GEMM_UNROLL
-        for (std::size_t q = 0; q < 16; ++q) {
-          if (q < qc) _mm512_mask_storeu_epi32(d + q * dps, rm, _mm512_castps_si512(v[q]));
-        }
-      }
-    }
-    for (std::size_t q = kfull; q < kq; ++q) {
-      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
-    }
-  } else if (rs == 1) {
-    for (std::size_t q = 0; q < kfull; ++q) {
-      const T* s0 = src + 2 * q * ps;
-      const T* s1 = s0 + ps;
-      std::uint32_t* d = dst + q * dps;
-      for (std::size_t r = 0; r < rows; r += 16) {
-        const std::size_t cnt = std::min<std::size_t>(16, rows - r);
-        const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
-        const __m512i hi = dot2_hi16(dot2_load(s0 + r, cnt), round);
-        const __m512i lo = dot2_hi16(dot2_load(s1 + r, cnt), round);
-        _mm512_mask_storeu_epi32(d + r, rm, _mm512_or_si512(_mm512_slli_epi32(hi, 16), lo));
-      }
-    }
-    for (std::size_t q = kfull; q < kq; ++q) {
-      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
-    }
-  } else {
-    for (std::size_t q = 0; q < kq; ++q) {
-      for (std::size_t r = 0; r < rows; ++r) dst[q * dps + r] = pair(r, q);
-    }
-  }
-  for (std::size_t r = rows; r < rows_padded; r += 16) {
-    const std::size_t cnt = std::min<std::size_t>(16, rows_padded - r);
-    const __mmask16 rm = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
-    for (std::size_t q = 0; q < kq; ++q) _mm512_mask_storeu_epi32(dst + q * dps + r, rm, _mm512_setzero_si512());
-  }
+  // k contiguous: 32 values of a row -> 16 pairs (even elements' halves high).
+  const __m512i even = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+  const __m512i odd = _mm512_add_epi32(even, _mm512_set1_epi32(1));
+  auto row16 = [&](std::size_t r, std::size_t q0, std::size_t qc) {
+    const std::size_t e0 = std::min<std::size_t>(16, 2 * qc), e1 = 2 * qc - e0;
+    const T* s = src + r * rs + 2 * q0;
+    const __m512i x0 = dot2_hi16(dot2_load(s, e0), round);
+    const __m512i x1 = e1 == 0 ? _mm512_setzero_si512() : dot2_hi16(dot2_load(s + 16, e1), round);
+    return dot2_join(_mm512_permutex2var_epi32(x0, even, x1), _mm512_permutex2var_epi32(x0, odd, x1));
+  };
+  auto col16 = [&](std::size_t q, std::size_t r, std::size_t cnt) {
+    const T* s0 = src + 2 * q * ps + r;
+    return dot2_join(dot2_hi16(dot2_load(s0, cnt), round), dot2_hi16(dot2_load(s0 + ps, cnt), round));
+  };
+  dot2_fill(rs, ps, rows, rows_padded, k, dst, dps, pair, row16, col16);
 }
 
 /// The pair panel of FP8 sources: 256 k at a time widened to float (a vector at a time along the
@@ -330,7 +282,7 @@ inline int dot2_min_exponent(const dot2_src& s, std::size_t rows, std::size_t k)
       const float* x = base + r * stride;
       for (std::size_t e = 0; e < len; e += 16) {
         const std::size_t cnt = std::min<std::size_t>(16, len - e);
-        const __mmask16 m = static_cast<__mmask16>(cnt == 16 ? 0xffffu : (1u << cnt) - 1u);
+        const __mmask16 m = vt::first(cnt);
         const __m512i u = _mm512_maskz_loadu_epi32(m, x + e);
         if (!round && _mm512_test_epi32_mask(u, low) != 0) return -1;  // not bfloat16-exact: fails at once
         mn = _mm512_min_epu32(mn, _mm512_sub_epi32(_mm512_and_si512(dot2_hi16(u, round), mag_mask), one));

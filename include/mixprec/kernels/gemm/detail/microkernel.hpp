@@ -148,30 +148,7 @@ bool tile_f32(std::size_t kk, const float* ap, const TB* bp, std::size_t bs, std
     }
     bp += bs;
   }
-  if (!direct) {
-    float* const t = d.tile;
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t r = 0; r < R; ++r) {
-      MIXPREC_GEMM_UNROLL
-      for (std::size_t v = 0; v < V; ++v) vstore(t + (r * V + v) * W, acc[r][v]);
-    }
-    return false;
-  }
-  const vf va = vset1(d.alpha), vb = vset1(d.beta);
-  auto store_rows = [&](auto read_c) {
-    MIXPREC_GEMM_UNROLL
-    for (std::size_t r = 0; r < R; ++r) {
-      if (r >= rows) break;
-      MIXPREC_GEMM_UNROLL
-      for (std::size_t v = 0; v < V; ++v) store_vec(c + r * ldc + v * W, acc[r][v], W, va, vb, read_c());
-    }
-  };
-  if (detail::exact_eq(d.beta, 0.0f)) {
-    store_rows(std::false_type{});
-  } else {
-    store_rows(std::true_type{});
-  }
-  return true;
+  return tile_out(acc, rows, direct, c, ldc, d);
 }
 
 #endif  // MIXPREC_GEMM_SIMD

@@ -128,9 +128,7 @@ struct tile_dest {
 /// The end of the bf16_dot2 register tile: direct (C set and the tile full width, nr == V*vw):
 /// its first `rows` rows to C (c, rows ldc apart) by store_vec, returns true; otherwise all R
 /// rows to d.tile (rows V*vw apart), returns false (the caller stores them with store_tile, as a
-/// partial tile of tile_f32's). (Always inlined: the accumulators stay in registers. tile_f32
-/// keeps its own copy of this code: through an earlier form of this function its AVX2 build ran
-/// slower.)
+/// partial tile of tile_f32's). (Always inlined: the accumulators stay in registers.)
 template <std::size_t R, std::size_t V, class TC>
 MIXPREC_GEMM_INLINE bool tile_out(const vf (&acc)[R][V], std::size_t rows, bool direct, TC* const c,
                                   const std::size_t ldc, const tile_dest<TC>& d) noexcept {

@@ -55,15 +55,6 @@ constexpr std::size_t vw = 16;  // float lanes
 constexpr std::size_t vwd = 8;  // double lanes
 inline vf vzero() noexcept { return _mm512_setzero_ps(); }
 inline vf vbroadcast(const float* p) noexcept { return _mm512_set1_ps(*p); }
-inline vf vfmadd(vf a, vf b, vf c) noexcept { return _mm512_fmadd_ps(a, b, c); }
-inline vf vmul(vf a, vf b) noexcept { return _mm512_mul_ps(a, b); }
-inline vf vset1(float x) noexcept { return _mm512_set1_ps(x); }
-inline vf vload(const float* p) noexcept { return _mm512_load_ps(p); }  // 64-byte aligned
-inline vf vloadu(const float* p) noexcept { return _mm512_loadu_ps(p); }
-inline void vstore(float* p, vf v) noexcept { _mm512_store_ps(p, v); }  // 64-byte aligned
-inline void vstoreu(float* p, vf v) noexcept { _mm512_storeu_ps(p, v); }
-inline vi as_bits(vf x) noexcept { return _mm512_castps_si512(x); }
-inline vf from_bits(vi u) noexcept { return _mm512_castsi512_ps(u); }
 inline vd vdzero() noexcept { return _mm512_setzero_pd(); }
 inline vd vdbroadcast(const double* p) noexcept { return _mm512_set1_pd(*p); }
 inline vd vdfmadd(vd a, vd b, vd c) noexcept { return _mm512_fmadd_pd(a, b, c); }
@@ -73,10 +64,6 @@ inline vd vdload(const double* p) noexcept { return _mm512_load_pd(p); }
 inline vd vdloadu(const double* p) noexcept { return _mm512_loadu_pd(p); }
 inline void vdstore(double* p, vd v) noexcept { _mm512_store_pd(p, v); }
 inline void vdstoreu(double* p, vd v) noexcept { _mm512_storeu_pd(p, v); }
-/// vw bfloat16 codes widened to float (vpmovzxwd and vpslld).
-inline vf bf16_to_float(__m256i h) noexcept {
-  return _mm512_castsi512_ps(_mm512_slli_epi32(_mm512_cvtepu16_epi32(h), 16));
-}
 /// The first n (< vw) floats at src, the other lanes zero / stores the first n lanes at dst.
 inline vf load_first(const float* src, std::size_t n) noexcept {
   return _mm512_maskz_loadu_ps(static_cast<__mmask16>((1u << n) - 1u), src);
@@ -99,15 +86,6 @@ constexpr std::size_t vw = 8;
 constexpr std::size_t vwd = 4;
 inline vf vzero() noexcept { return _mm256_setzero_ps(); }
 inline vf vbroadcast(const float* p) noexcept { return _mm256_broadcast_ss(p); }
-inline vf vfmadd(vf a, vf b, vf c) noexcept { return _mm256_fmadd_ps(a, b, c); }
-inline vf vmul(vf a, vf b) noexcept { return _mm256_mul_ps(a, b); }
-inline vf vset1(float x) noexcept { return _mm256_set1_ps(x); }
-inline vf vload(const float* p) noexcept { return _mm256_load_ps(p); }
-inline vf vloadu(const float* p) noexcept { return _mm256_loadu_ps(p); }
-inline void vstore(float* p, vf v) noexcept { _mm256_store_ps(p, v); }
-inline void vstoreu(float* p, vf v) noexcept { _mm256_storeu_ps(p, v); }
-inline vi as_bits(vf x) noexcept { return _mm256_castps_si256(x); }
-inline vf from_bits(vi u) noexcept { return _mm256_castsi256_ps(u); }
 inline vd vdzero() noexcept { return _mm256_setzero_pd(); }
 inline vd vdbroadcast(const double* p) noexcept { return _mm256_broadcast_sd(p); }
 inline vd vdfmadd(vd a, vd b, vd c) noexcept { return _mm256_fmadd_pd(a, b, c); }
@@ -117,7 +95,6 @@ inline vd vdload(const double* p) noexcept { return _mm256_load_pd(p); }
 inline vd vdloadu(const double* p) noexcept { return _mm256_loadu_pd(p); }
 inline void vdstore(double* p, vd v) noexcept { _mm256_store_pd(p, v); }
 inline void vdstoreu(double* p, vd v) noexcept { _mm256_storeu_pd(p, v); }
-inline vf bf16_to_float(__m128i h) noexcept { return from_bits(vt::h_to_high(h)); }
 inline vf load_first(const float* src, std::size_t n) noexcept {
   const __m256i idx = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   return _mm256_maskload_ps(src, _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(n)), idx));
@@ -139,11 +116,24 @@ inline void store_first(double* dst, vd v, std::size_t n) noexcept {
 }
 #endif
 
+// The float operations of both widths, through vt (vload / vstore: vw*4-byte aligned).
+inline vf vfmadd(vf a, vf b, vf c) noexcept { return vt::f_fma(a, b, c); }
+inline vf vmul(vf a, vf b) noexcept { return vt::f_mul(a, b); }
+inline vf vset1(float x) noexcept { return vt::f_set1(x); }
+inline vf vload(const float* p) noexcept { return vt::f_load_aligned(p); }
+inline vf vloadu(const float* p) noexcept { return vt::f_load(p); }
+inline void vstore(float* p, vf v) noexcept { vt::f_store_aligned(p, v); }
+inline void vstoreu(float* p, vf v) noexcept { vt::f_store(p, v); }
+inline vi as_bits(vf x) noexcept { return vt::f_bits(x); }
+inline vf from_bits(vi u) noexcept { return vt::f_from_bits(u); }
+
 /// vw bytes at p zero-extended to 32-bit lanes / vw 16-bit codes at p / vw half codes widened to
-/// float (one code for both widths, through vt).
+/// float / vw bfloat16 codes widened to float (vpmovzxwd and vpslld) (one code for both widths,
+/// through vt).
 inline vi load_bytes(const void* p) noexcept { return vt::load_u8(p); }
 inline vt::vh load_16bit(const void* p) noexcept { return vt::h_load(p); }
 inline vf half_to_float(vt::vh h) noexcept { return vt::h2f(h); }
+inline vf bf16_to_float(vt::vh h) noexcept { return from_bits(vt::slli<16>(vt::widen16(h))); }
 
 /// Element types that load_vec widens in vector form (and, half and bfloat16, C types stored in
 /// vector form).
