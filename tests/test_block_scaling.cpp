@@ -681,7 +681,18 @@ TEST_CASE("block layout: columnwise is rowwise of the transpose; 1D MX equals mx
   for (std::size_t i = 0; i < v.size(); ++i) bad += old_te.elements[i].bits() != new_te.elements[i].bits();
   CHECK(bad == 0);
   CHECK(ocp.info().name == "ocp_mx/mxfp6_e3m2");
+  CHECK(ocp.info().element == "float6_e3m2fn");
   CHECK(ocp.info().scale == "float8_e8m0fnu");
+  using mixprec::mx_block_recipe;
+  CHECK(mx_block_recipe<mixprec::float8_e4m3fn>{mx_block_rule::te_rceil}.info().name == "te_mx/mxfp8_e4m3");
+  CHECK(mx_block_recipe<mixprec::float8_e5m2>{}.info().element == "float8_e5m2");
+  CHECK(mx_block_recipe<mixprec::float8_e5m2>{}.info().name == "ocp_mx/mxfp8_e5m2");
+  CHECK(mx_block_recipe<mixprec::float6_e2m3fn>{mx_block_rule::even}.info().name == "mx_even/mxfp6_e2m3");
+  CHECK(mx_block_recipe<mixprec::float6_e2m3fn>{}.info().element == "float6_e2m3fn");
+  CHECK(mx_block_recipe<mixprec::float4_e2m1fn>{mx_block_rule::ceil_pow2}.info().name == "mx_ceil/mxfp4_e2m1");
+  CHECK(mx_block_recipe<mixprec::float4_e2m1fn>{}.info().element == "float4_e2m1fn");
+  CHECK(mx_block_recipe<mixprec::float8_e4m3fn>{}.info().element == "float8_e4m3fn");
+  CHECK(mx_block_recipe<mixprec::mxint8>{}.info().element == "int8 * 2^-6");
   CHECK(ocp.info().block == mixprec::block_rowwise(32));
 }
 

@@ -33,6 +33,7 @@
 #include "block_scaling.hpp"
 #include "detail/simd_block_scaling.hpp"
 #include "mx.hpp"
+#include "../core/finfo.hpp"
 #include "../core/round_to.hpp"
 #include "../core/types.hpp"
 
@@ -64,41 +65,25 @@ inline mx_block_rule mx_block_rule_from_name(const std::string& name) {
 
 namespace detail {
 
-template <class Elem>
-struct mx_elem;
+/// An MX element type's rounding and names: the OCP MX float formats here, mxint8 below.
 template <class T>
-struct mx_elem_float {
-  static constexpr int emax = float_traits<T>::format_type::emax;
-  static constexpr int man_bits = float_traits<T>::format_type::mantissa_bits;
+struct mx_elem {
+  static_assert(std::is_same<T, float8_e4m3fn>::value || std::is_same<T, float8_e5m2>::value ||
+                    std::is_same<T, float6_e2m3fn>::value || std::is_same<T, float6_e3m2fn>::value ||
+                    std::is_same<T, float4_e2m1fn>::value,
+                "MX elements: float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn or mxint8");
+  using F = typename float_traits<T>::format_type;
+  static constexpr int emax = F::emax;
+  static constexpr int man_bits = F::mantissa_bits;
+  /// "mxfp<bits>_e<E>m<M>", e.g. "mxfp8_e4m3".
+  static std::string name() {
+    return "mxfp" + std::to_string(F::bits) + "_e" + std::to_string(F::exponent_bits) + "m" + std::to_string(man_bits);
+  }
+  static const char* format() { return format_name<F>::value; }
   static double max() { return static_cast<double>(detail::max_value<T>()); }
   static T encode(double v) { return round_to<T>(v, rounding::nearest_even, overflow::saturate); }
   static T nan() { return detail::quiet_nan<T>(); }
   static double decode(T p) { return static_cast<double>(p); }
-};
-template <>
-struct mx_elem<float8_e4m3fn> : mx_elem_float<float8_e4m3fn> {
-  static const char* name() { return "mxfp8_e4m3"; }
-  static const char* format() { return "float8_e4m3fn"; }
-};
-template <>
-struct mx_elem<float8_e5m2> : mx_elem_float<float8_e5m2> {
-  static const char* name() { return "mxfp8_e5m2"; }
-  static const char* format() { return "float8_e5m2"; }
-};
-template <>
-struct mx_elem<float6_e2m3fn> : mx_elem_float<float6_e2m3fn> {
-  static const char* name() { return "mxfp6_e2m3"; }
-  static const char* format() { return "float6_e2m3fn"; }
-};
-template <>
-struct mx_elem<float6_e3m2fn> : mx_elem_float<float6_e3m2fn> {
-  static const char* name() { return "mxfp6_e3m2"; }
-  static const char* format() { return "float6_e3m2fn"; }
-};
-template <>
-struct mx_elem<float4_e2m1fn> : mx_elem_float<float4_e2m1fn> {
-  static const char* name() { return "mxfp4_e2m1"; }
-  static const char* format() { return "float4_e2m1fn"; }
 };
 template <>
 struct mx_elem<mxint8> {
