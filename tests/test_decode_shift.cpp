@@ -24,9 +24,11 @@ std::uint32_t bits_of(float x) {
   return u;
 }
 
-/// decode_by_table<V, F> (Shift: decode_by_shift<V, F>) at source/destination offsets 0-16 and
-/// lengths 0-70 and 1000, and the floats around each call untouched.
-template <class V, class F, bool Shift = false>
+enum class path { table, shift, bytes };  // decode_by_table, decode_by_shift, decode_bytes
+
+/// The path's decoder for V and F at source/destination offsets 0-16 and lengths 0-70 and 1000,
+/// and the floats around each call untouched.
+template <class V, class F, path P = path::table>
 void check_table_decode() {
   using T = basic_float<F>;
   std::vector<std::uint8_t> src(1100);
@@ -38,8 +40,10 @@ void check_table_decode() {
   for (std::size_t off = 0; off <= 16; ++off) {
     for (std::size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
       std::vector<float> dst(n + 40, guard);
-      if constexpr (Shift) {
+      if constexpr (P == path::shift) {
         simd::decode_by_shift<V, F>(src.data() + off, dst.data() + off, n);
+      } else if constexpr (P == path::bytes) {
+        CHECK(simd::decode_bytes<V, F>(src.data() + off, dst.data() + off, n));
       } else {
         simd::decode_by_table<V, F>(src.data() + off, dst.data() + off, n);
       }
@@ -56,13 +60,13 @@ void check_table_decode() {
   CHECK(bad == 0);
 }
 
-template <class F, bool Shift = false>
+template <class F, path P = path::table>
 void check_every_width() {
 #if defined(MIXPREC_SIMD_AVX512)
-  check_table_decode<simd::vec512, F, Shift>();
+  check_table_decode<simd::vec512, F, P>();
 #endif
 #if defined(MIXPREC_SIMD_AVX2)
-  check_table_decode<simd::vec256, F, Shift>();
+  check_table_decode<simd::vec256, F, P>();
 #endif
 }
 #endif
@@ -114,9 +118,17 @@ TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled wid
   check_every_width<ue5m3>();
 }
 
-TEST_CASE("decode: e4m3fn by shifts at every offset and length, every compiled width") {
-  check_every_width<e4m3fn, true>();
-  check_every_width<e8m0, true>();
+TEST_CASE("decode: e4m3fn by shifts (and decode_bytes) at every offset and length, every compiled width") {
+  check_every_width<e4m3fn, path::shift>();
+  check_every_width<e8m0, path::shift>();
+  check_every_width<e4m3fn, path::bytes>();
+}
+
+TEST_CASE("decode: four-bit formats (AVX2: the nibble lookup) at every offset and length, bits above ignored") {
+  static_assert(simd::nibble_format<float4_e2m1fn::format_type>::supported, "");
+  static_assert(!simd::nibble_format<e4m3fn>::supported, "");
+  check_every_width<float4_e2m1fn::format_type, path::bytes>();
+  check_every_width<format<1, 2, encoding::fn>, path::bytes>();
 }
 
 TEST_CASE("decode: other byte formats: shifts (1 or 2 mantissa bits) or the gather") {

@@ -13,8 +13,8 @@
 // tables (vpermi2b, 64 codes a step, decode_by_byte_lookup), else as words (two vpermt2w and a
 // blend, 32 codes a step). e5m2fnuz and the seven-bit unsigned ue4m3 only this way (lookup_format).
 // Without VBMI, e4m3fn (every negative code the negated float, at most 3 mantissa bits) by shifts
-// on bytes (shift_format, below) at every width. Elsewhere (AVX2, and e5m2, whose exponent field
-// is half's):
+// on bytes (shift_format, below) at every width; AVX2, four-bit formats (e2m1fn) by a 16-entry
+// byte shuffle (decode_by_nibble). Elsewhere (AVX2, and e5m2, whose exponent field is half's):
 // the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
 // mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
 // then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
@@ -435,6 +435,34 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
   }
 }
 
+/// Whether F's codes decode by a 16-entry byte lookup (AVX2): at most 4 bits (e2m1fn), every
+/// value a bfloat16 (lookup_format), bits above F ignored.
+template <class F>
+struct nibble_format {
+  static constexpr bool supported = lookup_format<F>::supported && F::storage_bits <= 4;
+};
+
+/// The nibble decoder (nibble_format<F>, AVX2), 32 codes a step: the floats' high and low bytes
+/// by one byte shuffle each of bf16_table's first 16 entries, interleaved into words and widened
+/// as in decode_by_shift.
+template <class F>
+inline void decode_by_nibble(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  const auto& tab = bf16_table_holder<F>::table;
+  const __m256i thi = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.hi)));
+  const __m256i tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.lo)));
+  const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7), z = _mm256_setzero_si256();
+  decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+    const __m256i c = _mm256_and_si256(_mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order),
+                                       _mm256_set1_epi8(0x0f));
+    const __m256i lo = _mm256_shuffle_epi8(tlo, c), hi = _mm256_shuffle_epi8(thi, c);
+    const __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
+  });
+}
+
 /// The table decoder (table_format<F>): with VBMI and every value a bfloat16 the byte lookup
 /// of 256 codes, else the shift decoder where it takes F, else a gather of the floats' bits from
 /// the table, V::N codes a step.
@@ -488,6 +516,9 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
   // a signed F by shifts where VBMI's byte lookup is not compiled in (e4m3fn)
   if constexpr (shift_format<F>::supported && F::is_signed && !vbmi) {
     decode_by_shift<V, F>(s, d, n);
+    return true;
+  } else if constexpr (nibble_format<F>::supported && V::N == 8) {
+    decode_by_nibble<F>(s, d, n);
     return true;
   }
 #if defined(MIXPREC_SIMD_AVX512)
