@@ -131,6 +131,24 @@ inline double truncated_group(double acc, const double* p, std::size_t n, int bi
   return trunc_to(s, std::ilogb(s) - bits);
 }
 
+/// c[i * n + j] = float(acc * g) (n = b.cols), acc the FP32 promotion of every K chunk [k0, k1)
+/// in K order from +0: acc = float(acc + float(float(partial(i, j, k0, k1)) * float(s_a * s_b))).
+template <class TA, class TB, class Partial>
+void bgemm_promote(const TA& a, const TB& b, std::size_t chunk, float g, float* c, const Partial& partial) {
+  const std::size_t n = b.cols, k = a.cols;
+  for (std::size_t i = 0; i < a.rows; ++i)
+    for (std::size_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
+        const float d = round_to<float>(partial(i, j, k0, k - k0 < chunk ? k : k0 + chunk));
+        const float sab = round_to<float>(static_cast<double>(a.scale_of(i, k0)) * static_cast<double>(b.scale_of(k0, j)));
+        acc = round_to<float>(static_cast<double>(acc) +
+                              static_cast<double>(round_to<float>(static_cast<double>(d) * static_cast<double>(sab))));
+      }
+      c[i * n + j] = round_to<float>(static_cast<double>(acc) * static_cast<double>(g));
+    }
+}
+
 template <class T>
 float global_decode(const T&) noexcept {
   return 1.0f;
@@ -418,19 +436,9 @@ std::vector<float> bgemm_mma_run(const block_scaled_tensor<EA, SA>& a, const blo
     for (std::size_t p = 0; p < k; ++p) ta[i * k + p] = mma_decode(mma_value(a.elements[i * k + p], oa), oa);
   for (std::size_t j = 0; j < n; ++j)
     for (std::size_t p = 0; p < k; ++p) tb[j * k + p] = mma_decode(mma_value(b.elements[p * n + j], ob), ob);
-  for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t j = 0; j < n; ++j) {
-      float acc32 = 0.0f;
-      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
-        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
-        const double partial = mma_chain(md, 0.0, ta.data() + i * k + k0, tb.data() + j * k + k0, k1 - k0);
-        const float sab = round_to<float>(static_cast<double>(a.scale_of(i, k0)) * static_cast<double>(b.scale_of(k0, j)));
-        const float v = round_to<float>(static_cast<double>(round_to<float>(partial)) * static_cast<double>(sab));
-        acc32 = round_to<float>(static_cast<double>(acc32) + static_cast<double>(v));
-      }
-      c[i * n + j] = round_to<float>(static_cast<double>(acc32) * static_cast<double>(g));
-    }
-  }
+  bgemm_promote(a, b, chunk, g, c.data(), [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1) {
+    return mma_chain(md, 0.0, ta.data() + i * k + k0, tb.data() + j * k + k0, k1 - k0);
+  });
   return c;
 }
 
@@ -480,37 +488,31 @@ std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const
       return c;
     }
   }
-  std::vector<double> pa(k);
+  std::vector<double> pa(k);  // row i of A's element values
+  std::size_t row = m;
   double p[64];
-  for (std::size_t i = 0; i < m; ++i) {
-    for (std::size_t kk = 0; kk < k; ++kk) pa[kk] = detail::element_value(a.elements[i * k + kk]);
-    for (std::size_t j = 0; j < n; ++j) {
-      float acc32 = 0.0f;
-      for (std::size_t k0 = 0; k0 < k; k0 += chunk) {
-        const std::size_t k1 = k - k0 < chunk ? k : k0 + chunk;
-        double partial = 0.0;
-        if (opt.acc.model == block_accumulator::kind::fp32) {
-          float s = 0.0f;
-          for (std::size_t kk = k0; kk < k1; ++kk) {
-            // Exact product; the double sum is exact too (a float plus a product of at most 16
-            // significant bits that is not far below it), so this is one float rounding.
-            s = round_to<float>(static_cast<double>(s) + pa[kk] * detail::element_value(b.elements[kk * n + j]));
-          }
-          partial = static_cast<double>(s);
-        } else {
-          for (std::size_t g0 = k0; g0 < k1; g0 += opt.acc.group) {
-            const std::size_t g1 = k1 - g0 < opt.acc.group ? k1 : g0 + opt.acc.group;
-            for (std::size_t kk = g0; kk < g1; ++kk) p[kk - g0] = pa[kk] * detail::element_value(b.elements[kk * n + j]);
-            partial = detail::truncated_group(partial, p, g1 - g0, opt.acc.mantissa_bits);
-          }
-        }
-        const float sab = round_to<float>(static_cast<double>(a.scale_of(i, k0)) * static_cast<double>(b.scale_of(k0, j)));
-        const float v = round_to<float>(static_cast<double>(round_to<float>(partial)) * static_cast<double>(sab));
-        acc32 = round_to<float>(static_cast<double>(acc32) + static_cast<double>(v));
-      }
-      c[i * n + j] = round_to<float>(static_cast<double>(acc32) * static_cast<double>(g));
+  detail::bgemm_promote(a, b, chunk, g, c.data(), [&](std::size_t i, std::size_t j, std::size_t k0, std::size_t k1) {
+    if (i != row) {
+      for (std::size_t kk = 0; kk < k; ++kk) pa[kk] = detail::element_value(a.elements[i * k + kk]);
+      row = i;
     }
-  }
+    double partial = 0.0;
+    if (opt.acc.model == block_accumulator::kind::fp32) {
+      float s = 0.0f;
+      for (std::size_t kk = k0; kk < k1; ++kk) {
+        // Exact product; the double sum is exact too (a float plus a product of at most 16
+        // significant bits that is not far below it), so this is one float rounding.
+        s = round_to<float>(static_cast<double>(s) + pa[kk] * detail::element_value(b.elements[kk * n + j]));
+      }
+      return static_cast<double>(s);
+    }
+    for (std::size_t g0 = k0; g0 < k1; g0 += opt.acc.group) {
+      const std::size_t g1 = k1 - g0 < opt.acc.group ? k1 : g0 + opt.acc.group;
+      for (std::size_t kk = g0; kk < g1; ++kk) p[kk - g0] = pa[kk] * detail::element_value(b.elements[kk * n + j]);
+      partial = detail::truncated_group(partial, p, g1 - g0, opt.acc.mantissa_bits);
+    }
+    return partial;
+  });
   return c;
 }
 
