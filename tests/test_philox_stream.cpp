@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // simd/philox.hpp: the vector Philox4x32-10 stream equals the scalar philox_rng(seed)(counter + i)
-// word for word, through next() and next_batch() and both mixed, at every compiled width, from
+// word for word, through next(), next_few() and next_batch() and mixed, at every compiled width, from
 // counters at every word of a block and around the block counter's carry into its high word
 // (batches whose blocks do not share a high word take the general rounds) and past 2^64; and
 // simd/encode.hpp's stochastic rounding to half from that stream equals the scalar round_to with
@@ -51,7 +51,8 @@ std::vector<std::uint32_t> words_of(typename V::vi v) {
 }
 
 /// The first `vectors` vectors of the stream at (seed, counter) equal philox_rng's words; calls:
-/// 0 = next() only, 1 = next_batch only, 2 = one next_batch then next().
+/// 0 = next() only, 1 = next_batch only, 2 = one next_batch then next(), 3 = next_few() only,
+/// 4 = one next_batch, then next_few() and next() in turn.
 template <class V>
 void check_stream(std::uint64_t seed, std::uint64_t counter, int calls) {
   using stream = simd::philox_stream<V>;
@@ -60,7 +61,7 @@ void check_stream(std::uint64_t seed, std::uint64_t counter, int calls) {
   const std::size_t vectors = 3 * stream::batch + 2;
   std::vector<std::uint32_t> got;
   std::size_t k = 0;
-  if (calls != 0) {
+  if (calls == 1 || calls == 2 || calls == 4) {
     for (; k + stream::batch <= vectors; k += stream::batch) {
       typename V::vi b[stream::batch];
       g.next_batch(b);
@@ -68,11 +69,11 @@ void check_stream(std::uint64_t seed, std::uint64_t counter, int calls) {
         const auto w = words_of<V>(b[j]);
         got.insert(got.end(), w.begin(), w.end());
       }
-      if (calls == 2) break;
+      if (calls != 1) break;
     }
   }
   for (; k < vectors; ++k) {
-    const auto w = words_of<V>(g.next());
+    const auto w = words_of<V>(calls == 3 || (calls == 4 && k % 2 == 0) ? g.next_few() : g.next());
     got.insert(got.end(), w.begin(), w.end());
   }
   std::size_t bad = 0;
@@ -93,7 +94,7 @@ void check_width() {
          {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, std::uint64_t{3}, std::uint64_t{77}, carry - 4,
           carry - 13, carry - 256, carry - 258, carry - 401, carry + 5, 3 * carry - 1000, std::uint64_t{1} << 60,
           ~std::uint64_t{0} - 301, ~std::uint64_t{0} - 2}) {  // the last two: counter + i wraps at 2^64
-      for (int calls = 0; calls < 3; ++calls) {
+      for (int calls = 0; calls < 5; ++calls) {
         INFO("width " << V::N << ", calls " << calls);
         check_stream<V>(seed, counter, calls);
       }

@@ -365,6 +365,14 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
   };
   using rng_t = std::conditional_t<Mode == rounding::stochastic, Rng, no_rng>;
   rng_t rng(key, counter);
+  // the vectors after the batches (all of a short array) from a Philox stream: a few at a time
+  const auto next_bits = [&rng]() noexcept {
+    if constexpr (std::is_same<rng_t, philox_stream<V>>::value) {
+      return rng.next_few();
+    } else {
+      return rng.next();
+    }
+  };
   const auto store = [](Out* p, vi c) noexcept {
     if constexpr (sizeof(Out) == 1) {
       V::store8(p, c);
@@ -404,15 +412,15 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
   // 16-bit formats and 5-bit exponents (e5m2: normals from 2^-14 to 57344): whole vectors of
   // normals are the rule, worth a test; narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4): data
   // leave them too often for a branch, every vector takes the general form
-  for (; i + N <= n; i += N) one(s + i, d + i, rng.next());
+  for (; i + N <= n; i += N) one(s + i, d + i, next_bits());
   if (i < n) {
     float in[N] = {};
     Out out[N] = {};
     std::memcpy(in, s + i, (n - i) * sizeof(float));
     if constexpr (e8m0_format<F>::supported) {
-      store(out, encode_e8m0<V, Mode>(V::load(in), rng.next(), away_code));
+      store(out, encode_e8m0<V, Mode>(V::load(in), next_bits(), away_code));
     } else {
-      store(out, encode<V, F, Mode>(V::load(in), rng.next(), away_code));
+      store(out, encode<V, F, Mode>(V::load(in), next_bits(), away_code));
     }
     std::memcpy(d + i, out, (n - i) * sizeof(Out));
   }

@@ -129,28 +129,28 @@ class philox_stream {
       offm0_[h] = philox_ops<V>::mul(philox_ops<V>::add64(philox_ops<V>::offsets(), philox_ops<V>::set64(h * (N / 2))),
                                      philox_ops<V>::set64(M0));
     if (skew_ != 0) {  // outputs from word skew_ of block_ on: carry_ = the first N words
-      vi g[batch];
-      generate(g);
+      vi g[2];
+      generate<1>(g);
       carry_ = g[0];
       block_ = ((counter >> 2) + N / 4) & block_mask;
     }
   }
   /// The next batch N outputs, in out[0] .. out[batch - 1].
-  [[gnu::always_inline]] void next_batch(vi* out) noexcept {
-    generate(out);
-    if (skew_ != 0) {
-      const vi idx = philox_ops<V>::index(skew_);
-      const vi last = out[batch - 1];
-      for (std::size_t k = batch - 1; k > 0; --k) out[k] = philox_ops<V>::skew(out[k - 1], out[k], idx);
-      out[0] = philox_ops<V>::skew(carry_, out[0], idx);
-      carry_ = last;
-    }
-  }
-  /// The next N outputs.
+  [[gnu::always_inline]] void next_batch(vi* out) noexcept { fill<H>(out); }
+  /// The next N outputs (refilled a batch at a time).
   vi next() noexcept {
-    if (used_ == batch) {
-      next_batch(buf_);
-      used_ = 0;
+    if (used_ == filled_) {
+      fill<H>(buf_);
+      used_ = 0, filled_ = batch;
+    }
+    return buf_[used_++];
+  }
+  /// The next N outputs, refilled four vectors at a time: for the few vectors after the batches
+  /// (or of a short array), where a whole batch would be mostly unused.
+  vi next_few() noexcept {
+    if (used_ == filled_) {
+      fill<2>(buf_);
+      used_ = 0, filled_ = 4;
     }
     return buf_[used_++];
   }
@@ -161,16 +161,30 @@ class philox_stream {
   /// the general rounds: its high words differ).
   static constexpr std::uint64_t block_mask = (std::uint64_t{1} << 62) - 1;
 
-  /// Blocks block_ .. block_ + H N / 2 - 1 (counter words 0 to 2 H N - 1 from block_) in out, in
+  /// The next 2 G vectors of outputs in out (G groups), from word skew_ of the block on.
+  template <std::size_t G>
+  [[gnu::always_inline]] void fill(vi* out) noexcept {
+    generate<G>(out);
+    if (skew_ != 0) {
+      const vi idx = philox_ops<V>::index(skew_);
+      const vi last = out[2 * G - 1];
+      for (std::size_t k = 2 * G - 1; k > 0; --k) out[k] = philox_ops<V>::skew(out[k - 1], out[k], idx);
+      out[0] = philox_ops<V>::skew(carry_, out[0], idx);
+      carry_ = last;
+    }
+  }
+
+  /// Blocks block_ .. block_ + G N / 2 - 1 (counter words 0 to 2 G N - 1 from block_) in out, in
   /// counter order. The counter is {block, 0}: round 1 multiplies z = 0, so it leaves x = y ^ k0,
   /// y = 0, z = hi(x M0) ^ k1, w = lo(x M0). Where the blocks share their high word (all but one
-  /// batch in 2^32 / (H N / 2)), round 1's x M0 is (the first block's low word) M0 plus the lane's
+  /// batch in 2^32 / (G N / 2)), round 1's x M0 is (the first block's low word) M0 plus the lane's
   /// offset times M0, and round 2's x (y ^ k0) is one scalar: its product too.
+  template <std::size_t G>
   [[gnu::always_inline]] void generate(vi* out) noexcept {
     using ops = philox_ops<V>;
     const vi m0 = ops::set64(M0), m1 = ops::set64(M1);
-    vi x[H], y[H], z[H], w[H];
-    if (((block_ + (H * (N / 2) - 1)) >> 32) == (block_ >> 32)) {
+    vi x[G], y[G], z[G], w[G];
+    if (((block_ + (G * (N / 2) - 1)) >> 32) == (block_ >> 32)) {
       const std::uint64_t q = std::uint64_t{static_cast<std::uint32_t>(block_ >> 32) ^ kx_[0]} * M0;  // round 2's x M0
       const vi base = ops::set64(static_cast<std::uint32_t>(block_) * std::uint64_t{M0});
       const vi c2 = ops::set64((q >> 32) ^ kz_[1]), c3 = ops::set64(static_cast<std::uint32_t>(q) ^ kz_[2]);
@@ -178,7 +192,7 @@ class philox_stream {
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-      for (std::size_t h = 0; h < H; ++h) {
+      for (std::size_t h = 0; h < G; ++h) {
         const vi w1 = ops::add64(base, offm0_[h]);
         const vi p1 = ops::mul(ops::xor2(ops::hi(w1), kz0), m1);  // round 2
         const vi z2 = ops::xor2(w1, c2);
@@ -193,7 +207,7 @@ class philox_stream {
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-      for (std::size_t h = 0; h < H; ++h) {
+      for (std::size_t h = 0; h < G; ++h) {
         const vi c = ops::and64(ops::add64(ops::set64(block_ + h * (N / 2)), off), ops::set64(block_mask));
         const vi p0 = ops::mul(c, m0);
         x[h] = ops::xor2(ops::hi(c), kx0);
@@ -201,18 +215,18 @@ class philox_stream {
         z[h] = ops::xor2(ops::hi(p0), kz0);
         w[h] = p0;
       }
-      for (int r = 1; r < 3; ++r) round(x, y, z, w, m0, m1, r);
+      for (int r = 1; r < 3; ++r) round<G>(x, y, z, w, m0, m1, r);
     }
 #if defined(__GNUC__)
 #pragma GCC unroll 6
 #endif
-    for (int r = 3; r < 9; ++r) round(x, y, z, w, m0, m1, r);
+    for (int r = 3; r < 9; ++r) round<G>(x, y, z, w, m0, m1, r);
     const vi kx = key_x(9), kz = key_z(9);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-    for (std::size_t h = 0; h < H; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
-    block_ = (block_ + H * (N / 2)) & block_mask;
+    for (std::size_t h = 0; h < G; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
+    block_ = (block_ + G * (N / 2)) & block_mask;
   }
   /// Round r's keys in every lane: kept broadcast at 256 bits (measured faster there), broadcast
   /// from kx_, kz_ at 512 (the same code as before; the stored vectors measured slower).
@@ -224,14 +238,15 @@ class philox_stream {
     if constexpr (N == 8) return kzv_[r];
     else return philox_ops<V>::set64(kz_[r]);
   }
-  /// Round r + 1 (keys kx_[r], kz_[r]) of the H groups.
+  /// Round r + 1 (keys kx_[r], kz_[r]) of the G groups.
+  template <std::size_t G>
   [[gnu::always_inline]] void round(vi* x, vi* y, vi* z, vi* w, vi m0, vi m1, int r) const noexcept {
     using ops = philox_ops<V>;
     const vi kx = key_x(r), kz = key_z(r);
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-    for (std::size_t h = 0; h < H; ++h) {
+    for (std::size_t h = 0; h < G; ++h) {
       const vi p0 = ops::mul(x[h], m0), p1 = ops::mul(z[h], m1);
       x[h] = ops::xor3(ops::hi(p1), y[h], kx);
       y[h] = p1;
@@ -242,7 +257,7 @@ class philox_stream {
 
   std::uint64_t block_;
   std::uint32_t skew_;
-  std::size_t used_ = batch;
+  std::size_t used_ = 0, filled_ = 0;  ///< buf_[used_] .. buf_[filled_ - 1]: not yet returned
   std::uint64_t kx_[10] = {}, kz_[10] = {};  ///< the round keys, k0 and k1 plus r times Weyl's constants
   vi kxv_[N == 8 ? 10 : 1], kzv_[N == 8 ? 10 : 1];  ///< the same in every lane (256 bits only)
   vi offm0_[H];                               ///< the lanes' block offsets (group h) times M0
