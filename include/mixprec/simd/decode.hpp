@@ -22,12 +22,12 @@
 // DAZ says, and every product is a normal float: MXCSR does not matter.
 // The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
 // built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
-// in, every value is a bfloat16 and the shifts do not take F (decode_by_byte_lookup<F, true>);
-// unsigned formats filling the byte with at most 3 mantissa bits (shift_format: e8m0, ue5m3) on
-// bytes: the float's high 16 bits as a word of two bytes shifted (and a constant added), the few
-// irregular codes' bytes from a 16-entry byte shuffle, widened by unpacking with zero words
-// (decode_by_shift, checked against the table at compile time); any other by vpgatherdd. No
-// float arithmetic: MXCSR does not matter.
+// in, every value is a bfloat16 and the shifts take more instructions (ue5m3;
+// decode_by_byte_lookup<F, true>); unsigned formats filling the byte with at most 3 mantissa bits
+// (shift_format: e8m0, ue5m3) on bytes: the float's high 16 bits as a word of two bytes shifted
+// (and a constant added), the few irregular codes' bytes from a 16-entry byte shuffle, widened by
+// unpacking with zero words (decode_by_shift, checked against the table at compile time); any
+// other by vpgatherdd. No float arithmetic: MXCSR does not matter.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
 // path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
@@ -382,11 +382,15 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
     const __m512i z = _mm512_setzero_si512();
     decode_steps<64>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
       const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
-      const __m512i m = sign ? _mm512_and_si512(c, _mm512_set1_epi8(mag)) : c, c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
-      const __mmask64 table = _mm512_testn_epi8_mask(c1, _mm512_set1_epi8(static_cast<char>(mag & 0xf0)));  // m + 1 < 16
+      const __m512i m = sign ? _mm512_and_si512(c, _mm512_set1_epi8(mag)) : c;
+      const __m512i c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
+      // m + 1 < 16
+      const __mmask64 table = _mm512_testn_epi8_mask(c1, _mm512_set1_epi8(static_cast<char>(mag & 0xf0)));
       const __m512i ix = by_m ? m : c1;
       __m512i x = _mm512_maskz_shuffle_epi8(table, vtx, ix);
-      if constexpr (sign) x = _mm512_ternarylogic_epi32(x, _mm512_srli_epi16(c, 7 - M), _mm512_set1_epi8(1 << M), 0x78);  // x ^ (sign << M)
+      if constexpr (sign) {  // x ^ (sign << M)
+        x = _mm512_ternarylogic_epi32(x, _mm512_srli_epi16(c, 7 - M), _mm512_set1_epi8(1 << M), 0x78);
+      }
       const __m512i mm = fix_c ? _mm512_mask_shuffle_epi8(m, table, vtc, ix) : m;
       const __m512i lo = right ? x : mm, hi = right ? mm : x;
       __m512i a = _mm512_unpacklo_epi8(lo, hi), b = _mm512_unpackhi_epi8(lo, hi);
@@ -417,7 +421,9 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
       if constexpr (sign) m1 = _mm256_and_si256(m1, _mm256_set1_epi8(mag));
       const __m256i ix = _mm256_adds_epu8(m1, _mm256_set1_epi8(0x70));
       __m256i x = _mm256_shuffle_epi8(vtx, ix);
-      if constexpr (sign) x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(c, 7 - M), _mm256_set1_epi8(1 << M)));
+      if constexpr (sign) {
+        x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(c, 7 - M), _mm256_set1_epi8(1 << M)));
+      }
       const __m256i mm = fix_c ? _mm256_xor_si256(m, _mm256_shuffle_epi8(vtc, ix)) : m;
       const __m256i lo = right ? x : mm, hi = right ? mm : x;
       __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
@@ -452,8 +458,8 @@ inline void decode_by_nibble(const std::uint8_t* s, float* d, std::size_t n) noe
   const __m256i tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.lo)));
   const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7), z = _mm256_setzero_si256();
   decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-    const __m256i c = _mm256_and_si256(_mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order),
-                                       _mm256_set1_epi8(0x0f));
+    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
+    const __m256i c = _mm256_and_si256(_mm256_permutevar8x32_epi32(raw, order), _mm256_set1_epi8(0x0f));
     const __m256i lo = _mm256_shuffle_epi8(tlo, c), hi = _mm256_shuffle_epi8(thi, c);
     const __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
@@ -470,7 +476,10 @@ template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
-  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_format<F>::supported) {
+  // the shifts where they take fewer instructions (no m byte fixed, no word added: e8m0)
+  constexpr bool shift_first = shift_format<F>::supported && !shift_decode_holder<F>::table.fix_c &&
+                               shift_decode<F>::off16 == 0;
+  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_first) {
     decode_by_byte_lookup<F, true>(s, d, n);
     return;
   }
