@@ -234,6 +234,7 @@ class philox_stream {
     if constexpr (N == 8) return kxv_[r];
     else return philox_ops<V>::set64(kx_[r]);
   }
+  /// Round r's k1 key in every lane (as key_x).
   vi key_z(int r) const noexcept {
     if constexpr (N == 8) return kzv_[r];
     else return philox_ops<V>::set64(kz_[r]);
