@@ -306,6 +306,10 @@ struct block_kernels {
       const vf r = V::f_set1(simd_blk::mx_te_factor(*scale, legacy));
       for (std::size_t j = 0; j < 32; j += N) V::store8(elem + j, codes<e4m3>(V::f_mul(ld(in + j), r)));
     }
+    /// The dequantize factors 2^(code - 127) of codes c < 0xFF (code 0: 2^-127, legacy: 0).
+    static vf scales_of(vi c, bool legacy) noexcept {
+      return W::f_from_bits(V::select(V::eq(c, V::zero()), c32(legacy ? 0u : 0x00400000u), V::template slli<23>(c)));
+    }
     /// The pow2 path's kk (legacy code 0: k = 0, factor 1).
     static vi kk_of(vi codes) noexcept {
       return V::select(V::eq(codes, V::zero()), V::zero(), V::sub(c32(127), codes));
@@ -343,11 +347,9 @@ struct block_kernels {
         for (std::size_t j = 0; j < 32; j += N) V::f_store(o + j, V::f_mul(e4m3_values(e + j), V::f_set1(s)));
       };
       std::size_t b = 0;
-      for (; b + N <= nblocks; b += N) {  // 2^(code - 127) (code 0: 2^-127, legacy 0) of N blocks at once
+      for (; b + N <= nblocks; b += N) {  // the factors of N blocks at once
         alignas(64) float s[N];
-        const vi c = W::load_u8(scale + b);
-        const vi si = V::template slli<23>(c);
-        W::store(s, legacy ? si : V::select(V::eq(c, V::zero()), c32(0x00400000u), si));
+        V::f_store(s, scales_of(W::load_u8(scale + b), legacy));
         for (std::size_t k = 0; k < N; ++k) one(b + k, s[k]);
       }
       for (; b < nblocks; ++b) one(b, simd_blk::mx_te_scale(scale[b], legacy));
@@ -396,13 +398,11 @@ struct block_kernels {
     static void dequantize_cols(const std::uint8_t* elem, const std::uint8_t* scale, std::size_t rows, std::size_t cols,
                                 float* out, bool legacy) noexcept {
       const vf qn = W::f_from_bits(c32(0x7FC00000u));
-      const vi f0 = c32(legacy ? 0u : 0x00400000u);
       for (std::size_t i = 0; i < rows; ++i) {
         const std::uint8_t* srow = scale + (i / 32) * cols;
         for (std::size_t j = 0; j < cols; j += N) {
           const vi c = W::load_u8(srow + j);
-          const vi sf = V::select(V::eq(c, V::zero()), f0, V::template slli<23>(c));
-          const vf v = V::f_mul(e4m3_values(elem + i * cols + j), W::f_from_bits(sf));
+          const vf v = V::f_mul(e4m3_values(elem + i * cols + j), scales_of(c, legacy));
           V::f_store(out + i * cols + j, W::f_select(V::eq(c, c32(0xFF)), qn, v));
         }
       }
