@@ -160,6 +160,26 @@ inline void decode_steps(const std::uint8_t* s, float* d, std::size_t n, const O
   if (i < n) part(s + i, d + i, n - i);
 }
 
+/// Stores the floats whose high 16 bits are the words of a, then b, widened by unpacking with zero
+/// words within 128-bit lanes (out[0, 4 V::N) in order when the codes were transposed as dwords).
+inline void store_words_widened(float* out, __m256i a, __m256i b) noexcept {
+  const __m256i z = _mm256_setzero_si256();
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
+}
+#if defined(MIXPREC_SIMD_AVX512)
+/// store_words_widened for AVX-512 (out[0, 64)).
+inline void store_words_widened(float* out, __m512i a, __m512i b) noexcept {
+  const __m512i z = _mm512_setzero_si512();
+  _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
+  _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
+  _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
+  _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
+}
+#endif
+
 #if defined(MIXPREC_SIMD_AVX512)
 /// The lookup decoder, 32 codes a step (V with has_lookup128).
 template <class V, class F>
@@ -180,15 +200,7 @@ inline void decode_by_lookup(const std::uint8_t* s, float* d, std::size_t n) noe
       V::w_store_high_words(out, V::w_lookup128(t, V::w_order_for_store(V::w_load8(p))));
     }
   };
-  std::size_t i = 0;
-  for (; i + W <= n; i += W) one(s + i, d + i);
-  if (i < n) {
-    std::uint8_t in[W] = {};
-    float out[W] = {};
-    std::memcpy(in, s + i, n - i);
-    one(in, out);
-    std::memcpy(d + i, out, (n - i) * sizeof(float));
-  }
+  decode_steps<W>(s, d, n, one);
 }
 #endif
 
@@ -246,7 +258,6 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
   const __m512i h2 = _mm512_loadu_si512(tab.hi + (Wide ? 128 : 0)), h3 = _mm512_loadu_si512(tab.hi + (Wide ? 192 : 64));
   const __m512i l2 = _mm512_loadu_si512(tab.lo + (Wide ? 128 : 0)), l3 = _mm512_loadu_si512(tab.lo + (Wide ? 192 : 64));
   const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-  const __m512i z = _mm512_setzero_si512();
   const auto one = [&](const std::uint8_t* p, float* out) noexcept {
     const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
     __m512i bh = _mm512_permutex2var_epi8(h0, c, h1);
@@ -267,24 +278,9 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
       }
     }
     const __m512i a = _mm512_unpacklo_epi8(bl, bh), b = _mm512_unpackhi_epi8(bl, bh);
-    _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
-    _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
-    _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
-    _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
+    store_words_widened(out, a, b);
   };
-  const auto part = [&one](const std::uint8_t* p, float* out, std::size_t m) noexcept {  // m < 64
-    std::uint8_t in[64] = {};
-    float buf[64] = {};
-    std::memcpy(in, p, m);
-    one(in, buf);
-    std::memcpy(out, buf, m * sizeof(float));
-  };
-  // a head up to the first 64-byte boundary of d: the stores then never split a cache line
-  std::size_t i = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) % 64 / sizeof(float);
-  if (i > n || reinterpret_cast<std::uintptr_t>(d) % sizeof(float) != 0) i = 0;
-  if (i > 0) part(s, d, i);
-  for (; i + 64 <= n; i += 64) one(s + i, d + i);
-  if (i < n) part(s + i, d + i, n - i);
+  decode_steps<64>(s, d, n, one);
 }
 #endif
 
@@ -379,7 +375,6 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
     const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
     const __m512i vtc = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
     const __m512i vtx = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
-    const __m512i z = _mm512_setzero_si512();
     decode_steps<64>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
       const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
       const __m512i m = sign ? _mm512_and_si512(c, _mm512_set1_epi8(mag)) : c;
@@ -400,10 +395,7 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
         a = _mm512_add_epi16(a, _mm512_set1_epi16(off16));
         b = _mm512_add_epi16(b, _mm512_set1_epi16(off16));
       }
-      _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
-      _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
-      _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
-      _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
+      store_words_widened(out, a, b);
     });
     return;
   }
@@ -412,7 +404,6 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
     const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
     const __m256i vtc = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
     const __m256i vtx = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
-    const __m256i z = _mm256_setzero_si256();
     decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
       const __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order);
       const __m256i m = sign ? _mm256_and_si256(c, _mm256_set1_epi8(mag)) : c;
@@ -433,10 +424,7 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
         a = _mm256_add_epi16(a, _mm256_set1_epi16(off16));
         b = _mm256_add_epi16(b, _mm256_set1_epi16(off16));
       }
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
+      store_words_widened(out, a, b);
     });
   }
 }
@@ -456,16 +444,13 @@ inline void decode_by_nibble(const std::uint8_t* s, float* d, std::size_t n) noe
   const auto& tab = bf16_table_holder<F>::table;
   const __m256i thi = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.hi)));
   const __m256i tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.lo)));
-  const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7), z = _mm256_setzero_si256();
+  const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
   decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
     const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
     const __m256i c = _mm256_and_si256(_mm256_permutevar8x32_epi32(raw, order), _mm256_set1_epi8(0x0f));
     const __m256i lo = _mm256_shuffle_epi8(tlo, c), hi = _mm256_shuffle_epi8(thi, c);
     const __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
-    _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
+    store_words_widened(out, a, b);
   });
 }
 
