@@ -133,6 +133,11 @@ struct block_kernels {
   static vi codes(vf v, vi rnd = V::zero()) noexcept {
     return simd::encode<V, F, Mode>(W::f_bits(v), rnd, simd::encode_format<F>::overflow_away(overflow::saturate));
   }
+  /// codes<F>(v) out of line: the rare lanes of a hot loop.
+  template <class F>
+  [[gnu::noinline]] static vi codes_cold(vf v) noexcept {
+    return codes<F>(v);
+  }
   /// The common case of codes<F>(x * 2^k) on x's bits (no multiply), Sh = 23 - F's mantissa bits:
   /// each lane zero or with |x| at least lo = bits of max(2^(emin - k), FLT_MIN) (a float normal
   /// scaled to a normal of F), |x| * 2^k at most F's rounding limit unless Clamp (then the code
@@ -277,7 +282,7 @@ struct block_kernels {
       }
       if (V::any(V::m_or(V::m_or(bad[0], bad[1]), V::m_or(bad[2], bad[3])))) {  // subnormals: every case
         for (std::size_t i = 0; i < 4; ++i)
-          if (V::any(bad[i])) c[i] = codes<F>(V::f_mul(W::f_from_bits(x[i]), V::f_set1(rf[(k + N * i) / 32])));
+          if (V::any(bad[i])) c[i] = codes_cold<F>(V::f_mul(W::f_from_bits(x[i]), V::f_set1(rf[(k + N * i) / 32])));
       }
       W::store_codes4(elem + k, c[0], c[1], c[2], c[3]);
     }
