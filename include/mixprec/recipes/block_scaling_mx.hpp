@@ -68,9 +68,7 @@ namespace detail {
 /// An MX element type's rounding and names: the OCP MX float formats here, mxint8 below.
 template <class T>
 struct mx_elem {
-  static_assert(std::is_same<T, float8_e4m3fn>::value || std::is_same<T, float8_e5m2>::value ||
-                    std::is_same<T, float6_e2m3fn>::value || std::is_same<T, float6_e3m2fn>::value ||
-                    std::is_same<T, float4_e2m1fn>::value,
+  static_assert(is_mx_element<T>::value,
                 "MX elements: float8_e4m3fn, float8_e5m2, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn or mxint8");
   using F = typename float_traits<T>::format_type;
   static constexpr int emax = F::emax;
