@@ -260,7 +260,7 @@ class philox_stream {
   std::uint32_t skew_;
   std::size_t used_ = 0, filled_ = 0;  ///< buf_[used_] .. buf_[filled_ - 1]: not yet returned
   std::uint64_t kx_[10] = {}, kz_[10] = {};  ///< the round keys, k0 and k1 plus r times Weyl's constants
-  vi kxv_[N == 8 ? 10 : 1], kzv_[N == 8 ? 10 : 1];  ///< the same in every lane (256 bits only)
+  vi kxv_[N == 8 ? 10 : 1] = {}, kzv_[N == 8 ? 10 : 1] = {};  ///< the same in every lane (256 bits only)
   vi offm0_[H];                               ///< the lanes' block offsets (group h) times M0
   vi carry_{};
   vi buf_[batch]{};
