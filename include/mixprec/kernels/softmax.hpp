@@ -188,75 +188,70 @@ MIXPREC_HD inline A exp_sum(const T* x, std::size_t cols, A m) noexcept {
   return s;
 }
 
-template <class A, class T, class U>
+/// softmax of each row; with Onehot, cross_entropy_backward's c * (softmax - onehot(target)).
+template <class A, class T, class U, bool Onehot = false>
 struct softmax_rows {
   const T* x;
   U* y;
   std::size_t cols;
-  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* xr = x + r * cols;
-      U* yr = y + r * cols;
-      const A m = row_max<A>(xr, cols);
-      const A s = exp_sum<A>(xr, cols, m);
-      for (std::size_t j = 0; j < cols; ++j) {
-        const A e = static_cast<A>(exp_det(diff<A>(xr, j, m)));
-        yr[j] = out<U>(div_rn(e, s));
+  const std::int32_t* targets = nullptr;  // Onehot only
+  A c = A(1);                             // Onehot only
+  MIXPREC_HD void row(std::size_t r) const noexcept {
+    const T* xr = x + r * cols;
+    U* yr = y + r * cols;
+    const std::size_t t = Onehot ? static_cast<std::size_t>(targets[r]) : 0;
+    const A m = row_max<A>(xr, cols);
+    const A s = exp_sum<A>(xr, cols, m);
+    for (std::size_t j = 0; j < cols; ++j) {
+      const A p = div_rn(static_cast<A>(exp_det(diff<A>(xr, j, m))), s);
+      if constexpr (Onehot) {
+        yr[j] = out<U>(mul_rn(j == t ? p - A(1) : p, c));
+      } else {
+        yr[j] = out<U>(p);
       }
     }
   }
 };
+
+/// log(sum(exp(x - m))) over a row, m its maximum.
+template <class A, class T>
+MIXPREC_HD inline double log_sum_exp(const T* xr, std::size_t cols, A m) noexcept {
+  return log_det(static_cast<double>(exp_sum<A>(xr, cols, m)));
+}
 
 template <class A, class T, class U>
 struct log_softmax_rows {
   const T* x;
   U* y;
   std::size_t cols;
-  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* xr = x + r * cols;
-      U* yr = y + r * cols;
-      const A m = row_max<A>(xr, cols);
-      const double l = log_det(static_cast<double>(exp_sum<A>(xr, cols, m)));
-      for (std::size_t j = 0; j < cols; ++j) yr[j] = out<U>(static_cast<A>(diff<A>(xr, j, m) - l));
-    }
+  MIXPREC_HD void row(std::size_t r) const noexcept {
+    const T* xr = x + r * cols;
+    U* yr = y + r * cols;
+    const A m = row_max<A>(xr, cols);
+    const double l = log_sum_exp(xr, cols, m);
+    for (std::size_t j = 0; j < cols; ++j) yr[j] = out<U>(static_cast<A>(diff<A>(xr, j, m) - l));
   }
 };
 
-template <class A, class T, class G, class U>
-struct softmax_backward_rows {
+/// softmax_backward (y: probabilities) or, with Log, log_softmax_backward (y: log-probabilities).
+template <class A, class T, class G, class U, bool Log>
+struct backward_rows {
   const T* y;
   const G* dy;
   U* dx;
   std::size_t cols;
-  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* yr = y + r * cols;
-      const G* gr = dy + r * cols;
-      U* dr = dx + r * cols;
-      A t = A(0);
-      for (std::size_t j = 0; j < cols; ++j) t = fma_rn(acc<A>(gr[j]), acc<A>(yr[j]), t);
-      for (std::size_t j = 0; j < cols; ++j) dr[j] = out<U>(mul_rn(acc<A>(yr[j]), acc<A>(gr[j]) - t));
-    }
-  }
-};
-
-template <class A, class T, class G, class U>
-struct log_softmax_backward_rows {
-  const T* y;
-  const G* dy;
-  U* dx;
-  std::size_t cols;
-  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* yr = y + r * cols;
-      const G* gr = dy + r * cols;
-      U* dr = dx + r * cols;
-      A t = A(0);
-      for (std::size_t j = 0; j < cols; ++j) t = t + acc<A>(gr[j]);
-      for (std::size_t j = 0; j < cols; ++j) {
+  MIXPREC_HD void row(std::size_t r) const noexcept {
+    const T* yr = y + r * cols;
+    const G* gr = dy + r * cols;
+    U* dr = dx + r * cols;
+    A t = A(0);
+    for (std::size_t j = 0; j < cols; ++j) t = Log ? t + acc<A>(gr[j]) : fma_rn(acc<A>(gr[j]), acc<A>(yr[j]), t);
+    for (std::size_t j = 0; j < cols; ++j) {
+      if constexpr (Log) {
         const A ey = static_cast<A>(exp_det(static_cast<double>(acc<A>(yr[j]))));
         dr[j] = out<U>(fma_rn(-ey, t, acc<A>(gr[j])));
+      } else {
+        dr[j] = out<U>(mul_rn(acc<A>(yr[j]), acc<A>(gr[j]) - t));
       }
     }
   }
@@ -268,35 +263,19 @@ struct cross_entropy_rows {
   const std::int32_t* targets;
   A* loss;
   std::size_t cols;
-  MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* xr = x + r * cols;
-      const A m = row_max<A>(xr, cols);
-      const double l = log_det(static_cast<double>(exp_sum<A>(xr, cols, m)));
-      loss[r] = static_cast<A>(l - diff<A>(xr, static_cast<std::size_t>(targets[r]), m));
-    }
+  MIXPREC_HD void row(std::size_t r) const noexcept {
+    const T* xr = x + r * cols;
+    const A m = row_max<A>(xr, cols);
+    loss[r] = static_cast<A>(log_sum_exp(xr, cols, m) - diff<A>(xr, static_cast<std::size_t>(targets[r]), m));
   }
 };
 
-template <class A, class T, class U>
-struct cross_entropy_backward_rows {
-  const T* x;
-  const std::int32_t* targets;
-  U* dx;
-  std::size_t cols;
-  A c;
+/// Calls rows.row(r) for each row of a block.
+template <class Rows>
+struct each_row {
+  Rows rows;
   MIXPREC_HD void operator()(std::size_t begin, std::size_t end) const noexcept {
-    for (std::size_t r = begin; r < end; ++r) {
-      const T* xr = x + r * cols;
-      U* dr = dx + r * cols;
-      const std::size_t t = static_cast<std::size_t>(targets[r]);
-      const A m = row_max<A>(xr, cols);
-      const A s = exp_sum<A>(xr, cols, m);
-      for (std::size_t j = 0; j < cols; ++j) {
-        const A p = div_rn(static_cast<A>(exp_det(diff<A>(xr, j, m))), s);
-        dr[j] = out<U>(mul_rn(j == t ? p - A(1) : p, c));
-      }
-    }
+    for (std::size_t r = begin; r < end; ++r) rows.row(r);
   }
 };
 
@@ -305,18 +284,19 @@ inline std::size_t host_rows_per_block(std::size_t cols) noexcept {
   return cols >= 16384 ? 1 : 16384 / (cols == 0 ? 1 : cols);
 }
 
+/// Runs the row kernel f over rows rows of cols elements.
 template <class Policy, class F>
 void for_each_row_block(Policy policy, std::size_t rows, std::size_t cols, F f) {
   static_assert(exec::is_execution_policy<Policy>::value, "mixprec softmax kernels: not an execution policy");
   if (rows == 0 || cols == 0) return;
 #if defined(__CUDACC__)
   if constexpr (std::is_same<Policy, exec::cuda_policy>::value) {
-    for_each_block(policy, rows, 1, f);
+    for_each_block(policy, rows, 1, each_row<F>{f});
     return;
   } else
 #endif
   {
-    for_each_block(policy, rows, host_rows_per_block(cols), f);
+    for_each_block(policy, rows, host_rows_per_block(cols), each_row<F>{f});
   }
 }
 
@@ -384,7 +364,7 @@ void softmax_backward(Policy policy, const T* y, const G* dy, U* dx, std::size_t
   namespace si = detail::softmax_impl;
   si::check_shape("softmax_backward", rows, cols, {y, dy, dx});
   using A = si::acc_t<T, G>;
-  si::for_each_row_block(policy, rows, cols, si::softmax_backward_rows<A, T, G, U>{y, dy, dx, cols});
+  si::for_each_row_block(policy, rows, cols, si::backward_rows<A, T, G, U, false>{y, dy, dx, cols});
 }
 
 /// dx = dy - exp(y) * sum(dy) over each row (y: the log_softmax output).
@@ -393,7 +373,7 @@ void log_softmax_backward(Policy policy, const T* y, const G* dy, U* dx, std::si
   namespace si = detail::softmax_impl;
   si::check_shape("log_softmax_backward", rows, cols, {y, dy, dx});
   using A = si::acc_t<T, G>;
-  si::for_each_row_block(policy, rows, cols, si::log_softmax_backward_rows<A, T, G, U>{y, dy, dx, cols});
+  si::for_each_row_block(policy, rows, cols, si::backward_rows<A, T, G, U, true>{y, dy, dx, cols});
 }
 
 /// The mean over rows of -log_softmax(logits)[target]: float (double for double logits); NaN
@@ -436,7 +416,7 @@ void cross_entropy_backward(Policy policy, const T* logits, const std::int32_t* 
   si::check_targets(policy, "cross_entropy_backward", targets, rows, cols);
   if (rows == 0) return;
   const A c = static_cast<A>(static_cast<double>(grad_output) / static_cast<double>(rows));
-  si::for_each_row_block(policy, rows, cols, si::cross_entropy_backward_rows<A, T, U>{logits, targets, dlogits, cols, c});
+  si::for_each_row_block(policy, rows, cols, si::softmax_rows<A, T, U, true>{logits, dlogits, cols, targets, c});
 }
 
 }  // namespace mixprec
