@@ -33,81 +33,57 @@ namespace mixprec {
 namespace detail {
 namespace ieee {
 
+#if defined(__CUDA_ARCH__)
 /// a * b + c rounded once.
-MIXPREC_HD inline double fma_rn(double a, double b, double c) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __fma_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-MIXPREC_HD inline float fma_rn(float a, float b, float c) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __fmaf_rn(a, b, c);
-#else
-  return std::fma(a, b, c);
-#endif
-}
-
+MIXPREC_HD inline double fma_rn(double a, double b, double c) noexcept { return __fma_rn(a, b, c); }
+MIXPREC_HD inline float fma_rn(float a, float b, float c) noexcept { return __fmaf_rn(a, b, c); }
 /// a * b rounded once, never fused with a later addition.
-MIXPREC_HD inline double mul_rn(double a, double b) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __dmul_rn(a, b);
-#elif defined(MIXPREC_IEEE_REGISTER_FENCE)
-  double v = a * b;
+MIXPREC_HD inline double mul_rn(double a, double b) noexcept { return __dmul_rn(a, b); }
+MIXPREC_HD inline float mul_rn(float a, float b) noexcept { return __fmul_rn(a, b); }
+/// a / b rounded once.
+MIXPREC_HD inline double div_rn(double a, double b) noexcept { return __ddiv_rn(a, b); }
+MIXPREC_HD inline float div_rn(float a, float b) noexcept { return __fdiv_rn(a, b); }
+/// sqrt(a) rounded once.
+MIXPREC_HD inline double sqrt_rn(double a) noexcept { return __dsqrt_rn(a); }
+MIXPREC_HD inline float sqrt_rn(float a) noexcept { return __fsqrt_rn(a); }
+#else
+/// a * b + c rounded once.
+MIXPREC_HD inline double fma_rn(double a, double b, double c) noexcept { return std::fma(a, b, c); }
+MIXPREC_HD inline float fma_rn(float a, float b, float c) noexcept { return std::fma(a, b, c); }
+
+/// a * b rounded once, never fused with a later addition (FastFma: the target has a fast fma of T).
+template <class T, bool FastFma>
+MIXPREC_HD inline T product_rn(T a, T b) noexcept {
+#if defined(MIXPREC_IEEE_REGISTER_FENCE)
+  T v = a * b;
   __asm__("" : MIXPREC_IEEE_REGISTER_FENCE(v));  // opaque: the product cannot be fused
   return v;
-#elif defined(FP_FAST_FMA)
-  return std::fma(a, b, -0.0);
 #else
-  return a * b;
+  if constexpr (FastFma) {
+    return std::fma(a, b, -T(0));
+  } else {
+    return a * b;
+  }
 #endif
 }
-MIXPREC_HD inline float mul_rn(float a, float b) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __fmul_rn(a, b);
-#elif defined(MIXPREC_IEEE_REGISTER_FENCE)
-  float v = a * b;
-  __asm__("" : MIXPREC_IEEE_REGISTER_FENCE(v));
-  return v;
-#elif defined(FP_FAST_FMAF)
-  return std::fma(a, b, -0.0f);
+#if defined(FP_FAST_FMA)
+MIXPREC_HD inline double mul_rn(double a, double b) noexcept { return product_rn<double, true>(a, b); }
 #else
-  return a * b;
+MIXPREC_HD inline double mul_rn(double a, double b) noexcept { return product_rn<double, false>(a, b); }
 #endif
-}
+#if defined(FP_FAST_FMAF)
+MIXPREC_HD inline float mul_rn(float a, float b) noexcept { return product_rn<float, true>(a, b); }
+#else
+MIXPREC_HD inline float mul_rn(float a, float b) noexcept { return product_rn<float, false>(a, b); }
+#endif
 
 /// a / b rounded once.
-MIXPREC_HD inline double div_rn(double a, double b) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __ddiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-MIXPREC_HD inline float div_rn(float a, float b) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __fdiv_rn(a, b);
-#else
-  return a / b;
-#endif
-}
-
+MIXPREC_HD inline double div_rn(double a, double b) noexcept { return a / b; }
+MIXPREC_HD inline float div_rn(float a, float b) noexcept { return a / b; }
 /// sqrt(a) rounded once.
-MIXPREC_HD inline double sqrt_rn(double a) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __dsqrt_rn(a);
-#else
-  return std::sqrt(a);
+MIXPREC_HD inline double sqrt_rn(double a) noexcept { return std::sqrt(a); }
+MIXPREC_HD inline float sqrt_rn(float a) noexcept { return std::sqrt(a); }
 #endif
-}
-MIXPREC_HD inline float sqrt_rn(float a) noexcept {
-#if defined(__CUDA_ARCH__)
-  return __fsqrt_rn(a);
-#else
-  return std::sqrt(a);
-#endif
-}
 
 }  // namespace ieee
 }  // namespace detail
