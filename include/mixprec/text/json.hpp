@@ -86,7 +86,6 @@ inline const char* kind_name(kind k) noexcept {
   return "?";
 }
 
-
 /// A parsed JSON value. Numbers keep their literal text (also "NaN", "Infinity", "-Infinity");
 /// strings their decoded UTF-8 text. An object's members are keys[i] -> items[i], in order.
 struct value {
@@ -108,10 +107,9 @@ inline std::string quote(std::string_view x) {
     const auto c = static_cast<unsigned char>(ch);
     switch (c) {
       case '"':
-        out += "\\\"";
-        break;
       case '\\':
-        out += "\\\\";
+        out += '\\';
+        out += ch;
         break;
       case '\n':
         out += "\\n";
@@ -135,7 +133,6 @@ inline std::string quote(std::string_view x) {
   out += '"';
   return out;
 }
-
 
 }  // namespace json
 
@@ -178,14 +175,27 @@ class parser {
   void skip_ws() noexcept {
     while (!at_end() && (p_[i_] == ' ' || p_[i_] == '\t' || p_[i_] == '\n' || p_[i_] == '\r')) ++i_;
   }
-  bool consume_literal(const char* lit) noexcept {
-    std::size_t k = 0;
-    while (lit[k] != '\0') {
-      if (i_ + k >= n_ || p_[i_ + k] != lit[k]) return false;
-      ++k;
-    }
-    i_ += k;
+  bool accept(char c) noexcept {
+    if (at_end() || p_[i_] != c) return false;
+    ++i_;
     return true;
+  }
+  bool at_digit() const noexcept { return !at_end() && p_[i_] >= '0' && p_[i_] <= '9'; }
+  /// One or more digits (else fail(what)).
+  void digits(const char* what) {
+    if (!at_digit()) fail(what);
+    while (at_digit()) ++i_;
+  }
+  /// The literal lit, read as a value of kind k with text text.
+  void literal(const char* lit, value& v, kind k, const char* text = "") {
+    std::size_t n = 0;
+    while (lit[n] != '\0') {
+      if (i_ + n >= n_ || p_[i_ + n] != lit[n]) fail("invalid literal");
+      ++n;
+    }
+    i_ += n;
+    v.type = k;
+    v.text = text;
   }
 
   void parse_value(value& v, int depth) {
@@ -203,28 +213,18 @@ class parser {
         parse_string(v.text);
         return;
       case 't':
-        if (!consume_literal("true")) fail("invalid literal");
-        v.type = kind::boolean;
-        v.boolean = true;
-        return;
       case 'f':
-        if (!consume_literal("false")) fail("invalid literal");
-        v.type = kind::boolean;
-        v.boolean = false;
+        v.boolean = c == 't';
+        literal(v.boolean ? "true" : "false", v, kind::boolean);
         return;
       case 'n':
-        if (!consume_literal("null")) fail("invalid literal");
-        v.type = kind::null;
+        literal("null", v, kind::null);
         return;
       case 'N':
-        if (!consume_literal("NaN")) fail("invalid literal");
-        v.type = kind::number;
-        v.text = "NaN";
+        literal("NaN", v, kind::number, "NaN");
         return;
       case 'I':
-        if (!consume_literal("Infinity")) fail("invalid literal");
-        v.type = kind::number;
-        v.text = "Infinity";
+        literal("Infinity", v, kind::number, "Infinity");
         return;
       default:
         if (c == '-' || (c >= '0' && c <= '9')) {
@@ -243,33 +243,13 @@ class parser {
 
   void parse_number(value& v) {
     const std::size_t start = i_;
-    if (p_[i_] == '-') {
-      ++i_;
-      if (!at_end() && p_[i_] == 'I') {
-        if (!consume_literal("Infinity")) fail("invalid literal");
-        v.type = kind::number;
-        v.text = "-Infinity";
-        return;
-      }
-    }
+    if (accept('-') && !at_end() && p_[i_] == 'I') return literal("Infinity", v, kind::number, "-Infinity");
     if (at_end()) fail("unexpected end of input in a number");
-    if (p_[i_] == '0') {
-      ++i_;
-    } else if (p_[i_] >= '1' && p_[i_] <= '9') {
-      while (!at_end() && p_[i_] >= '0' && p_[i_] <= '9') ++i_;
-    } else {
-      fail("invalid number");
-    }
-    if (!at_end() && p_[i_] == '.') {
-      ++i_;
-      if (at_end() || !(p_[i_] >= '0' && p_[i_] <= '9')) fail("invalid number: digits expected after '.'");
-      while (!at_end() && p_[i_] >= '0' && p_[i_] <= '9') ++i_;
-    }
-    if (!at_end() && (p_[i_] == 'e' || p_[i_] == 'E')) {
-      ++i_;
-      if (!at_end() && (p_[i_] == '+' || p_[i_] == '-')) ++i_;
-      if (at_end() || !(p_[i_] >= '0' && p_[i_] <= '9')) fail("invalid number: digits expected in the exponent");
-      while (!at_end() && p_[i_] >= '0' && p_[i_] <= '9') ++i_;
+    if (!accept('0')) digits("invalid number");  // no leading zeros: "01" stops after the 0
+    if (accept('.')) digits("invalid number: digits expected after '.'");
+    if (accept('e') || accept('E')) {
+      if (!accept('+')) accept('-');
+      digits("invalid number: digits expected in the exponent");
     }
     v.type = kind::number;
     v.text.assign(p_ + start, i_ - start);
@@ -362,13 +342,9 @@ class parser {
         const char e = p_[i_++];
         switch (e) {
           case '"':
-            out += '"';
-            break;
           case '\\':
-            out += '\\';
-            break;
           case '/':
-            out += '/';
+            out += e;
             break;
           case 'b':
             out += '\b';
@@ -414,44 +390,36 @@ class parser {
     }
   }
 
-  void parse_array(value& v, int depth) {
+  /// After '[' or '{' at depth: v becomes kind k; true when the container is empty (close read).
+  bool open(value& v, kind k, char close, int depth) {
     if (depth > max_depth) fail("nesting deeper than " + std::to_string(max_depth));
     ++i_;
-    v.type = kind::array;
+    v.type = k;
     skip_ws();
-    if (!at_end() && p_[i_] == ']') {
-      ++i_;
-      return;
-    }
-    for (;;) {
+    return accept(close);
+  }
+  /// After an element of an array or object (in): true at its close, false after a ','.
+  bool next_or_close(char close, const char* in) {
+    skip_ws();
+    if (at_end()) fail(std::string("unexpected end of input in ") + in);
+    if (accept(',')) return false;
+    if (accept(close)) return true;
+    fail(std::string("expected ',' or '") + close + "'");
+  }
+
+  void parse_array(value& v, int depth) {
+    if (open(v, kind::array, ']', depth)) return;
+    do {
       skip_ws();
       v.items.emplace_back();
       parse_value(v.items.back(), depth);
-      skip_ws();
-      if (at_end()) fail("unexpected end of input in an array");
-      if (p_[i_] == ',') {
-        ++i_;
-        continue;
-      }
-      if (p_[i_] == ']') {
-        ++i_;
-        return;
-      }
-      fail("expected ',' or ']'");
-    }
+    } while (!next_or_close(']', "an array"));
   }
 
   void parse_object(value& v, int depth) {
-    if (depth > max_depth) fail("nesting deeper than " + std::to_string(max_depth));
-    ++i_;
-    v.type = kind::object;
+    if (open(v, kind::object, '}', depth)) return;
     std::set<std::string> seen;
-    skip_ws();
-    if (!at_end() && p_[i_] == '}') {
-      ++i_;
-      return;
-    }
-    for (;;) {
+    do {
       skip_ws();
       if (at_end() || p_[i_] != '"') fail("expected a string key");
       const std::size_t key_at = i_;
@@ -462,27 +430,14 @@ class parser {
         fail("duplicate key " + quote_key(key));
       }
       skip_ws();
-      if (at_end() || p_[i_] != ':') fail("expected ':'");
-      ++i_;
+      if (!accept(':')) fail("expected ':'");
       skip_ws();
       v.keys.push_back(std::move(key));
       v.items.emplace_back();
       parse_value(v.items.back(), depth);
-      skip_ws();
-      if (at_end()) fail("unexpected end of input in an object");
-      if (p_[i_] == ',') {
-        ++i_;
-        continue;
-      }
-      if (p_[i_] == '}') {
-        ++i_;
-        return;
-      }
-      fail("expected ',' or '}'");
-    }
+    } while (!next_or_close('}', "an object"));
   }
 };
-
 
 }  // namespace json_impl
 }  // namespace detail
@@ -502,7 +457,6 @@ inline bool is_integer_literal(std::string_view t) noexcept {
   if (t.empty() || t == "NaN" || t == "Infinity" || t == "-Infinity") return false;
   return t.find_first_of(".eE") == std::string_view::npos;
 }
-
 
 /// The integer value of an integer literal (value::text); false when it does not fit in int64.
 inline bool to_int64(std::string_view t, std::int64_t& out) {
@@ -528,7 +482,6 @@ inline bool to_int64(std::string_view t, std::int64_t& out) {
   return true;
 #endif
 }
-
 
 /// The value of a number literal (value::text) correctly rounded to double (NaN, +-Infinity for those
 /// literals); false when a finite literal overflows double or is a nonzero value below the
@@ -558,7 +511,6 @@ inline bool to_double(std::string_view t, double& out) {
   return true;
 #endif
 }
-
 
 /// x as a JSON number, written as Python's repr(float) writes it: the shortest digits that read back as x (the nearest such
 /// string), written "d.ddde+XX" (at least two exponent digits, no '.' for one digit) when the
@@ -615,7 +567,6 @@ inline std::string number_text(double x) {
   }
   return out;
 }
-
 
 }  // namespace json
 }  // namespace mixprec
