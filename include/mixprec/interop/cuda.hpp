@@ -123,61 +123,32 @@ struct cuda_type<fp4x4_e2m1> {
 template <class T>
 using cuda_type_t = typename cuda_type<T>::type;
 
-/// mixprec_type<C>::type: the mixprec type with the encoding of CUDA type C (no member otherwise).
-template <class C>
-struct mixprec_type {};
-/// CUDA's __half maps to half.
-template <>
-struct mixprec_type<__half> {
-  using type = half;  ///< half
-};
-/// CUDA's __nv_bfloat16 maps to bfloat16.
-template <>
-struct mixprec_type<__nv_bfloat16> {
-  using type = bfloat16;  ///< bfloat16
-};
-/// CUDA's __nv_fp8_e4m3 maps to float8_e4m3fn.
-template <>
-struct mixprec_type<__nv_fp8_e4m3> {
-  using type = float8_e4m3fn;  ///< float8_e4m3fn
-};
-/// CUDA's __nv_fp8_e5m2 maps to float8_e5m2.
-template <>
-struct mixprec_type<__nv_fp8_e5m2> {
-  using type = float8_e5m2;  ///< float8_e5m2
-};
+namespace detail {
+template <class... Ts>
+struct type_list {};
+/// The mixprec types that have a cuda_type, where mixprec_type looks for a CUDA type.
+using cuda_mapped_types = type_list<half, bfloat16, float8_e4m3fn, float8_e5m2
 #if MIXPREC_CUDA_HAS_MX_TYPES
-/// CUDA's __nv_fp8_e8m0 maps to float8_e8m0fnu.
-template <>
-struct mixprec_type<__nv_fp8_e8m0> {
-  using type = float8_e8m0fnu;  ///< float8_e8m0fnu
-};
-/// CUDA's __nv_fp6_e2m3 maps to float6_e2m3fn.
-template <>
-struct mixprec_type<__nv_fp6_e2m3> {
-  using type = float6_e2m3fn;  ///< float6_e2m3fn
-};
-/// CUDA's __nv_fp6_e3m2 maps to float6_e3m2fn.
-template <>
-struct mixprec_type<__nv_fp6_e3m2> {
-  using type = float6_e3m2fn;  ///< float6_e3m2fn
-};
-/// CUDA's __nv_fp4_e2m1 maps to float4_e2m1fn.
-template <>
-struct mixprec_type<__nv_fp4_e2m1> {
-  using type = float4_e2m1fn;  ///< float4_e2m1fn
-};
-/// CUDA's __nv_fp4x2_e2m1 maps to fp4x2_e2m1.
-template <>
-struct mixprec_type<__nv_fp4x2_e2m1> {
-  using type = fp4x2_e2m1;  ///< fp4x2_e2m1
-};
-/// CUDA's __nv_fp4x4_e2m1 maps to fp4x4_e2m1.
-template <>
-struct mixprec_type<__nv_fp4x4_e2m1> {
-  using type = fp4x4_e2m1;  ///< fp4x4_e2m1
-};
+                                    , float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, fp4x2_e2m1, fp4x4_e2m1
 #endif
+                                    >;
+template <class T>
+struct type_is {
+  using type = T;
+};
+/// The first type T in the list whose cuda_type is C, as a member `type` (none if no T maps to C).
+template <class C, class List>
+struct mixprec_type_of {};
+template <class C, class T, class... Ts>
+struct mixprec_type_of<C, type_list<T, Ts...>>
+    : std::conditional_t<std::is_same<typename cuda_type<T>::type, C>::value, type_is<T>,
+                         mixprec_type_of<C, type_list<Ts...>>> {};
+}  // namespace detail
+
+/// mixprec_type<C>::type: the mixprec type with the encoding of CUDA type C (no member otherwise):
+/// the reverse of cuda_type, e.g. mixprec_type<__nv_fp8_e4m3>::type is float8_e4m3fn.
+template <class C>
+struct mixprec_type : detail::mixprec_type_of<C, detail::cuda_mapped_types> {};
 /// The mixprec type with C's encoding, e.g. mixprec_type_t<__half> is half.
 template <class C>
 using mixprec_type_t = typename mixprec_type<C>::type;
