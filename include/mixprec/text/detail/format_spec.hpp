@@ -59,6 +59,23 @@ constexpr It parse_float_format_spec(It it, It end, float_format_spec<CharT>& s,
     if (it == end || *it != CharT('}')) fail("invalid dynamic width or precision in the format spec");
     ++it;
   };
+  auto accept = [&](char c) {  // consumes c if it is next
+    if (it == end || *it != CharT(c)) return false;
+    ++it;
+    return true;
+  };
+  auto parse_count = [&](int& value, long long& arg) {  // a number, or {arg-id} (after '{')
+    if (it != end && is_ascii_digit(*it)) {
+      long long v = 0;
+      parse_int(v);
+      value = static_cast<int>(v);
+    } else if (accept('{')) {
+      parse_dynamic(arg);
+    } else {
+      return false;
+    }
+    return true;
+  };
   if (it == end || *it == CharT('}')) return it;
 
   // [[fill] align]: the fill is one code point (UTF-8 or UTF-16 where CharT has that width).
@@ -84,39 +101,11 @@ constexpr It parse_float_format_spec(It it, It end, float_format_spec<CharT>& s,
     s.sign = static_cast<char>(*it);
     ++it;
   }
-  if (it != end && *it == CharT('#')) {
-    s.alt = true;
-    ++it;
-  }
-  if (it != end && *it == CharT('0')) {
-    s.zero = true;
-    ++it;
-  }
-  if (it != end && is_ascii_digit(*it)) {
-    long long w = 0;
-    parse_int(w);
-    s.width = static_cast<int>(w);
-  } else if (it != end && *it == CharT('{')) {
-    ++it;
-    parse_dynamic(s.width_arg);
-  }
-  if (it != end && *it == CharT('.')) {
-    ++it;
-    if (it != end && is_ascii_digit(*it)) {
-      long long p = 0;
-      parse_int(p);
-      s.precision = static_cast<int>(p);
-    } else if (it != end && *it == CharT('{')) {
-      ++it;
-      parse_dynamic(s.precision_arg);
-    } else {
-      fail("missing precision in the format spec");
-    }
-  }
-  if (it != end && *it == CharT('L')) {
-    s.locale = true;
-    ++it;
-  }
+  s.alt = accept('#');
+  s.zero = accept('0');
+  parse_count(s.width, s.width_arg);
+  if (accept('.') && !parse_count(s.precision, s.precision_arg)) fail("missing precision in the format spec");
+  s.locale = accept('L');
   if (it != end && *it != CharT('}')) {
     const CharT t = *it;
     if (t == CharT('a') || t == CharT('A') || t == CharT('e') || t == CharT('E') || t == CharT('f') ||
