@@ -249,76 +249,50 @@ template <class V, class F, rounding Mode>
   }
 }
 
-/// float -> half in every mode but stochastic by vcvtps2ph's own rounding (nearest away: the
-/// truncation of the bits plus half an ulp, where every lane is zero or a normal half), in
-/// nearest-even, toward zero, upward or downward
-/// (IEEE 754 conversions: round_to's bits, NaNs quieted with sign and leading payload kept), to
-/// odd as toward zero with 1 ORed in where the half differs from the float (overflow gives
-/// 65504, odd already; an infinity converts exactly),
-/// overflow::saturate by replacing +-infinity with +-65504 after; false where MXCSR.DAZ is set
-/// (it would read float subnormal inputs as zero, which the directed modes can tell apart).
-template <class V, class F, rounding Mode, class Out>
-inline bool half_by_hardware(const float* s, Out* d, std::size_t n, overflow policy) noexcept {
-  if constexpr (!encode_format<F>::is_half || sizeof(Out) != 2 || Mode == rounding::stochastic) {
-    (void)s, (void)d, (void)n, (void)policy;
-    return false;
-  } else {
-    if (daz_on()) return false;
-    constexpr int imm = Mode == rounding::nearest_even ? _MM_FROUND_TO_NEAREST_INT
-                        : Mode == rounding::toward_zero || Mode == rounding::to_odd ||
-                                  Mode == rounding::nearest_away
-                            ? _MM_FROUND_TO_ZERO
-                        : Mode == rounding::upward      ? _MM_FROUND_TO_POS_INF
-                                                        : _MM_FROUND_TO_NEG_INF;
-    using vh = typename V::vh;
-    const bool sat = policy == overflow::saturate;
-    const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
-    const auto one = [sat, away_code](typename V::vi u) noexcept {
-      (void)away_code;  // nearest_away's fallback only
-      vh h;
-      if constexpr (Mode == rounding::nearest_away) {
-        // truncation of |x| + half an ulp, the half ulp added to the bits: exact where every lane
-        // is zero or a normal half up to 65504 (the ulp is the exponent's); the encoder elsewhere
-        using t = encode_format<F>;
-        const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
-        const auto normal = V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1));
-        if (V::any(V::m_andnot(normal, V::nonzero(a)))) return V::narrow16(encode<V, F, Mode>(u, V::zero(), away_code));
-        h = V::template to_half<imm>(V::add(u, V::set1(1u << 12)));
-      } else {
-        h = V::template to_half<imm>(u);
-      }
-      if constexpr (Mode == rounding::to_odd) h = V::h_or_one_if_inexact(h, u);  // truncated, then sticky
-      if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
-      return h;
-    };
-    constexpr std::size_t N = V::N;
-    std::size_t i = 0;
-    for (; i + N <= n; i += N) V::h_store(d + i, one(V::load(s + i)));
-    if (i < n) {
-      float in[N] = {};
-      Out out[N] = {};
-      std::memcpy(in, s + i, (n - i) * sizeof(float));
-      V::h_store(out, one(V::load(in)));
-      std::memcpy(d + i, out, (n - i) * sizeof(Out));
-    }
-    return true;
+/// Whether float -> F in Mode to Out can be vcvtps2ph's (half_vector): F is half, stored as 16
+/// bits, in a deterministic mode.
+template <class F, rounding Mode, class Out>
+constexpr bool half_by_hardware = encode_format<F>::is_half && sizeof(Out) == 2 && Mode != rounding::stochastic;
+
+/// float bits u -> half bits by vcvtps2ph's own rounding, in every mode but stochastic: the IEEE
+/// 754 conversion (round_to's bits, NaNs quieted with sign and leading payload kept) in
+/// nearest-even, toward zero, upward and downward; nearest away as nearest-even of the bits with
+/// their last bit set (a tie becomes just above it, and no other float crosses a midpoint, as a
+/// midpoint of half's grid has a 0 there: 13 bits or more below half's last), except at +-infinity
+/// (whose bits | 1 are a NaN); to odd as toward zero with 1 ORed in where the half differs from the
+/// float (overflow gives 65504, odd already; an infinity converts exactly); overflow::saturate (sat)
+/// by replacing +-infinity with +-65504 after. MXCSR.DAZ would read float subnormal inputs as
+/// zero (the directed modes can tell them apart): the callers check it (encode_stream).
+template <class V, rounding Mode>
+[[gnu::always_inline]] inline typename V::vh half_vector(typename V::vi u, bool sat) noexcept {
+  constexpr int imm = Mode == rounding::nearest_even || Mode == rounding::nearest_away ? _MM_FROUND_TO_NEAREST_INT
+                      : Mode == rounding::toward_zero || Mode == rounding::to_odd ? _MM_FROUND_TO_ZERO
+                      : Mode == rounding::upward                                   ? _MM_FROUND_TO_POS_INF
+                                                                                   : _MM_FROUND_TO_NEG_INF;
+  if constexpr (Mode == rounding::nearest_away) {  // u | 1 where |u| < infinity (NaNs stay NaNs)
+    const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
+    u = V::or_(u, V::template srli<31>(V::sub(a, V::set1(0x7f800000u))));
   }
+  typename V::vh h = V::template to_half<imm>(u);
+  if constexpr (Mode == rounding::to_odd) h = V::h_or_one_if_inexact(h, u);  // truncated, then sticky
+  if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
+  return h;
 }
 
-/// Stochastic rounding of the N floats at s to half at d with the random bits rnd, where every lane
-/// is zero or a normal half up to 65504: vcvtps2ph truncating the float bits plus the bits' top 13
-/// (encode_fast's sum, the half's exponent and sign done by the instruction); elsewhere encode. No
-/// MXCSR setting changes it: the rounding is the instruction's, and the one float subnormal input
-/// (zero plus the bits) truncates to zero, as DAZ makes it.
-template <class V, class F, class Out>
-[[gnu::always_inline]] inline void stochastic_half(const float* s, Out* d, typename V::vi rnd, std::uint32_t away_code) noexcept {
+/// Stochastic rounding of the float bits u to half codes (32-bit lanes) with the random bits
+/// rnd: where every lane is zero or a normal half up to 65504, vcvtps2ph truncating the float bits
+/// plus the bits' top 13 (encode_fast's sum, the half's exponent and sign done by the
+/// instruction); elsewhere encode. No MXCSR setting changes it: the rounding is the instruction's,
+/// and the one float subnormal input (zero plus the bits) truncates to zero, as DAZ makes it.
+template <class V, class F>
+[[gnu::always_inline]] inline typename V::vh stochastic_half(typename V::vi u, typename V::vi rnd,
+                                                             std::uint32_t away_code) noexcept {
   using t = encode_format<F>;
-  const typename V::vi u = V::load(s), a = V::and_(u, V::set1(0x7fffffffu));
+  const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
   if (V::any(V::m_andnot(V::lt_u(V::sub(a, V::set1(t::lo)), V::set1(t::hi - t::lo + 1)), V::nonzero(a)))) {
-    V::store16(d, encode<V, F, rounding::stochastic>(u, rnd, away_code));
-  } else {
-    V::h_store(d, V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd))));
+    return V::narrow16(encode<V, F, rounding::stochastic>(u, rnd, away_code));
   }
+  return V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd)));
 }
 
 /// stochastic_half over the B vectors at s (random bits rnd[0] .. rnd[B - 1]) with one test for
@@ -350,52 +324,108 @@ template <class V, class F, std::size_t B, class Out>
   return true;
 }
 
-/// The loop of encode_floats for one mode: full vectors, then the tail through a buffer; Rng:
-/// stochastic rounding's stream (V::rng or philox_stream<V>), constructed from (key, counter).
-template <class V, class F, rounding Mode, class Out, class Rng = typename V::rng>
-inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
-                        std::uint64_t counter) noexcept {
-  const std::uint32_t away_code = encode_format<F>::overflow_away(policy);
+/// One vector of float bits -> F's codes in Mode, stored as V::N of Out (F's storage; tf32: the
+/// code above its padding bits): the lane function of F and Mode, written once for every source
+/// (encode_floats; kernels/detail/simd_narrow8.hpp's encode_doubles on floats rounded to odd).
+/// HW: half_vector (half_by_hardware<F, Mode, Out>, MXCSR.DAZ clear); otherwise encode_e8m0 for
+/// E8M0, stochastic_half for half's stochastic rounding, encode_fast for 16-bit and wider formats
+/// and 5-bit exponents (whole vectors of normals are the rule, worth a test), encode for the
+/// narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4: data leave them too often for a branch).
+///   simd::encode_vector<simd::vec512, F, rounding::upward, std::uint8_t> enc(overflow::ieee);
+///   enc(dst, V::load(src), V::zero());
+template <class V, class F, rounding Mode, class Out, bool HW = false>
+struct encode_vector {
+  using vi = typename V::vi;
+  std::uint32_t away_code;  ///< F's magnitude code for an overflow away from zero
+  bool sat;                 ///< overflow::saturate
+  /// The constants of policy.
+  explicit encode_vector(overflow policy) noexcept
+      : away_code(encode_format<F>::overflow_away(policy)), sat(policy == overflow::saturate) {}
+  /// Codes of F (32-bit lanes) -> dst.
+  static void store(Out* dst, vi c) noexcept {
+    if constexpr (sizeof(Out) == 1) {
+      V::store8(dst, c);
+    } else if constexpr (sizeof(Out) == 4) {
+      V::store(dst, V::template slli<F::padding_bits>(c));
+    } else {
+      V::store16(dst, c);
+    }
+  }
+  /// The codes of the float bits u (bits: stochastic rounding's random bits) -> dst.
+  [[gnu::always_inline]] void operator()(Out* dst, vi u, vi bits) const noexcept {
+    if constexpr (HW) {
+      static_assert(half_by_hardware<F, Mode, Out>, "vcvtps2ph: half, deterministic modes");
+      (void)bits;
+      V::h_store(dst, half_vector<V, Mode>(u, sat));
+    } else if constexpr (e8m0_format<F>::supported) {
+      store(dst, encode_e8m0<V, Mode>(u, bits, away_code));
+    } else if constexpr (Mode == rounding::stochastic && encode_format<F>::is_half && sizeof(Out) == 2) {
+      V::h_store(dst, stochastic_half<V, F>(u, bits, away_code));
+    } else if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
+      store(dst, encode_fast<V, F, Mode>(u, bits, away_code));
+    } else {
+      store(dst, encode<V, F, Mode>(u, bits, away_code));
+    }
+  }
+};
+
+/// n values of a source -> d by enc (an encode_vector): src(i) gives the float bits of values i ..
+/// i + V::N - 1, src.tail(i, m) those of the last m < V::N values and zeros; bits() the random bits
+/// of the next vector.
+template <class V, class Out, class Src, class Enc, class Bits>
+[[gnu::always_inline]] inline void encode_run(const Src& src, Out* d, std::size_t n, std::size_t i, const Enc& enc,
+                                              Bits&& bits) noexcept {
+  constexpr std::size_t N = V::N;
+  for (; i + N <= n; i += N) enc(d + i, src(i), bits());
+  if (i < n) {
+    Out out[N] = {};
+    enc(out, src.tail(i, n - i), bits());
+    std::memcpy(d + i, out, (n - i) * sizeof(Out));
+  }
+}
+
+/// The floats at s as encode_run's source.
+template <class V>
+struct float_source {
+  template <rounding>
+  using in_mode = float_source;  ///< the same in every mode (encode_modes)
+  const float* s;                ///< the floats
+  /// The bits of the floats i .. i + V::N - 1.
+  typename V::vi operator()(std::size_t i) const noexcept { return V::load(s + i); }
+  /// The bits of the m < V::N floats from i, then zeros.
+  typename V::vi tail(std::size_t i, std::size_t m) const noexcept {
+    float in[V::N] = {};
+    std::memcpy(in, s + i, m * sizeof(float));
+    return V::load(in);
+  }
+};
+
+/// dst[i] = round_to(x_i, Mode, policy) for the n values of src (encode_run's source), a
+/// deterministic Mode: each vector by encode_vector (vcvtps2ph for half while MXCSR.DAZ is clear).
+template <class V, class F, rounding Mode, class Out, class Src>
+inline void encode_stream(const Src& src, Out* d, std::size_t n, overflow policy) noexcept {
+  static_assert(Mode != rounding::stochastic, "deterministic modes");
+  const auto no_bits = []() noexcept { return V::zero(); };
+  if constexpr (half_by_hardware<F, Mode, Out>) {
+    if (!daz_on()) {
+      encode_run<V>(src, d, n, 0, encode_vector<V, F, Mode, Out, true>(policy), no_bits);
+      return;
+    }
+  }
+  encode_run<V>(src, d, n, 0, encode_vector<V, F, Mode, Out>(policy), no_bits);
+}
+
+/// Stochastic rounding of n floats: Rng (V::rng or philox_stream<V>), constructed from (key,
+/// counter), gives each vector's random bits (a Philox stream a batch of vectors at a time).
+template <class V, class F, class Out, class Rng>
+inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
+                              std::uint64_t counter) noexcept {
   using vi = typename V::vi;
   constexpr std::size_t N = V::N;
-  if (half_by_hardware<V, F, Mode>(s, d, n, policy)) return;
-  struct no_rng {
-    no_rng(std::uint64_t, std::uint64_t) noexcept {}
-    vi next() noexcept { return V::zero(); }
-  };
-  using rng_t = std::conditional_t<Mode == rounding::stochastic, Rng, no_rng>;
-  rng_t rng(key, counter);
-  // the vectors after the batches (all of a short array) from a Philox stream: a few at a time
-  const auto next_bits = [&rng]() noexcept {
-    if constexpr (std::is_same<rng_t, philox_stream<V>>::value) {
-      return rng.next_few();
-    } else {
-      return rng.next();
-    }
-  };
-  const auto store = [](Out* p, vi c) noexcept {
-    if constexpr (sizeof(Out) == 1) {
-      V::store8(p, c);
-    } else if constexpr (sizeof(Out) == 4) {  // tf32: the code above its padding bits
-      V::store(p, V::template slli<F::padding_bits>(c));
-    } else {
-      V::store16(p, c);
-    }
-  };
-  const auto one = [away_code, &store](const float* src, Out* dst, vi bits) noexcept {
-    (void)store;
-    if constexpr (e8m0_format<F>::supported) {
-      store(dst, encode_e8m0<V, Mode>(V::load(src), bits, away_code));
-    } else if constexpr (Mode == rounding::stochastic && encode_format<F>::is_half && sizeof(Out) == 2) {
-      stochastic_half<V, F>(src, dst, bits, away_code);
-    } else if constexpr (F::storage_bits > 8 || F::exponent_bits >= 5) {
-      store(dst, encode_fast<V, F, Mode>(V::load(src), bits, away_code));
-    } else {
-      store(dst, encode<V, F, Mode>(V::load(src), bits, away_code));
-    }
-  };
+  const encode_vector<V, F, rounding::stochastic, Out> enc(policy);
+  Rng rng(key, counter);
   std::size_t i = 0;
-  if constexpr (Mode == rounding::stochastic && std::is_same<Rng, philox_stream<V>>::value) {
+  if constexpr (std::is_same<Rng, philox_stream<V>>::value) {
     constexpr std::size_t B = Rng::batch;  // the generator's vectors, kept in registers
     for (; i + B * N <= n; i += B * N) {
       vi bits[B];
@@ -406,23 +436,40 @@ inline void encode_loop(const float* s, Out* d, std::size_t n, overflow policy, 
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-      for (std::size_t k = 0; k < B; ++k) one(s + i + k * N, d + i + k * N, bits[k]);
+      for (std::size_t k = 0; k < B; ++k) enc(d + i + k * N, V::load(s + i + k * N), bits[k]);
     }
+    // the vectors after the batches (all of a short array): a few at a time
+    encode_run<V>(float_source<V>{s}, d, n, i, enc, [&rng]() noexcept { return rng.next_few(); });
+  } else {
+    encode_run<V>(float_source<V>{s}, d, n, i, enc, [&rng]() noexcept { return rng.next(); });
   }
-  // 16-bit formats and 5-bit exponents (e5m2: normals from 2^-14 to 57344): whole vectors of
-  // normals are the rule, worth a test; narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4): data
-  // leave them too often for a branch, every vector takes the general form
-  for (; i + N <= n; i += N) one(s + i, d + i, next_bits());
-  if (i < n) {
-    float in[N] = {};
-    Out out[N] = {};
-    std::memcpy(in, s + i, (n - i) * sizeof(float));
-    if constexpr (e8m0_format<F>::supported) {
-      store(out, encode_e8m0<V, Mode>(V::load(in), next_bits(), away_code));
-    } else {
-      store(out, encode<V, F, Mode>(V::load(in), next_bits(), away_code));
-    }
-    std::memcpy(d + i, out, (n - i) * sizeof(Out));
+}
+
+/// encode_stream in a mode chosen at run time: Src::in_mode<Mode> is the source of that mode,
+/// constructed from p. False (nothing written) for stochastic rounding or an invalid mode.
+template <class V, class F, class Src, class In, class Out>
+inline bool encode_modes(const In* p, Out* d, std::size_t n, rounding mode, overflow policy) noexcept {
+  switch (mode) {
+    case rounding::nearest_even:
+      encode_stream<V, F, rounding::nearest_even>(typename Src::template in_mode<rounding::nearest_even>{p}, d, n, policy);
+      return true;
+    case rounding::nearest_away:
+      encode_stream<V, F, rounding::nearest_away>(typename Src::template in_mode<rounding::nearest_away>{p}, d, n, policy);
+      return true;
+    case rounding::toward_zero:
+      encode_stream<V, F, rounding::toward_zero>(typename Src::template in_mode<rounding::toward_zero>{p}, d, n, policy);
+      return true;
+    case rounding::upward:
+      encode_stream<V, F, rounding::upward>(typename Src::template in_mode<rounding::upward>{p}, d, n, policy);
+      return true;
+    case rounding::downward:
+      encode_stream<V, F, rounding::downward>(typename Src::template in_mode<rounding::downward>{p}, d, n, policy);
+      return true;
+    case rounding::to_odd:
+      encode_stream<V, F, rounding::to_odd>(typename Src::template in_mode<rounding::to_odd>{p}, d, n, policy);
+      return true;
+    default:
+      return false;
   }
 }
 
@@ -440,21 +487,13 @@ inline bool encode_floats(const float* s, Out* d, std::size_t n, rounding mode, 
     return false;
   } else {
     if (!is_valid(policy) || !is_valid(generator)) return false;
-    if (mode == rounding::stochastic && generator == rng_kind::philox4x32_10) {
-      encode_loop<V, F, rounding::stochastic, Out, philox_stream<V>>(s, d, n, policy, key, counter);
-      return true;
+    if (mode != rounding::stochastic) return encode_modes<V, F, float_source<V>>(s, d, n, mode, policy);
+    if (generator == rng_kind::philox4x32_10) {
+      encode_stochastic<V, F, Out, philox_stream<V>>(s, d, n, policy, key, counter);
+    } else {
+      encode_stochastic<V, F, Out, typename V::rng>(s, d, n, policy, key, counter);
     }
-    const overflow away = policy;
-    switch (mode) {
-      case rounding::nearest_even: encode_loop<V, F, rounding::nearest_even>(s, d, n, away, key, counter); return true;
-      case rounding::nearest_away: encode_loop<V, F, rounding::nearest_away>(s, d, n, away, key, counter); return true;
-      case rounding::toward_zero: encode_loop<V, F, rounding::toward_zero>(s, d, n, away, key, counter); return true;
-      case rounding::upward: encode_loop<V, F, rounding::upward>(s, d, n, away, key, counter); return true;
-      case rounding::downward: encode_loop<V, F, rounding::downward>(s, d, n, away, key, counter); return true;
-      case rounding::to_odd: encode_loop<V, F, rounding::to_odd>(s, d, n, away, key, counter); return true;
-      case rounding::stochastic: encode_loop<V, F, rounding::stochastic>(s, d, n, away, key, counter); return true;
-    }
-    return false;
+    return true;
   }
 }
 #endif

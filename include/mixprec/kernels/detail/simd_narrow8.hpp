@@ -11,9 +11,10 @@
 // narrow8::codes512 / codes512_fast / codes256 are the generic encoder's nearest-even codes for
 // the block-scaling kernels (detail/simd_block_scaling.hpp).
 // detail::encode_doubles: double -> half, bfloat16, tf32, every FP8/FP6/FP4 (signed or not) and
-// E8M0 in every mode and policy (kernels/convert.hpp): the deterministic modes through floats
-// rounded to odd, stochastic rounding's increment decided in 64-bit lanes on the double's own
-// bits (narrow8::sr_floats), then simd::encode_floats.
+// E8M0 in every mode and policy (kernels/convert.hpp): the deterministic modes on floats rounded
+// to odd, in registers, by encode_floats' lane function (simd::encode_stream); stochastic
+// rounding's increment decided in 64-bit lanes on the double's own bits (narrow8::sr_floats),
+// then simd::encode_floats through a buffer.
 // Contract: the bits of the scalar round_to for every input; tests/test_simd_narrow8.cpp checks
 // every level and supported built-in format on every sign, exponent and rounding case,
 // tests/exhaustive/test_narrow8_all_floats.cpp all 2^32 floats for e4m3fn and e5m2, and
@@ -66,33 +67,37 @@ inline __m256i codes256(__m256i u, overflow policy) noexcept {
 }
 #endif
 
-/// N doubles -> N floats (bits) rounded to odd at float's precision, at V's width. load: the
-/// sticky bit from the double's low bits (right where the float is normal, and enough for
-/// nearest-even to formats whose least subnormal is far above float's normals); store_exact: by
-/// comparing back (right for every double while MXCSR's FTZ and DAZ are clear).
-template <class V>
-struct odd_floats {
-  static typename V::vi load(const double* s) noexcept { return V::d_odd_half(s); }
-  static void store_exact(float* d, const double* s) noexcept { V::store(d, V::d_odd(s)); }
+/// Doubles as simd::encode_run's source: each rounded to odd at float's precision. Sticky29: the
+/// sticky bit from the double's low 29 bits (V::d_odd_half), right where the float is normal and
+/// enough for a nearest mode to a signed format whose least subnormal is far above float's
+/// normals (double_source's choice); otherwise by comparing back (V::d_odd, right for every double
+/// while MXCSR's FTZ and DAZ are clear).
+template <class V, bool Sticky29>
+struct odd_doubles {
+  const double* s;  ///< the doubles
+  static typename V::vi odd(const double* p) noexcept { return Sticky29 ? V::d_odd_half(p) : V::d_odd(p); }
+  /// The float bits of the doubles i .. i + V::N - 1.
+  typename V::vi operator()(std::size_t i) const noexcept { return odd(s + i); }
+  /// Those of the m < V::N doubles from i, then zeros.
+  typename V::vi tail(std::size_t i, std::size_t m) const noexcept {
+    double in[V::N] = {};
+    std::memcpy(in, s + i, m * sizeof(double));
+    return odd(in);
+  }
 };
 
-/// doubles -> codes of F, nearest even, at V's width (the tail through a buffer).
+/// simd::encode_modes' source of doubles to F: odd_doubles, with the cheaper sticky bit where it
+/// gives the same result. A double |x| < 2^-126 may truncate to a float with the wrong sticky bit;
+/// in nearest-even and nearest-away both it and x round to a signed zero of F where F's least
+/// subnormal is above 2^-125 (F::emin - M >= -124: half, FP8, FP6, FP4), and an unsigned F needs
+/// to tell -0 from a tiny negative x (its NaN), so such an F takes the exact form.
 template <class V, class F>
-inline void narrow_doubles(const double* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
-  constexpr std::size_t N = V::N;
-  const std::uint32_t away = simd::encode_format<F>::overflow_away(policy);
-  std::size_t i = 0;
-  for (; i + N <= n; i += N) {
-    V::store8(d + i, simd::encode<V, F, rounding::nearest_even>(odd_floats<V>::load(s + i), V::zero(), away));
-  }
-  if (i < n) {
-    double in[N] = {};
-    std::uint8_t out[N] = {};
-    std::memcpy(in, s + i, (n - i) * sizeof(double));
-    V::store8(out, simd::encode<V, F, rounding::nearest_even>(odd_floats<V>::load(in), V::zero(), away));
-    std::memcpy(d + i, out, n - i);
-  }
-}
+struct double_source {
+  template <rounding Mode>
+  using in_mode = odd_doubles<V, (Mode == rounding::nearest_even || Mode == rounding::nearest_away) &&
+                                     F::is_signed && F::emin - F::mantissa_bits >= -124 &&
+                                     !simd::e8m0_format<F>::supported>;
+};
 
 /// float or double -> codes of F, nearest even, at V's width.
 template <class V, class F>
@@ -101,7 +106,7 @@ inline void narrow(const float* s, std::uint8_t* d, std::size_t n, overflow poli
 }
 template <class V, class F>
 inline void narrow(const double* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
-  narrow_doubles<V, F>(s, d, n, policy);
+  simd::encode_stream<V, F, rounding::nearest_even>(odd_doubles<V, true>{s}, d, n, policy);
 }
 
 }  // namespace narrow8
@@ -228,42 +233,36 @@ struct sr_floats {
   }
 };
 
-/// doubles -> F through floats: fill(buf, src) writes V::N floats from V::N doubles, 512 at a
-/// time into a buffer in L1 (the tail through zero-padded buffers), then simd::encode_floats in mode.
-template <class V, class F, class Out, class Fill>
-inline void through_floats(const double* s, Out* d, std::size_t n, rounding mode, overflow policy, Fill&& fill) noexcept {
+/// Stochastic doubles -> F with the random stream Rng (V::rng or simd::philox_stream<V>): 512
+/// floats at a time from sr_floats into a buffer in L1 (the tail through zero-padded buffers),
+/// then simd::encode_floats in nearest-even.
+template <class V, class F, class Rng, class Out>
+inline void stochastic_doubles(const double* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
+                               std::uint64_t counter) noexcept {
   constexpr std::size_t N = V::N, chunk = 512;
+  Rng rng(key, counter);
   alignas(64) float buf[chunk];
   for (std::size_t i = 0; i < n; i += chunk) {
     const std::size_t m = n - i < chunk ? n - i : chunk;
     std::size_t j = 0;
-    for (; j + N <= m; j += N) fill(buf + j, s + i + j);
+    for (; j + N <= m; j += N) sr_floats<V>::template store<F>(buf + j, s + i + j, rng.next());
     if (j < m) {
       double in[N] = {};
       float out[N] = {};
       std::memcpy(in, s + i + j, (m - j) * sizeof(double));
-      fill(out, in);
+      sr_floats<V>::template store<F>(out, in, rng.next());
       std::memcpy(buf + j, out, (m - j) * sizeof(float));
     }
-    simd::encode_floats<V, F>(buf, d + i, m, mode, policy, 0, 0);
+    simd::encode_floats<V, F>(buf, d + i, m, rounding::nearest_even, policy, 0, 0);
   }
-}
-
-/// Stochastic doubles -> F with the random stream Rng (V::rng or simd::philox_stream<V>).
-template <class V, class F, class Rng, class Out>
-inline void stochastic_doubles(const double* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
-                               std::uint64_t counter) noexcept {
-  Rng rng(key, counter);
-  through_floats<V, F>(s, d, n, rounding::nearest_even, policy,
-                       [&rng](float* b, const double* x) noexcept { sr_floats<V>::template store<F>(b, x, rng.next()); });
 }
 
 }  // namespace narrow8
 
 /// dst[i] = round_to(src[i], mode, policy, bits_i) for doubles, every mode and policy (F
 /// double_encode_traits<F>::supported; Out: F's storage, tf32 uint32_t): deterministic modes by
-/// the doubles rounded to odd at float's precision (odd_floats::store_exact), then
-/// simd::encode_floats; stochastic by narrow8::sr_floats then F's nearest-even, bits_i being
+/// the doubles rounded to odd at float's precision (narrow8::double_source), then the lane
+/// function of encode_floats (simd::encode_vector) in registers; stochastic by narrow8::sr_floats then F's nearest-even, bits_i being
 /// counter_rng's output at counter + i (key = counter_rng(seed).key()) or philox_rng(seed)'s
 /// (generator philox4x32_10, key = seed), as encode_floats. False (nothing written) for F not
 /// supported, an invalid mode, policy or generator, or while MXCSR's FTZ or DAZ is set (they
@@ -284,10 +283,7 @@ inline bool encode_doubles(const double* s, Out* d, std::size_t n, rounding mode
       }
       return true;
     }
-    narrow8::through_floats<V, F>(s, d, n, mode, policy, [](float* b, const double* x) noexcept {
-      narrow8::odd_floats<V>::store_exact(b, x);
-    });
-    return true;
+    return simd::encode_modes<V, F, narrow8::double_source<V, F>>(s, d, n, mode, policy);
   }
 }
 #endif
