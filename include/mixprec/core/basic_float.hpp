@@ -35,35 +35,25 @@ struct is_mixprec_float<basic_float<F>> : std::true_type {};
 template <class T>
 struct float_traits;
 
+namespace detail {
+/// float_traits of a standard floating type T of format Format, bits in Storage.
+template <class T, class Format, class Storage>
+struct standard_float_traits {
+  using format_type = Format;    ///< The format
+  using storage_type = Storage;  ///< The bit pattern's type
+  /// The bit pattern of x.
+  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST storage_type to_bits(T x) noexcept { return bit_cast<storage_type>(x); }
+  /// The T whose bit pattern is b.
+  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST T from_bits(storage_type b) noexcept { return bit_cast<T>(b); }
+};
+}  // namespace detail
+
 /// float: binary32, bits in a std::uint32_t.
 template <>
-struct float_traits<float> {
-  using format_type = float32_format;  ///< IEEE binary32
-  using storage_type = std::uint32_t;  ///< The bit pattern's type
-  /// The bit pattern of x.
-  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST storage_type to_bits(float x) noexcept {
-    return detail::bit_cast<storage_type>(x);
-  }
-  /// The float whose bit pattern is b.
-  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST float from_bits(storage_type b) noexcept {
-    return detail::bit_cast<float>(b);
-  }
-};
-
+struct float_traits<float> : detail::standard_float_traits<float, float32_format, std::uint32_t> {};
 /// double: binary64, bits in a std::uint64_t.
 template <>
-struct float_traits<double> {
-  using format_type = float64_format;  ///< IEEE binary64
-  using storage_type = std::uint64_t;  ///< The bit pattern's type
-  /// The bit pattern of x.
-  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST storage_type to_bits(double x) noexcept {
-    return detail::bit_cast<storage_type>(x);
-  }
-  /// The double whose bit pattern is b.
-  MIXPREC_HD static MIXPREC_CONSTEXPR_BIT_CAST double from_bits(storage_type b) noexcept {
-    return detail::bit_cast<double>(b);
-  }
-};
+struct float_traits<double> : detail::standard_float_traits<double, float64_format, std::uint64_t> {};
 
 /// basic_float<F>: format F, bits as F::storage_type.
 template <class F>

@@ -178,18 +178,12 @@ namespace detail {
 template <class T, class Text, class Value>
 constexpr void finfo_repr(Text text, Value value) {
   using I = finfo<T>;
-  text("finfo(resolution=");
-  value(I::resolution);
-  text(", min=");
-  value(I::min);
-  text(", max=");
-  value(I::max);
-  text(", eps=");
-  value(I::eps);
-  text(", smallest_normal=");
-  value(I::smallest_normal);
-  text(", tiny=");
-  value(I::tiny);
+  const char* const labels[] = {"finfo(resolution=", ", min=", ", max=", ", eps=", ", smallest_normal=", ", tiny="};
+  const T values[] = {I::resolution, I::min, I::max, I::eps, I::smallest_normal, I::tiny};
+  for (int i = 0; i < 6; ++i) {
+    text(labels[i]);
+    value(values[i]);
+  }
   text(", dtype=");
   text(I::name);
   text(")");

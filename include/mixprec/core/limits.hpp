@@ -16,17 +16,6 @@
 namespace mixprec {
 namespace detail {
 
-/// floor(log10(2^k)) for k >= 0, by exact repeated division (2^k is exact in double).
-MIXPREC_HD constexpr int floor_log10_of_pow2_double(int k) noexcept {
-  double x = 1.0;
-  for (int i = 0; i < k; ++i) x *= 2.0;
-  int n = 0;
-  while (x >= 10.0) {
-    x /= 10.0;
-    ++n;
-  }
-  return n;
-}
 /// floor(log10(x)) for x >= 1.
 MIXPREC_HD constexpr int floor_log10(double x) noexcept {
   int n = 0;
@@ -35,6 +24,12 @@ MIXPREC_HD constexpr int floor_log10(double x) noexcept {
     ++n;
   }
   return n;
+}
+/// floor(log10(2^k)) for k >= 0, by exact repeated division (2^k is exact in double).
+MIXPREC_HD constexpr int floor_log10_of_pow2_double(int k) noexcept {
+  double x = 1.0;
+  for (int i = 0; i < k; ++i) x *= 2.0;
+  return floor_log10(x);
 }
 
 }  // namespace detail

@@ -129,7 +129,8 @@ struct type_list {};
 /// The mixprec types that have a cuda_type, where mixprec_type looks for a CUDA type.
 using cuda_mapped_types = type_list<half, bfloat16, float8_e4m3fn, float8_e5m2
 #if MIXPREC_CUDA_HAS_MX_TYPES
-                                    , float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn, fp4x2_e2m1, fp4x4_e2m1
+                                    , float8_e8m0fnu, float6_e2m3fn, float6_e3m2fn, float4_e2m1fn,
+                                    fp4x2_e2m1, fp4x4_e2m1
 #endif
                                     >;
 template <class T>

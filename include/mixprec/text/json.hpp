@@ -69,21 +69,9 @@ enum class kind : unsigned char {
 
 /// "null", "a boolean", "a number", "a string", "an array" or "an object": k for an error message.
 inline const char* kind_name(kind k) noexcept {
-  switch (k) {
-    case kind::null:
-      return "null";
-    case kind::boolean:
-      return "a boolean";
-    case kind::number:
-      return "a number";
-    case kind::string:
-      return "a string";
-    case kind::array:
-      return "an array";
-    case kind::object:
-      return "an object";
-  }
-  return "?";
+  const char* const names[] = {"null", "a boolean", "a number", "a string", "an array", "an object"};
+  const auto i = static_cast<unsigned>(k);
+  return i < 6 ? names[i] : "?";
 }
 
 /// A parsed JSON value. Numbers keep their literal text (also "NaN", "Infinity", "-Infinity");
