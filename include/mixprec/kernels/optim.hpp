@@ -383,49 +383,31 @@ void sgd_impl(Policy policy, span<W> params, span<const G> grads, span<S> moment
 }  // namespace optim_impl
 }  // namespace detail
 
+// grads: span<const G> or span<G> (only read).
 /// One Adam step (torch.optim.Adam, L2 weight decay added to the gradient).
 template <class Policy, class W, class G, class S, class M = W>
-void adam_step(Policy policy, span<W> params, span<const G> grads, span<S> exp_avg, span<S> exp_avg_sq,
-               std::int64_t step, const adam_options& options, const update_rounding& ur = {},
-               span<M> model_copy = {}) {
-  detail::optim_impl::adam_impl<Policy, W, G, S, M, false>("adam_step", policy, params, grads, exp_avg, exp_avg_sq,
-                                                           step, options, ur, model_copy);
+void adam_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
+               const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  using Gv = std::remove_const_t<G>;
+  detail::optim_impl::adam_impl<Policy, W, Gv, S, M, false>("adam_step", policy, params, span<const Gv>(grads), exp_avg,
+                                                            exp_avg_sq, step, options, ur, model_copy);
 }
 
 /// One AdamW step (torch.optim.AdamW: decoupled weight decay p *= 1 - lr * weight_decay).
 template <class Policy, class W, class G, class S, class M = W>
-void adamw_step(Policy policy, span<W> params, span<const G> grads, span<S> exp_avg, span<S> exp_avg_sq,
-                std::int64_t step, const adam_options& options, const update_rounding& ur = {},
-                span<M> model_copy = {}) {
-  detail::optim_impl::adam_impl<Policy, W, G, S, M, true>("adamw_step", policy, params, grads, exp_avg, exp_avg_sq,
-                                                          step, options, ur, model_copy);
+void adamw_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
+                const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
+  using Gv = std::remove_const_t<G>;
+  detail::optim_impl::adam_impl<Policy, W, Gv, S, M, true>("adamw_step", policy, params, span<const Gv>(grads), exp_avg,
+                                                           exp_avg_sq, step, options, ur, model_copy);
 }
 
 /// One SGD step (torch.optim.SGD). With momentum == 0 the buffer is unused and may be empty.
 template <class Policy, class W, class G, class S = W, class M = W>
-void sgd_step(Policy policy, span<W> params, span<const G> grads, span<S> momentum_buffer, std::int64_t step,
-              const sgd_options& o, const update_rounding& ur = {}, span<M> model_copy = {}) {
-  detail::optim_impl::sgd_impl(policy, params, grads, momentum_buffer, step, o, ur, model_copy);
-}
-
-// The same steps with a non-const gradient span (span<G> does not deduce span<const G>).
-/// adam_step with a mutable gradient span (grads are only read).
-template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
-void adam_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
-               const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
-  adam_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
-}
-/// adamw_step with a mutable gradient span (grads are only read).
-template <class Policy, class W, class G, class S, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
-void adamw_step(Policy policy, span<W> params, span<G> grads, span<S> exp_avg, span<S> exp_avg_sq, std::int64_t step,
-                const adam_options& options, const update_rounding& ur = {}, span<M> model_copy = {}) {
-  adamw_step(policy, params, span<const G>(grads), exp_avg, exp_avg_sq, step, options, ur, model_copy);
-}
-/// sgd_step with a mutable gradient span (grads are only read).
-template <class Policy, class W, class G, class S = W, class M = W, std::enable_if_t<!std::is_const<G>::value, int> = 0>
 void sgd_step(Policy policy, span<W> params, span<G> grads, span<S> momentum_buffer, std::int64_t step,
               const sgd_options& o, const update_rounding& ur = {}, span<M> model_copy = {}) {
-  sgd_step(policy, params, span<const G>(grads), momentum_buffer, step, o, ur, model_copy);
+  detail::optim_impl::sgd_impl(policy, params, span<const std::remove_const_t<G>>(grads), momentum_buffer, step, o, ur,
+                               model_copy);
 }
 
 }  // namespace mixprec

@@ -465,26 +465,26 @@ std::size_t sgd_loop(const Body& b, std::size_t begin, std::size_t end) noexcept
 
 #undef MIXPREC_OPTIM_EACH
 
+/// loop(std::integral_constant<int, Final>{}) with the Final of adam_loop / sgd_loop for b's final rounding.
+template <class T, class Body, class Loop>
+std::size_t by_final(const Body& b, Loop loop) noexcept {
+  if constexpr (!steps<vec>::split_final) {
+    return loop(std::integral_constant<int, 2>{});
+  } else if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
+    return loop(std::integral_constant<int, std::is_same<T, float>::value ? 0 : 1>{});
+  } else {
+    return loop(std::integral_constant<int, 0>{});
+  }
+}
+
 template <bool Decoupled, class T, class M, class Body>
 std::size_t adam(const Body& b, std::size_t begin, std::size_t end) noexcept {
-  if constexpr (!steps<vec>::split_final) {
-    return adam_loop<vec, Decoupled, T, M, 2>(b, begin, end);
-  } else if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
-    return adam_loop<vec, Decoupled, T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
-  } else {
-    return adam_loop<vec, Decoupled, T, M, 0>(b, begin, end);
-  }
+  return by_final<T>(b, [&](auto f) { return adam_loop<vec, Decoupled, T, M, decltype(f)::value>(b, begin, end); });
 }
 
 template <class T, class M, class Body>
 std::size_t sgd(const Body& b, std::size_t begin, std::size_t end) noexcept {
-  if constexpr (!steps<vec>::split_final) {
-    return sgd_loop<vec, T, M, 2>(b, begin, end);
-  } else if (!std::is_same<T, float>::value && b.final_round.mode == rounding::stochastic) {
-    return sgd_loop<vec, T, M, std::is_same<T, float>::value ? 0 : 1>(b, begin, end);
-  } else {
-    return sgd_loop<vec, T, M, 0>(b, begin, end);
-  }
+  return by_final<T>(b, [&](auto f) { return sgd_loop<vec, T, M, decltype(f)::value>(b, begin, end); });
 }
 
 #endif  // MIXPREC_OPTIM_SIMD
