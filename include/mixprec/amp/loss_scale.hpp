@@ -120,12 +120,7 @@ struct loss_scale_config {
 
   /// jmp DynamicLossScale: keras() with growth guarded and floor 1 (jmp has no default initial
   /// scale; it suggests 2^15).
-  static loss_scale_config jmp() {
-    loss_scale_config c = keras();
-    c.guard_growth = true;
-    c.min_scale = 1.0;
-    return c;
-  }
+  static loss_scale_config jmp() { return tf_keras(); }
 
   /// Apex amp LossScaler: 2^16, x2 / 2 every 2000, float64, cap 2^24, no floor, unguarded.
   static loss_scale_config apex() {
@@ -365,33 +360,23 @@ class dynamic_loss_scale {
     return std::isfinite(cfg_.max_scale) ? cfg_.to_storage(cfg_.max_scale) : std::numeric_limits<double>::infinity();
   }
 
-  /// s op f in the framework's arithmetic; every path rounds once from the exact result (a
-  /// float32 product or quotient computed in double and rounded to float is correctly rounded,
-  /// since 53 >= 2 * 24 + 2).
-  double times(double s, double f) const noexcept {
+  /// s * f (s / f with divide) in the framework's arithmetic; every path rounds once from the
+  /// exact result (a float32 product or quotient computed in double and rounded to float is
+  /// correctly rounded, since 53 >= 2 * 24 + 2).
+  double times(double s, double f, bool divide = false) const noexcept {
+    const auto op = [divide](double a, double b) { return divide ? a / b : a * b; };
     switch (cfg_.arithmetic) {
       case scale_arithmetic::float32_via_double:
-        return static_cast<double>(round_to<float>(s * f));
+        return static_cast<double>(round_to<float>(op(s, f)));
       case scale_arithmetic::float32:
-        return static_cast<double>(round_to<float>(s * static_cast<double>(round_to<float>(f))));
+        return static_cast<double>(round_to<float>(op(s, static_cast<double>(round_to<float>(f)))));
       case scale_arithmetic::float64:
-        return s * f;
-    }
-    return s;
-  }
-  double divided(double s, double f) const noexcept {
-    switch (cfg_.arithmetic) {
-      case scale_arithmetic::float32_via_double:
-        return static_cast<double>(round_to<float>(s / f));
-      case scale_arithmetic::float32:
-        return static_cast<double>(round_to<float>(s / static_cast<double>(round_to<float>(f))));
-      case scale_arithmetic::float64:
-        return s / f;
+        return op(s, f);
     }
     return s;
   }
   double backoff(double s) const noexcept {
-    return cfg_.backoff_divides ? divided(s, cfg_.growth_factor) : times(s, cfg_.backoff_factor);
+    return cfg_.backoff_divides ? times(s, cfg_.growth_factor, true) : times(s, cfg_.backoff_factor);
   }
   double grow(double s) const noexcept { return times(s, cfg_.growth_factor); }
 };
