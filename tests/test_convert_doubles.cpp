@@ -228,6 +228,55 @@ TEST_CASE("convert doubles: FP6, FP4, unsigned FP8 and E8M0, every mode, policy 
   check_format<float8_e8m0fnu>(1000000, 17);  // exponent only: no zero, clamps below 2^-127
 }
 
+/// Doubles below float's least subnormal whose low 29 bits are clear (their float truncation is
+/// zero and the double's low bits hold no sticky bit), alone among normal numbers in a vector of
+/// 16 (or 8) and next to a zero, with both signs: every mode must see them as nonzero.
+template <class T>
+std::vector<double> tiny_among_normals() {
+  std::vector<double> v;
+  for (double t : {0x1p-150, 0x1p-151, 0x1p-200, 0x1p-1000, 0x1p-1022, 0x1.8p-160, 0x1p-1074, 0x1.000002p-170}) {
+    for (double sign : {1.0, -1.0}) {
+      for (std::size_t at : {std::size_t{0}, std::size_t{5}, std::size_t{13}, std::size_t{22}, std::size_t{31}}) {
+        for (int with_zero = 0; with_zero < 2; ++with_zero) {
+          std::vector<double> block(32);
+          for (std::size_t i = 0; i < block.size(); ++i) block[i] = (i % 3 == 0 ? -1.0 : 1.0) * (1.25 + 0x1p-40 * static_cast<double>(i));
+          block[at] = sign * t;
+          if (with_zero) block[(at + 1) % block.size()] = 0.0;
+          v.insert(v.end(), block.begin(), block.end());
+        }
+      }
+    }
+  }
+  return v;
+}
+
+TEST_CASE("convert doubles: tiny doubles truncating to a float zero, among normal numbers") {
+  check_levels<half>(tiny_among_normals<half>());
+  check_levels<float8_e4m3fn>(tiny_among_normals<float8_e4m3fn>());
+  check_levels<float8_e5m2>(tiny_among_normals<float8_e5m2>());
+  check_levels<float8_ue4m3>(tiny_among_normals<float8_ue4m3>());
+  check_levels<float4_e2m1fn>(tiny_among_normals<float4_e2m1fn>());
+  check_levels<bfloat16>(tiny_among_normals<bfloat16>());
+  // by hand: half's least subnormal upward and to odd, zero toward zero, its NaN for an unsigned
+  // format's tiny negative number
+  const std::vector<double> all = tiny_among_normals<half>();
+  const std::vector<double> x(all.begin(), all.begin() + 32);
+  REQUIRE(x[0] == 0x1p-150);
+  std::vector<half> h(x.size());
+  convert(exec::seq, x, h, rounding::upward);
+  CHECK(h[0].bits() == 0x0001);
+  convert(exec::seq, x, h, rounding::to_odd);
+  CHECK(h[0].bits() == 0x0001);
+  convert(exec::seq, x, h, rounding::toward_zero);
+  CHECK(h[0].bits() == 0x0000);
+  std::vector<double> neg(x);
+  neg[0] = -0x1p-1000;
+  std::vector<float8_ue4m3> u(neg.size());
+  convert(exec::seq, neg, u, rounding::toward_zero);
+  CHECK(u[0].bits() == round_to<float8_ue4m3>(-1.0f).bits());  // the NaN (or 0) of a negative number
+  CHECK(u[0].bits() != 0x00);
+}
+
 TEST_CASE("convert doubles: through mixprec::convert, any size, offset and thread count") {
   check_convert<half>(format_doubles<half>(50000, 21));
   check_convert<bfloat16>(format_doubles<bfloat16>(50000, 22));

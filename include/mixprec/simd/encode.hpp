@@ -373,9 +373,14 @@ struct encode_vector {
 /// i + V::N - 1, src.tail(i, m) those of the last m < V::N values and zeros; bits() the random bits
 /// of the next vector.
 template <class V, class Out, class Src, class Enc, class Bits>
-[[gnu::always_inline]] inline void encode_run(const Src& src, Out* d, std::size_t n, std::size_t i, const Enc& enc,
+[[gnu::always_inline]] inline void encode_run(Src src, Out* d, std::size_t n, std::size_t i, Enc enc,
                                               Bits&& bits) noexcept {
   constexpr std::size_t N = V::N;
+  for (; i + 2 * N <= n; i += 2 * N) {
+    const typename V::vi a = src(i), b = src(i + N);
+    enc(d + i, a, bits());
+    enc(d + i + N, b, bits());
+  }
   for (; i + N <= n; i += N) enc(d + i, src(i), bits());
   if (i < n) {
     Out out[N] = {};
@@ -403,7 +408,7 @@ struct float_source {
 /// dst[i] = round_to(x_i, Mode, policy) for the n values of src (encode_run's source), a
 /// deterministic Mode: each vector by encode_vector (vcvtps2ph for half while MXCSR.DAZ is clear).
 template <class V, class F, rounding Mode, class Out, class Src>
-inline void encode_stream(const Src& src, Out* d, std::size_t n, overflow policy) noexcept {
+inline void encode_stream(Src src, Out* d, std::size_t n, overflow policy) noexcept {
   static_assert(Mode != rounding::stochastic, "deterministic modes");
   const auto no_bits = []() noexcept { return V::zero(); };
   if constexpr (half_by_hardware<F, Mode, Out>) {

@@ -67,36 +67,49 @@ inline __m256i codes256(__m256i u, overflow policy) noexcept {
 }
 #endif
 
-/// Doubles as simd::encode_run's source: each rounded to odd at float's precision. Sticky29: the
-/// sticky bit from the double's low 29 bits (V::d_odd_half), right where the float is normal and
-/// enough for a nearest mode to a signed format whose least subnormal is far above float's
-/// normals (double_source's choice); otherwise by comparing back (V::d_odd, right for every double
-/// while MXCSR's FTZ and DAZ are clear).
-template <class V, bool Sticky29>
+/// Doubles as simd::encode_run's source: each rounded to odd at float's precision, by one of
+/// (Form) 0: comparing back (V::d_odd, right for every double while MXCSR's FTZ and DAZ are
+/// clear); 1: the sticky bit from the double's low 29 bits (V::d_odd_half), right where the float
+/// is normal; 2: form 1, and form 0 for a vector with a zero float (a double below float's least
+/// subnormal may truncate to zero with its low bits clear). double_source chooses.
+template <class V, int Form>
 struct odd_doubles {
   const double* s;  ///< the doubles
-  static typename V::vi odd(const double* p) noexcept { return Sticky29 ? V::d_odd_half(p) : V::d_odd(p); }
+  static typename V::vi odd(const double* p) noexcept {
+    if constexpr (Form == 0) {
+      return V::d_odd(p);
+    } else {
+      const typename V::vi u = V::d_odd_half(p);
+      if (Form == 2 && V::any(V::eq(V::and_(u, V::set1(0x7fffffffu)), V::zero()))) return V::d_odd(p);
+      return u;
+    }
+  }
   /// The float bits of the doubles i .. i + V::N - 1.
   typename V::vi operator()(std::size_t i) const noexcept { return odd(s + i); }
   /// Those of the m < V::N doubles from i, then zeros.
   typename V::vi tail(std::size_t i, std::size_t m) const noexcept {
     double in[V::N] = {};
     std::memcpy(in, s + i, m * sizeof(double));
-    return odd(in);
+    return V::d_odd(in);
   }
 };
 
 /// simd::encode_modes' source of doubles to F: odd_doubles, with the cheaper sticky bit where it
-/// gives the same result. A double |x| < 2^-126 may truncate to a float with the wrong sticky bit;
-/// in nearest-even and nearest-away both it and x round to a signed zero of F where F's least
-/// subnormal is above 2^-125 (F::emin - M >= -124: half, FP8, FP6, FP4), and an unsigned F needs
-/// to tell -0 from a tiny negative x (its NaN), so such an F takes the exact form.
+/// gives the same result. A double 0 < |x| < 2^-126 truncates to a float of the same sign, below
+/// float's normals, whose sticky bit form 1 may miss, or to a zero where x's low bits are clear.
+/// Where F's least subnormal is at least 2^-124 (F::emin - M >= -124: half, FP8, FP6, FP4), F's
+/// result for such an x or float depends only on its sign and on its being nonzero in every mode
+/// (the nearest ones round both to zero, the directed ones to zero or F's least subnormal), so
+/// form 2 is exact; form 1 too in nearest-even and nearest-away where F is signed (an unsigned F
+/// tells -0 from a tiny negative x, its NaN). Other F (bfloat16, tf32, E8M0): form 0.
 template <class V, class F>
 struct double_source {
+  static constexpr bool tiny_alike = F::emin - F::mantissa_bits >= -124 && !simd::e8m0_format<F>::supported;
   template <rounding Mode>
-  using in_mode = odd_doubles<V, (Mode == rounding::nearest_even || Mode == rounding::nearest_away) &&
-                                     F::is_signed && F::emin - F::mantissa_bits >= -124 &&
-                                     !simd::e8m0_format<F>::supported>;
+  using in_mode = odd_doubles<V, !tiny_alike ? 0
+                                 : (Mode == rounding::nearest_even || Mode == rounding::nearest_away) && F::is_signed
+                                     ? 1
+                                     : 2>;
 };
 
 /// float or double -> codes of F, nearest even, at V's width.
@@ -106,7 +119,7 @@ inline void narrow(const float* s, std::uint8_t* d, std::size_t n, overflow poli
 }
 template <class V, class F>
 inline void narrow(const double* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
-  simd::encode_stream<V, F, rounding::nearest_even>(odd_doubles<V, true>{s}, d, n, policy);
+  simd::encode_stream<V, F, rounding::nearest_even>(odd_doubles<V, 1>{s}, d, n, policy);
 }
 
 }  // namespace narrow8
