@@ -68,109 +68,93 @@ MIXPREC_HD constexpr A combine_lanes(A* l) noexcept {
   return l[0] + l[1];
 }
 
-template <class A, class T>
-struct sum_block {
+/// The blocks of sum (Dot false: l + x[i]) and dot (Dot true: fma(x[i], y[i], l)): element i
+/// goes to lane i % reduce_lanes.
+template <class A, class T, class U = T, bool Dot = false>
+struct lanes_block {
   const T* x;
+  const U* y;  // Dot only
+  MIXPREC_HD A add(A l, std::size_t i) const noexcept {
+    if constexpr (Dot) {
+      return fused(widen<A>(x[i]), widen<A>(y[i]), l);
+    } else {
+      return l + widen<A>(x[i]);
+    }
+  }
   MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
     A l[reduce_lanes] = {};
     std::size_t i = begin;
     for (; i + reduce_lanes <= end; i += reduce_lanes) {
-      for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
+      for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = add(l[j], i + j);
     }
     const std::size_t rest = end - i;  // < reduce_lanes
-    for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = l[j] + widen<A>(x[i + j]);
+    for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = add(l[j], i + j);
     return combine_lanes(l);
   }
   /// Lane j of the block alone (the device computes the lanes in parallel).
   MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
     A l = A(0);
-    for (std::size_t i = begin + j; i < end; i += reduce_lanes) l = l + widen<A>(x[i]);
+    for (std::size_t i = begin + j; i < end; i += reduce_lanes) l = add(l, i);
     return l;
   }
 };
 
-template <class A, class T, class U>
-struct dot_block {
-  const T* x;
-  const U* y;
-  MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
-    A l[reduce_lanes] = {};
-    std::size_t i = begin;
-    for (; i + reduce_lanes <= end; i += reduce_lanes) {
-      for (std::size_t j = 0; j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
-    }
-    const std::size_t rest = end - i;  // < reduce_lanes
-    for (std::size_t j = 0; j < rest && j < reduce_lanes; ++j) l[j] = fused(widen<A>(x[i + j]), widen<A>(y[i + j]), l[j]);
-    return combine_lanes(l);
-  }
-  MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
-    A l = A(0);
-    for (std::size_t i = begin + j; i < end; i += reduce_lanes) l = fused(widen<A>(x[i]), widen<A>(y[i]), l);
-    return l;
-  }
-};
-
-/// NaN-propagating maximum of |x| over a block. float and double: |x| orders as its bits with
-/// the sign cleared, and a NaN's exceed infinity's; 16 independent lanes (they vectorise).
+/// NaN-propagating maximum of |x| over a block. float, double, half and bfloat16: |x| orders as
+/// its bits with the sign cleared, and a NaN's exceed infinity's; 16 independent lanes (32 for
+/// the 16-bit types; they vectorise).
 template <class A, class T>
 struct amax_block {
   const T* x;
+  static constexpr bool by_bits = (std::is_same<T, A>::value && (std::is_same<T, float>::value ||
+                                                                  std::is_same<T, double>::value)) ||
+                                  std::is_same<T, half>::value || std::is_same<T, bfloat16>::value;
+  using U = std::conditional_t<sizeof(T) == 2, std::uint16_t,
+                               std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>>;
+  /// v's bits (half and bfloat16 through bits(), which vectorises where bit_cast does not).
+  MIXPREC_HD static U bits(T v) noexcept {
+    if constexpr (sizeof(T) == 2) {
+      return v.bits();
+    } else {
+      return detail::bit_cast<U>(v);
+    }
+  }
   MIXPREC_HD A operator()(std::size_t begin, std::size_t end) const noexcept {
-    if constexpr (std::is_same<T, A>::value && (std::is_same<T, float>::value || std::is_same<T, double>::value)) {
-      using U = std::conditional_t<std::is_same<T, float>::value, std::uint32_t, std::uint64_t>;
-      constexpr U mag = static_cast<U>(~U(0) >> 1);
-      constexpr U inf = std::is_same<T, float>::value ? static_cast<U>(0x7f800000u) : static_cast<U>(0x7ff0000000000000ull);
-      U lane[16] = {};
+    if constexpr (by_bits) {
+      constexpr std::size_t lanes = sizeof(T) == 2 ? 32 : 16;
+      constexpr U mag = static_cast<U>(static_cast<U>(~U(0)) >> 1);
+      constexpr U inf = static_cast<U>(std::is_same<T, half>::value       ? 0x7c00u
+                                       : std::is_same<T, bfloat16>::value ? 0x7f80u
+                                       : std::is_same<T, float>::value    ? 0x7f800000u
+                                                                          : 0x7ff0000000000000ull);
+      U lane[lanes] = {};
       std::size_t i = begin;
-      for (; i + 16 <= end; i += 16) {
-        for (std::size_t k = 0; k < 16; ++k) {
-          const U b = detail::bit_cast<U>(x[i + k]) & mag;
+      for (; i + lanes <= end; i += lanes) {
+        for (std::size_t k = 0; k < lanes; ++k) {
+          const U b = static_cast<U>(bits(x[i + k]) & mag);
           lane[k] = b > lane[k] ? b : lane[k];
         }
       }
       for (; i < end; ++i) {
-        const U b = detail::bit_cast<U>(x[i]) & mag;
+        const U b = static_cast<U>(bits(x[i]) & mag);
         lane[0] = b > lane[0] ? b : lane[0];
       }
       U m = 0;
-      for (std::size_t k = 0; k < 16; ++k) m = lane[k] > m ? lane[k] : m;
-      return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : detail::bit_cast<T>(m);
-    } else if constexpr (std::is_same<T, half>::value || std::is_same<T, bfloat16>::value) {
-      // The same on the 16 bits (sign on top, NaNs above infinity), 32 lanes.
-      constexpr std::uint16_t inf = std::is_same<T, half>::value ? 0x7c00 : 0x7f80;
-      std::uint16_t lane[32] = {};
-      std::size_t i = begin;
-      for (; i + 32 <= end; i += 32) {
-        for (std::size_t k = 0; k < 32; ++k) {
-          const std::uint16_t b = static_cast<std::uint16_t>(x[i + k].bits() & 0x7fffu);
-          lane[k] = b > lane[k] ? b : lane[k];
-        }
-      }
-      for (; i < end; ++i) {
-        const std::uint16_t b = static_cast<std::uint16_t>(x[i].bits() & 0x7fffu);
-        lane[0] = b > lane[0] ? b : lane[0];
-      }
-      std::uint16_t m = 0;
-      for (std::size_t k = 0; k < 32; ++k) m = lane[k] > m ? lane[k] : m;
-      return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : widen<A>(T::from_bits(m));
+      for (std::size_t k = 0; k < lanes; ++k) m = lane[k] > m ? lane[k] : m;
+      return m > inf ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : widen<A>(detail::bit_cast<T>(m));
     } else {
-      A m = A(0);
-      bool nan = false;
-      for (std::size_t i = begin; i < end; ++i) {
-        const A v = widen<A>(x[i]);
-        const A a = v < A(0) ? -v : v;
-        nan = nan || is_nan_value(v);
-        m = a > m ? a : m;
-      }
-      return nan ? widen<A>(detail::bit_cast<float>(0x7fc00000u)) : m;
+      return strided(begin, end, 1);
     }
   }
   /// The maximum over elements begin + j, begin + j + 16, ... (NaN as above); any grouping of the
   /// elements gives the same result as operator().
   MIXPREC_HD A lane(std::size_t begin, std::size_t end, std::size_t j) const noexcept {
+    return strided(begin + j, end, reduce_lanes);
+  }
+  /// The maximum over elements first, first + step, ... before end, compared in A.
+  MIXPREC_HD A strided(std::size_t first, std::size_t end, std::size_t step) const noexcept {
     A m = A(0);
     bool nan = false;
-    for (std::size_t i = begin + j; i < end; i += reduce_lanes) {
+    for (std::size_t i = first; i < end; i += step) {
       const A v = widen<A>(x[i]);
       const A a = v < A(0) ? -v : v;
       nan = nan || is_nan_value(v);
@@ -292,7 +276,7 @@ template <class Acc = float, class Policy, class X>
 Acc sum(Policy policy, X&& x) {
   const auto s = detail::as_span(x);
   using T = std::remove_const_t<typename decltype(s)::element_type>;
-  return detail::reduce_blocks<Acc>(policy, s.size(), detail::sum_block<Acc, T>{s.data()}, detail::add_op<Acc>{}, Acc(0));
+  return detail::reduce_blocks<Acc>(policy, s.size(), detail::lanes_block<Acc, T>{s.data(), nullptr}, detail::add_op<Acc>{}, Acc(0));
 }
 
 /// The dot product of x and y in Acc, in the documented order (fused multiply-adds).
@@ -303,7 +287,7 @@ Acc dot(Policy policy, X&& x, Y&& y) {
   detail::require_same_size("dot", sx, sy);
   using T = std::remove_const_t<typename decltype(sx)::element_type>;
   using U = std::remove_const_t<typename decltype(sy)::element_type>;
-  return detail::reduce_blocks<Acc>(policy, sx.size(), detail::dot_block<Acc, T, U>{sx.data(), sy.data()},
+  return detail::reduce_blocks<Acc>(policy, sx.size(), detail::lanes_block<Acc, T, U, true>{sx.data(), sy.data()},
                                     detail::add_op<Acc>{}, Acc(0));
 }
 
