@@ -310,16 +310,8 @@ void bgemm_truncated(const block_scaled_tensor<EA, SA>& a, const block_scaled_te
   const float* ta = bgemm_elem<EA>::table();
   const float* tb = bgemm_elem<EB>::table();
   using u64 = std::uint64_t;
-  auto to_bits = [](double x) {
-    u64 u;
-    std::memcpy(&u, &x, sizeof u);
-    return u;
-  };
-  auto from_bits = [](u64 u) {
-    double x;
-    std::memcpy(&x, &u, sizeof x);
-    return x;
-  };
+  auto to_bits = [](double x) { return detail::bit_cast<u64>(x); };
+  auto from_bits = [](u64 u) { return detail::bit_cast<double>(u); };
   auto expo = [](u64 u) { return static_cast<std::int64_t>((u >> 52) & 0x7FFu); };  // 0 for a zero
   const u64 keep_bits = ~((u64{1} << (52 - bits)) - 1u);
   std::vector<float> bf(k * n), af(k), sb(n), acc(n), v(n);

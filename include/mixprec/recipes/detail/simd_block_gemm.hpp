@@ -21,9 +21,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
-#include <cstring>
 
 #include "../../core/config.hpp"
+#include "../../core/detail/bits.hpp"
 #include "simd_block_width.hpp"
 
 #if !defined(__CUDACC__) && (defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(MIXPREC_SIMD_FMA)))
@@ -149,13 +149,11 @@ struct bgemm_trunc_width {
 
 /// x (a normal double or zero) truncated as in bgemm_trunc_add.
 inline double bgemm_trunc(double x, std::int64_t qb) noexcept {
-  std::uint64_t u;
-  std::memcpy(&u, &x, sizeof u);
+  std::uint64_t u = bit_cast<std::uint64_t>(x);
   const std::int64_t d = static_cast<std::int64_t>((u >> 52) & 0x7FFu) - qb;
   const std::int64_t sh = std::min<std::int64_t>(std::max<std::int64_t>(52 - d, 0), 63);
   u &= d < 0 ? std::uint64_t{0} : ~((std::uint64_t{1} << sh) - 1u);
-  std::memcpy(&x, &u, sizeof x);
-  return x;
+  return bit_cast<double>(u);
 }
 
 /// out[j] = x[j] truncated as in bgemm_trunc_add (x[j] a normal double or zero).

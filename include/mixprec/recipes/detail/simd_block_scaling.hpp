@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../../core/detail/bits.hpp"
 #include "../../kernels/detail/simd_convert.hpp"
 #include "../../simd/encode.hpp"
 #include "../mx.hpp"
@@ -52,16 +53,8 @@ inline bool fp_env_ok() noexcept {
 #endif
 }
 
-inline float bits_float(std::uint32_t u) noexcept {
-  float f;
-  std::memcpy(&f, &u, 4);
-  return f;
-}
-inline std::uint32_t float_bits(float f) noexcept {
-  std::uint32_t u;
-  std::memcpy(&u, &f, 4);
-  return u;
-}
+inline float bits_float(std::uint32_t u) noexcept { return bit_cast<float>(u); }
+inline std::uint32_t float_bits(float f) noexcept { return bit_cast<std::uint32_t>(f); }
 
 /// TE MXFP8's E8M0 code of a block amax (the scalar rule) and the element factor 2^k as a float.
 inline std::uint8_t mx_te_code(float amax) noexcept {
