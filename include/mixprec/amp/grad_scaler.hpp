@@ -21,10 +21,12 @@
 #define MIXPREC_NEEDS_EXCEPTIONS mixprec/amp/grad_scaler.hpp
 #include "../core/detail/needs_exceptions.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <iterator>
 #include <limits>
 #include <map>
@@ -313,26 +315,19 @@ class grad_scaler {
     double scale = 0.0;
     std::int64_t tracker = 0;
     std::int64_t hyst = 1;
-    bool have_scale = false, have_growth = false, have_backoff = false, have_interval = false, have_tracker = false;
-    bool have_hysteresis = false, have_hyst_tracker = false;
     for (std::size_t i = 0; i < doc.keys.size(); ++i) {
       const std::string& k = doc.keys[i];
       const json::value& v = doc.items[i];
       if (k == "scale") {
         scale = number(k, v);
-        have_scale = true;
       } else if (k == "growth_factor") {
         c.growth_factor = number(k, v);
-        have_growth = true;
       } else if (k == "backoff_factor") {
         c.backoff_factor = number(k, v);
-        have_backoff = true;
       } else if (k == "growth_interval") {
         c.growth_interval = integer(k, v);
-        have_interval = true;
       } else if (k == "_growth_tracker") {
         tracker = integer(k, v);
-        have_tracker = true;
       } else if (k == "min_scale") {
         c.min_scale = number(k, v);
       } else if (k == "max_scale") {
@@ -340,10 +335,8 @@ class grad_scaler {
         if (!std::isfinite(c.max_scale)) fail("\"max_scale\" must be finite (leave the key out for no cap)");
       } else if (k == "hysteresis") {
         c.hysteresis = integer(k, v);
-        have_hysteresis = true;
       } else if (k == "_hysteresis_tracker") {
         hyst = integer(k, v);
-        have_hyst_tracker = true;
       } else if (k == "check_after_unscale") {
         if (v.type != json::kind::boolean) wrong_type(k, "a boolean", v);
         c.check_after_unscale = v.boolean;
@@ -351,14 +344,11 @@ class grad_scaler {
         fail("unknown key " + json::quote_key(k));
       }
     }
-    const char* missing = !have_scale      ? "scale"
-                          : !have_growth   ? "growth_factor"
-                          : !have_backoff  ? "backoff_factor"
-                          : !have_interval ? "growth_interval"
-                          : !have_tracker  ? "_growth_tracker"
-                                           : nullptr;
-    if (missing != nullptr) fail(std::string("missing key \"") + missing + "\"");
-    if (have_hysteresis != have_hyst_tracker) {
+    auto has = [&doc](const char* k) { return std::find(doc.keys.begin(), doc.keys.end(), k) != doc.keys.end(); };
+    for (const char* k : {"scale", "growth_factor", "backoff_factor", "growth_interval", "_growth_tracker"}) {
+      if (!has(k)) fail(std::string("missing key \"") + k + "\"");
+    }
+    if (has("hysteresis") != has("_hysteresis_tracker")) {
       fail("\"hysteresis\" and \"_hysteresis_tracker\" must be given together");
     }
     try {
