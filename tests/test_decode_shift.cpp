@@ -24,7 +24,7 @@ std::uint32_t bits_of(float x) {
   return u;
 }
 
-enum class path { table, shift, bytes };  // decode_by_table, decode_by_shift, decode_bytes
+enum class path { table, shift, bytes, nibble };  // decode_by_table, _by_shift, decode_bytes, _by_nibble
 
 /// The path's decoder for V and F at source/destination offsets 0-16 and lengths 0-70 and 1000,
 /// and the floats around each call untouched.
@@ -42,6 +42,8 @@ void check_table_decode() {
       std::vector<float> dst(n + 40, guard);
       if constexpr (P == path::shift) {
         simd::decode_by_shift<V, F>(src.data() + off, dst.data() + off, n);
+      } else if constexpr (P == path::nibble) {
+        simd::decode_by_nibble<V, F>(src.data() + off, dst.data() + off, n);
       } else if constexpr (P == path::bytes) {
         CHECK(simd::decode_bytes<V, F>(src.data() + off, dst.data() + off, n));
       } else {
@@ -118,9 +120,12 @@ TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled wid
   check_every_width<ue5m3>();
 }
 
-TEST_CASE("decode: e4m3fn by shifts (and decode_bytes) at every offset and length, every compiled width") {
+TEST_CASE("decode: by shifts (e4m3fn also by decode_bytes) at every offset and length, every compiled width") {
   check_every_width<e4m3fn, path::shift>();
   check_every_width<e8m0, path::shift>();
+  check_every_width<ue5m3, path::shift>();
+  check_every_width<ue6m2, path::shift>();
+  check_every_width<ue7m1, path::shift>();
   check_every_width<e4m3fn, path::bytes>();
 }
 
@@ -129,6 +134,8 @@ TEST_CASE("decode: four-bit formats (AVX2: the nibble lookup) at every offset an
   static_assert(!simd::nibble_format<e4m3fn>::supported, "");
   check_every_width<float4_e2m1fn::format_type, path::bytes>();
   check_every_width<format<1, 2, encoding::fn>, path::bytes>();
+  check_every_width<float4_e2m1fn::format_type, path::nibble>();
+  check_every_width<format<1, 2, encoding::fn>, path::nibble>();
 }
 
 TEST_CASE("decode: other byte formats: shifts (1 or 2 mantissa bits) or the gather") {

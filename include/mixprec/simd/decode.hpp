@@ -160,26 +160,6 @@ inline void decode_steps(const std::uint8_t* s, float* d, std::size_t n, const O
   if (i < n) part(s + i, d + i, n - i);
 }
 
-/// Stores the floats whose high 16 bits are the words of a, then b, widened by unpacking with zero
-/// words within 128-bit lanes (out[0, 4 V::N) in order when the codes were transposed as dwords).
-inline void store_words_widened(float* out, __m256i a, __m256i b) noexcept {
-  const __m256i z = _mm256_setzero_si256();
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_unpacklo_epi16(z, a));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 8), _mm256_unpackhi_epi16(z, a));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 16), _mm256_unpacklo_epi16(z, b));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out + 24), _mm256_unpackhi_epi16(z, b));
-}
-#if defined(MIXPREC_SIMD_AVX512)
-/// store_words_widened for AVX-512 (out[0, 64)).
-inline void store_words_widened(float* out, __m512i a, __m512i b) noexcept {
-  const __m512i z = _mm512_setzero_si512();
-  _mm512_storeu_si512(out, _mm512_unpacklo_epi16(z, a));
-  _mm512_storeu_si512(out + 16, _mm512_unpackhi_epi16(z, a));
-  _mm512_storeu_si512(out + 32, _mm512_unpacklo_epi16(z, b));
-  _mm512_storeu_si512(out + 48, _mm512_unpackhi_epi16(z, b));
-}
-#endif
-
 #if defined(MIXPREC_SIMD_AVX512)
 /// The lookup decoder, 32 codes a step (V with has_lookup128).
 template <class V, class F>
@@ -257,9 +237,8 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
   const __m512i l0 = _mm512_loadu_si512(tab.lo), l1 = _mm512_loadu_si512(tab.lo + 64);
   const __m512i h2 = _mm512_loadu_si512(tab.hi + (Wide ? 128 : 0)), h3 = _mm512_loadu_si512(tab.hi + (Wide ? 192 : 64));
   const __m512i l2 = _mm512_loadu_si512(tab.lo + (Wide ? 128 : 0)), l3 = _mm512_loadu_si512(tab.lo + (Wide ? 192 : 64));
-  const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
   const auto one = [&](const std::uint8_t* p, float* out) noexcept {
-    const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
+    const __m512i c = vec512::b_order_for_widen(_mm512_loadu_si512(p));
     __m512i bh = _mm512_permutex2var_epi8(h0, c, h1);
     __m512i bl = _mm512_permutex2var_epi8(l0, c, l1);
     if constexpr (Wide) {  // codes from 128: the upper half's lookups
@@ -277,8 +256,8 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
         bl = _mm512_mask_mov_epi8(bl, nan, _mm512_set1_epi8(static_cast<char>(0xc0)));
       }
     }
-    const __m512i a = _mm512_unpacklo_epi8(bl, bh), b = _mm512_unpackhi_epi8(bl, bh);
-    store_words_widened(out, a, b);
+    vec512::w_store_high_words(out, vec512::b_unpacklo(bl, bh));
+    vec512::w_store_high_words(out + 32, vec512::b_unpackhi(bl, bh));
   };
   decode_steps<64>(s, d, n, one);
 }
@@ -348,85 +327,44 @@ struct shift_format {
   }();
 };
 
-/// The shift decoder (shift_format<F>) on bytes, 64 codes a step on AVX-512, 32 on AVX2: x and
-/// the table's m by byte shuffles indexed by m + 1 (AVX-512: masked where m + 1 < 16, the index
-/// m; AVX2: the index saturated to >= 128 elsewhere, the shuffles' zero, m XORed with the
-/// table's difference), a signed F's sign XORed into x, m and x interleaved into words, shifted,
-/// off16 added, the words widened by unpacking with zero words, the codes first transposed as
-/// dwords (one vpermd) so the floats come out in order, as in decode_by_byte_lookup. Stores
-/// aligned to 64 bytes after a head (decode_steps).
+/// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte's
+/// difference from the magnitude by byte shuffles of 16-entry tables indexed by m + 1 (the index
+/// saturated to >= 128 where m + 1 >= 16: the shuffles' zero), a signed F's sign XORed into x, m
+/// and x interleaved into words, shifted, off16 added, the words widened by unpacking with zero
+/// words, the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in
+/// order. Stores aligned to 64 bytes after a head (decode_steps).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  using vi = typename V::vi;
   using sd = shift_decode_holder<F>;
   constexpr int M = F::mantissa_bits;
   constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed;
-  constexpr auto off16 = static_cast<short>(shift_decode<F>::off16);
-  constexpr auto mag = static_cast<char>(shift_decode<F>::mag);
-  // the tables by index m + 1, AVX2's c XOR m; AVX-512 with a sign by index m (mod 16: bit 7 clear)
-  constexpr bool by_m = V::N == 16 && sign;
-  std::uint8_t tc[16] = {}, tx[16] = {};
+  constexpr auto mag = static_cast<std::uint8_t>(shift_decode<F>::mag);
+  std::uint8_t tc[16] = {}, tx[16] = {};  // by index m + 1: c XOR m, x
   for (unsigned i = 0; i < 16; ++i) {
-    const unsigned j = by_m ? (i + 1) & 15u : i, m = (j + shift_decode<F>::mag) & shift_decode<F>::mag;
-    tc[i] = static_cast<std::uint8_t>(V::N == 16 ? sd::table.c[j] : sd::table.c[j] ^ m);
-    tx[i] = sd::table.x[j];
+    tc[i] = static_cast<std::uint8_t>(sd::table.c[i] ^ ((i + mag) & mag));
+    tx[i] = sd::table.x[i];
   }
-#if defined(MIXPREC_SIMD_AVX512)
-  if constexpr (V::N == 16) {
-    const __m512i order = _mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0);
-    const __m512i vtc = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
-    const __m512i vtx = _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
-    decode_steps<64>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      const __m512i c = _mm512_permutexvar_epi32(order, _mm512_loadu_si512(p));
-      const __m512i m = sign ? _mm512_and_si512(c, _mm512_set1_epi8(mag)) : c;
-      const __m512i c1 = _mm512_add_epi8(c, _mm512_set1_epi8(1));
-      // m + 1 < 16
-      const __mmask64 table = _mm512_testn_epi8_mask(c1, _mm512_set1_epi8(static_cast<char>(mag & 0xf0)));
-      const __m512i ix = by_m ? m : c1;
-      __m512i x = _mm512_maskz_shuffle_epi8(table, vtx, ix);
-      if constexpr (sign) {  // x ^ (sign << M)
-        x = _mm512_ternarylogic_epi32(x, _mm512_srli_epi16(c, 7 - M), _mm512_set1_epi8(1 << M), 0x78);
-      }
-      const __m512i mm = fix_c ? _mm512_mask_shuffle_epi8(m, table, vtc, ix) : m;
-      const __m512i lo = right ? x : mm, hi = right ? mm : x;
-      __m512i a = _mm512_unpacklo_epi8(lo, hi), b = _mm512_unpackhi_epi8(lo, hi);
-      a = right ? _mm512_srli_epi16(a, M + 1) : _mm512_slli_epi16(a, 7 - M);
-      b = right ? _mm512_srli_epi16(b, M + 1) : _mm512_slli_epi16(b, 7 - M);
-      if constexpr (off16 != 0) {
-        a = _mm512_add_epi16(a, _mm512_set1_epi16(off16));
-        b = _mm512_add_epi16(b, _mm512_set1_epi16(off16));
-      }
-      store_words_widened(out, a, b);
-    });
-    return;
-  }
-#endif
-  if constexpr (V::N == 8) {
-    const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-    const __m256i vtc = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tc)));
-    const __m256i vtx = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tx)));
-    decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-      const __m256i c = _mm256_permutevar8x32_epi32(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)), order);
-      const __m256i m = sign ? _mm256_and_si256(c, _mm256_set1_epi8(mag)) : c;
-      // m + 1 < 16: the table index (bit 7 clear); else >= 128 (the shuffles' zero)
-      __m256i m1 = _mm256_add_epi8(c, _mm256_set1_epi8(1));
-      if constexpr (sign) m1 = _mm256_and_si256(m1, _mm256_set1_epi8(mag));
-      const __m256i ix = _mm256_adds_epu8(m1, _mm256_set1_epi8(0x70));
-      __m256i x = _mm256_shuffle_epi8(vtx, ix);
-      if constexpr (sign) {
-        x = _mm256_xor_si256(x, _mm256_and_si256(_mm256_srli_epi16(c, 7 - M), _mm256_set1_epi8(1 << M)));
-      }
-      const __m256i mm = fix_c ? _mm256_xor_si256(m, _mm256_shuffle_epi8(vtc, ix)) : m;
-      const __m256i lo = right ? x : mm, hi = right ? mm : x;
-      __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
-      a = right ? _mm256_srli_epi16(a, M + 1) : _mm256_slli_epi16(a, 7 - M);
-      b = right ? _mm256_srli_epi16(b, M + 1) : _mm256_slli_epi16(b, 7 - M);
-      if constexpr (off16 != 0) {
-        a = _mm256_add_epi16(a, _mm256_set1_epi16(off16));
-        b = _mm256_add_epi16(b, _mm256_set1_epi16(off16));
-      }
-      store_words_widened(out, a, b);
-    });
-  }
+  const vi vtc = V::b_table16(tc), vtx = V::b_table16(tx);
+  decode_steps<4 * V::N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+    const vi c = V::b_order_for_widen(V::load(p));
+    const vi m = sign ? V::and_(c, V::b_set1(mag)) : c;
+    vi m1 = V::b_add(c, V::b_set1(1));
+    if constexpr (sign) m1 = V::and_(m1, V::b_set1(mag));
+    const vi ix = V::b_adds_u(m1, V::b_set1(0x70));  // m + 1 < 16: bit 7 clear
+    vi x = V::b_shuffle(vtx, ix);
+    if constexpr (sign) {  // x ^ (sign << M)
+      x = V::xor_(x, V::and_(V::template w_srli<7 - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
+    }
+    const vi mm = fix_c ? V::xor_(m, V::b_shuffle(vtc, ix)) : m;
+    const vi lo = right ? x : mm, hi = right ? mm : x;
+    const auto word = [&](typename V::vw w) noexcept {
+      w = right ? V::template w_srli<M + 1>(w) : V::template w_slli<7 - M>(w);
+      return shift_decode<F>::off16 != 0 ? V::w_add(w, V::w_set1(shift_decode<F>::off16)) : w;
+    };
+    V::w_store_high_words(out, word(V::b_unpacklo(lo, hi)));
+    V::w_store_high_words(out + 2 * V::N, word(V::b_unpackhi(lo, hi)));
+  });
 }
 
 /// Whether F's codes decode by a 16-entry byte lookup (AVX2): at most 4 bits (e2m1fn), every
@@ -436,21 +374,19 @@ struct nibble_format {
   static constexpr bool supported = lookup_format<F>::supported && F::storage_bits <= 4;
 };
 
-/// The nibble decoder (nibble_format<F>, AVX2), 32 codes a step: the floats' high and low bytes
+/// The nibble decoder (nibble_format<F>), 4 V::N codes a step: the floats' high and low bytes
 /// by one byte shuffle each of bf16_table's first 16 entries, interleaved into words and widened
 /// as in decode_by_shift.
-template <class F>
+template <class V, class F>
 inline void decode_by_nibble(const std::uint8_t* s, float* d, std::size_t n) noexcept {
+  using vi = typename V::vi;
   const auto& tab = bf16_table_holder<F>::table;
-  const __m256i thi = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.hi)));
-  const __m256i tlo = _mm256_broadcastsi128_si256(_mm_loadu_si128(reinterpret_cast<const __m128i*>(tab.lo)));
-  const __m256i order = _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7);
-  decode_steps<32>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-    const __m256i raw = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
-    const __m256i c = _mm256_and_si256(_mm256_permutevar8x32_epi32(raw, order), _mm256_set1_epi8(0x0f));
-    const __m256i lo = _mm256_shuffle_epi8(tlo, c), hi = _mm256_shuffle_epi8(thi, c);
-    const __m256i a = _mm256_unpacklo_epi8(lo, hi), b = _mm256_unpackhi_epi8(lo, hi);
-    store_words_widened(out, a, b);
+  const vi thi = V::b_table16(tab.hi), tlo = V::b_table16(tab.lo);
+  decode_steps<4 * V::N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
+    const vi c = V::and_(V::b_order_for_widen(V::load(p)), V::b_set1(0x0f));
+    const vi lo = V::b_shuffle(tlo, c), hi = V::b_shuffle(thi, c);
+    V::w_store_high_words(out, V::b_unpacklo(lo, hi));
+    V::w_store_high_words(out + 2 * V::N, V::b_unpackhi(lo, hi));
   });
 }
 
@@ -512,7 +448,7 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
     decode_by_shift<V, F>(s, d, n);
     return true;
   } else if constexpr (nibble_format<F>::supported && V::N == 8) {
-    decode_by_nibble<F>(s, d, n);
+    decode_by_nibble<V, F>(s, d, n);
     return true;
   }
 #if defined(MIXPREC_SIMD_AVX512)

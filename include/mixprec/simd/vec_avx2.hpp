@@ -242,6 +242,40 @@ struct vec256 {
   static vqf q_to_float(vq bits) noexcept { return _mm256_cvtpd_ps(_mm256_castsi256_pd(bits)); }  ///< MXCSR's rounding
   static void q_store_f(float* p, vqf f) noexcept { _mm_storeu_ps(p, f); }
 
+  // 16-bit lanes (vw: NW of them) and 4N lanes of 8 bits in a vi: the byte decoders (simd/decode.hpp)
+  static constexpr bool has_mask_registers = false;  ///< mask is a vector of all-ones/all-zeros lanes
+  using vw = __m256i;
+  static constexpr std::size_t NW = 16;
+  static vw w_set1(std::uint16_t x) noexcept { return _mm256_set1_epi16(static_cast<short>(x)); }
+  template <int S>
+  static vw w_slli(vw a) noexcept { return _mm256_slli_epi16(a, S); }  ///< each word << S
+  template <int S>
+  static vw w_srli(vw a) noexcept { return _mm256_srli_epi16(a, S); }  ///< each word >> S (logical)
+  static vw w_add(vw a, vw b) noexcept { return _mm256_add_epi16(a, b); }  ///< word sums mod 2^16
+  /// 16 floats whose high 16 bits are the words of w (widened within 128-bit lanes), stored at p.
+  static void w_store_high_words(float* p, vw w) noexcept {
+    const __m256i z = _mm256_setzero_si256();
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p), _mm256_unpacklo_epi16(z, w));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(p + 8), _mm256_unpackhi_epi16(z, w));
+  }
+  static vi b_set1(std::uint8_t x) noexcept { return _mm256_set1_epi8(static_cast<char>(x)); }  ///< every byte x
+  /// The 16 bytes at p in both 128-bit lanes (a b_shuffle table).
+  static vi b_table16(const void* p) noexcept {
+    return _mm256_broadcastsi128_si256(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  }
+  /// Byte idx & 15 of t's same 128-bit lane, 0 where idx has bit 7 set (vpshufb).
+  static vi b_shuffle(vi t, vi idx) noexcept { return _mm256_shuffle_epi8(t, idx); }
+  static vi b_add(vi a, vi b) noexcept { return _mm256_add_epi8(a, b); }  ///< byte sums mod 2^8
+  static vi b_adds_u(vi a, vi b) noexcept { return _mm256_adds_epu8(a, b); }  ///< unsigned byte sums, at most 255
+  /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
+  static vw b_unpacklo(vi a, vi b) noexcept { return _mm256_unpacklo_epi8(a, b); }
+  static vw b_unpackhi(vi a, vi b) noexcept { return _mm256_unpackhi_epi8(a, b); }  ///< see b_unpacklo
+  /// a's dwords in the order 0, 2, 4, 6, 1, 3, 5, 7 (one vpermd), so that w_store_high_words of b_unpacklo,
+  /// then of b_unpackhi, of bytes computed from it stores the floats of a's bytes 0..4N-1 in order.
+  static vi b_order_for_widen(vi a) noexcept {
+    return _mm256_permutevar8x32_epi32(a, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
+  }
+
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {
     __m256i t0, t1, step;

@@ -343,6 +343,31 @@ struct vec512 {
     _mm512_storeu_si512(p, _mm512_unpacklo_epi16(z, w));
     _mm512_storeu_si512(p + 16, _mm512_unpackhi_epi16(z, w));
   }
+  template <int S>
+  static vw w_slli(vw a) noexcept { return _mm512_slli_epi16(a, S); }  ///< each word << S
+  template <int S>
+  static vw w_srli(vw a) noexcept { return _mm512_srli_epi16(a, S); }  ///< each word >> S (logical)
+  static vw w_add(vw a, vw b) noexcept { return _mm512_add_epi16(a, b); }  ///< word sums mod 2^16
+
+  // 4N lanes of 8 bits in a vi: the byte decoders (simd/decode.hpp)
+  static constexpr bool has_mask_registers = true;  ///< mask is a k register (__mmask16), not a vector
+  static vi b_set1(std::uint8_t x) noexcept { return _mm512_set1_epi8(static_cast<char>(x)); }  ///< every byte x
+  /// The 16 bytes at p in every 128-bit lane (a b_shuffle table).
+  static vi b_table16(const void* p) noexcept {
+    return _mm512_broadcast_i32x4(_mm_loadu_si128(static_cast<const __m128i*>(p)));
+  }
+  /// Byte idx & 15 of t's same 128-bit lane, 0 where idx has bit 7 set (vpshufb).
+  static vi b_shuffle(vi t, vi idx) noexcept { return _mm512_shuffle_epi8(t, idx); }
+  static vi b_add(vi a, vi b) noexcept { return _mm512_add_epi8(a, b); }  ///< byte sums mod 2^8
+  static vi b_adds_u(vi a, vi b) noexcept { return _mm512_adds_epu8(a, b); }  ///< unsigned byte sums, at most 255
+  /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
+  static vw b_unpacklo(vi a, vi b) noexcept { return _mm512_unpacklo_epi8(a, b); }
+  static vw b_unpackhi(vi a, vi b) noexcept { return _mm512_unpackhi_epi8(a, b); }  ///< see b_unpacklo
+  /// a's dwords transposed as 4 x 4 blocks (one vpermd), so that w_store_high_words of b_unpacklo,
+  /// then of b_unpackhi, of bytes computed from it stores the floats of a's bytes 0..4N-1 in order.
+  static vi b_order_for_widen(vi a) noexcept {
+    return _mm512_permutexvar_epi32(_mm512_set_epi32(15, 11, 7, 3, 14, 10, 6, 2, 13, 9, 5, 1, 12, 8, 4, 0), a);
+  }
 
   /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
   struct rng {
