@@ -174,23 +174,31 @@ inline double exact_double(typename F::storage_type bits) noexcept {
   return float_traits<double>::from_bits(encode_bits<float64_format>(decode_bits<F>(bits), rounding::nearest_even, overflow::ieee));
 }
 
+/// For stream operators: calls f() and returns true; if an exception escapes from it (the stream
+/// buffer or the locale), sets badbit without throwing ios_base::failure, then rethrows the
+/// exception if exceptions() has badbit, else returns false.
+template <class Stream, class Fn>
+bool call_setting_badbit(Stream& s, Fn f) {
 #if MIXPREC_HAS_EXCEPTIONS
-/// For stream operators: after an exception escaped from the stream buffer or the locale, sets
-/// badbit without throwing ios_base::failure, then rethrows the exception if exceptions() has
-/// badbit. Call only inside a catch block.
-template <class Stream>
-void set_badbit_rethrow(Stream& s) {
-  if ((s.exceptions() & std::ios_base::badbit) == 0) {
-    s.setstate(std::ios_base::badbit);  // cannot throw: badbit is not in exceptions()
-    return;
-  }
   try {
-    s.setstate(std::ios_base::badbit);  // sets badbit, then throws ios_base::failure
-  } catch (const std::ios_base::failure&) {
+    f();
+  } catch (...) {
+    if ((s.exceptions() & std::ios_base::badbit) == 0) {
+      s.setstate(std::ios_base::badbit);  // cannot throw: badbit is not in exceptions()
+      return false;
+    }
+    try {
+      s.setstate(std::ios_base::badbit);  // sets badbit, then throws ios_base::failure
+    } catch (const std::ios_base::failure&) {
+    }
+    throw;  // the exception from f
   }
-  throw;  // the exception being handled by the caller
-}
+#else
+  (void)s;
+  f();
 #endif
+  return true;
+}
 
 /// Writes x with the stream's formatting (formats whose values are not all doubles).
 template <class CharT, class Traits, class F>
@@ -256,16 +264,7 @@ std::basic_ostream<CharT, Traits>& operator<<(std::basic_ostream<CharT, Traits>&
     return os << detail::exact_double<F>(x.bits());
   } else {
     const typename std::basic_ostream<CharT, Traits>::sentry ok(os);
-    if (!ok) return os;
-#if MIXPREC_HAS_EXCEPTIONS
-    try {
-      detail::write_exact_float(os, x);
-    } catch (...) {
-      detail::set_badbit_rethrow(os);
-    }
-#else
-    detail::write_exact_float(os, x);
-#endif
+    if (ok) detail::call_setting_badbit(os, [&] { detail::write_exact_float(os, x); });
     return os;
   }
 }
@@ -323,19 +322,9 @@ std::ios_base::iostate read_float(std::basic_istream<CharT, Traits>& is, basic_f
 template <class CharT, class Traits, class F>
 std::basic_istream<CharT, Traits>& operator>>(std::basic_istream<CharT, Traits>& is, basic_float<F>& x) {
   const typename std::basic_istream<CharT, Traits>::sentry ok(is);
-  if (!ok) return is;
   std::ios_base::iostate state = std::ios_base::goodbit;
-#if MIXPREC_HAS_EXCEPTIONS
-  try {
-    state = detail::read_float(is, x);
-  } catch (...) {
-    detail::set_badbit_rethrow(is);  // the value is left unchanged
-    return is;
-  }
-#else
-  state = detail::read_float(is, x);
-#endif
-  is.setstate(state);
+  // After an exception: badbit only, x unchanged.
+  if (ok && detail::call_setting_badbit(is, [&] { state = detail::read_float(is, x); })) is.setstate(state);
   return is;
 }
 
