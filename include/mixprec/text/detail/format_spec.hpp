@@ -8,7 +8,9 @@
 
 #include <cstddef>
 #include <string>
+#include <type_traits>
 
+#include "../../core/finfo.hpp"
 #include "../charconv.hpp"
 
 namespace mixprec {
@@ -177,6 +179,66 @@ Out write_float_formatted(Out out, T value, const float_format_spec<CharT>& s, i
   put_fill(pad - before);
   return out;
 }
+
+/// The work of std::formatter and fmt::formatter for basic_float<F> and finfo<T>: the float
+/// spec (parse), one value written under it (write; dynamic width and precision read from the
+/// arguments), finfo's repr (write_finfo). Api is what differs between the two libraries: fail
+/// (throws its format_error), check_arg_id, visit (an argument through a visitor), hex_prefix.
+template <class CharT, class Api>
+class float_spec_formatter {
+ public:
+  /// Parses [[fill]align][sign][#][0][width][.precision][L][type]; the library's format_error if
+  /// invalid.
+  template <class ParseContext>
+  constexpr auto parse(ParseContext& ctx) -> decltype(ctx.begin()) {
+    return parse_float_format_spec(
+        ctx.begin(), ctx.end(), spec_, [&ctx]() { return static_cast<long long>(ctx.next_arg_id()); },
+        [&ctx](long long id) { Api::check_arg_id(ctx, id); }, [](const char* message) { Api::fail(message); });
+  }
+
+  /// Writes x (float, double or a mixprec type) to out under the parsed spec; default_precision
+  /// where the spec has no type and no precision (-1: the shortest round-trip text).
+  template <class T, class Out, class FormatContext>
+  Out write(Out out, T x, FormatContext& ctx, int default_precision = -1) const {
+    const int width = spec_.width_arg >= 0 ? dynamic_value(ctx, spec_.width_arg) : spec_.width;
+    int precision = spec_.precision_arg >= 0 ? dynamic_value(ctx, spec_.precision_arg) : spec_.precision;
+    if (precision < 0 && spec_.precision_arg < 0 && spec_.type == '\0') precision = default_precision;
+    return write_float_formatted(out, x, spec_, width, precision, Api::hex_prefix);
+  }
+
+  /// finfo<T>'s repr (finfo_repr) to ctx.out(), each value under the spec (no type and no
+  /// precision: precision 6, the text of operator<<).
+  template <class T, class FormatContext>
+  auto write_finfo(FormatContext& ctx) const -> decltype(ctx.out()) {
+    auto out = ctx.out();
+    finfo_repr<T>(
+        [&out](const char* s) {
+          while (*s != '\0') *out++ = static_cast<CharT>(*s++);
+        },
+        [&](T v) { out = write(out, v, ctx, 6); });
+    return out;
+  }
+
+ private:
+  template <class FormatContext>
+  static int dynamic_value(FormatContext& ctx, long long id) {
+    return Api::visit(ctx, id, [](auto v) -> int {
+      using A = decltype(v);
+      if constexpr (std::is_integral<A>::value && !std::is_same<A, bool>::value && !std::is_same<A, CharT>::value) {
+        if constexpr (std::is_signed<A>::value) {
+          if (v < 0) Api::fail("negative width or precision");
+        }
+        if (static_cast<unsigned long long>(v) > 2147483647ULL) Api::fail("width or precision too large");
+        return static_cast<int>(v);
+      } else {
+        Api::fail("width or precision is not an integer");
+        return 0;
+      }
+    });
+  }
+
+  float_format_spec<CharT> spec_;
+};
 
 }  // namespace detail
 }  // namespace mixprec
