@@ -214,20 +214,8 @@ struct mx_block_recipe {
     using E = detail::mx_elem<Elem>;
     detail::shape_block_tensor("mixprec::mx_block_recipe::quantize", in, rows, cols, block, t);
     auto scalar_block = [&](std::size_t bi, std::size_t r0, std::size_t r1, std::size_t c0, std::size_t c1) {
-      float amax = 0.0f;
-      if (detail::mx_te_rule(rule)) {
-        amax = detail::block_amax_fmax(in, cols, r0, r1, c0, c1);
-      } else {
-        for (std::size_t i = r0; i < r1 && std::isfinite(amax); ++i)
-          for (std::size_t j = c0; j < c1; ++j) {
-            const float a = std::fabs(in[i * cols + j]);
-            if (!std::isfinite(a)) {
-              amax = a;
-              break;
-            }
-            if (a > amax) amax = a;
-          }
-      }
+      const float amax = detail::mx_te_rule(rule) ? detail::block_amax_fmax(in, cols, r0, r1, c0, c1)
+                                                   : detail::block_amax_ocp(in, cols, r0, r1, c0, c1);
       const std::uint8_t code = scale_code(amax);
       t.scales[bi] = float8_e8m0fnu::from_bits(code);
       // x * 2^k, exact in double (|k| <= 127): x / X, or TE's x * R (see header; TE's R is

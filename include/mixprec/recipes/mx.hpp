@@ -83,6 +83,20 @@ inline std::uint8_t te_float_to_e8m0(float val) noexcept {
   return exponent;
 }
 
+/// max |x| over rows [r0, r1) x columns [c0, c1) of a row-major array with rows of cols floats;
+/// the first non-finite |x| in row order where there is one (the ocp_floor rule's amax).
+inline float block_amax_ocp(const float* in, std::size_t cols, std::size_t r0, std::size_t r1, std::size_t c0,
+                            std::size_t c1) noexcept {
+  float amax = 0.0f;
+  for (std::size_t i = r0; i < r1; ++i)
+    for (std::size_t j = c0; j < c1; ++j) {
+      const float a = std::fabs(in[i * cols + j]);
+      if (!std::isfinite(a)) return a;
+      if (a > amax) amax = a;
+    }
+  return amax;
+}
+
 }  // namespace detail
 
 /// The shared scale of a block whose max |x| is amax, under rule. For the OCP rule, pass a NaN or
@@ -121,14 +135,7 @@ void mx_quantize(const float* in, std::size_t n, Elem* out, float8_e8m0fnu* scal
     const std::size_t hi = n - lo < mx_block_size ? n : lo + mx_block_size;
     float amax = 0.0f;
     if (rule == mx_scale_rule::ocp_floor) {
-      for (std::size_t i = lo; i < hi; ++i) {
-        const float a = std::fabs(in[i]);
-        if (!std::isfinite(a)) {
-          amax = a;
-          break;
-        }
-        if (a > amax) amax = a;
-      }
+      amax = detail::block_amax_ocp(in, 0, 0, 1, lo, hi);
     } else {
       for (std::size_t i = lo; i < hi; ++i) amax = std::fmax(amax, std::fabs(in[i]));
     }
