@@ -259,23 +259,37 @@ constexpr bool half_by_hardware = encode_format<F>::is_half && sizeof(Out) == 2 
 /// nearest-even, toward zero, upward and downward; nearest away as nearest-even of the bits with
 /// their last bit set (a tie becomes just above it, and no other float crosses a midpoint, as a
 /// midpoint of half's grid has a 0 there: 13 bits or more below half's last), except at +-infinity
-/// (whose bits | 1 are a NaN); to odd as toward zero with 1 ORed in where the half differs from the
-/// float (overflow gives 65504, odd already; an infinity converts exactly); overflow::saturate (sat)
-/// by replacing +-infinity with +-65504 after. MXCSR.DAZ would read float subnormal inputs as
-/// zero (the directed modes can tell them apart): the callers check it (encode_stream).
-template <class V, rounding Mode>
-[[gnu::always_inline]] inline typename V::vh half_vector(typename V::vi u, bool sat) noexcept {
+/// (whose bits | 1 are a NaN); to odd as toward zero ORed with the last bit of |u| rounded upward
+/// (one code above the truncation where u is inexact, so that bit makes an even truncation odd;
+/// the truncation's magnitude where exact, whose bit changes nothing; likewise for NaNs,
+/// infinities and overflow, which truncates to 65504, odd already); overflow::saturate (Sat) by
+/// clamping the input to [-65504, 65504] first (every mode gives +-65504 beyond it, as an
+/// overflow saturates; vminps and vmaxps return their operand exactly, so FTZ does not apply), to
+/// odd by replacing +-infinity with +-FLT_MAX (no finite input truncates to infinity). MXCSR.DAZ would read float subnormal inputs as zero (the directed modes can tell
+/// them apart): the callers check it (encode_stream).
+template <class V, rounding Mode, bool Sat>
+[[gnu::always_inline]] inline typename V::vh half_vector(typename V::vi u) noexcept {
   constexpr int imm = Mode == rounding::nearest_even || Mode == rounding::nearest_away ? _MM_FROUND_TO_NEAREST_INT
                       : Mode == rounding::toward_zero || Mode == rounding::to_odd ? _MM_FROUND_TO_ZERO
                       : Mode == rounding::upward                                   ? _MM_FROUND_TO_POS_INF
                                                                                    : _MM_FROUND_TO_NEG_INF;
-  if constexpr (Mode == rounding::nearest_away) {  // u | 1 where |u| < infinity (NaNs stay NaNs)
-    const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
+  const typename V::vi a = V::and_(u, V::set1(0x7fffffffu));
+  (void)a;
+  if constexpr (Sat && Mode == rounding::to_odd) {
+    u = V::sub(u, V::zero_unless(V::eq(a, V::set1(0x7f800000u)), V::set1(1)));  // only +-inf: +-FLT_MAX
+  } else if constexpr (Sat) {  // |u| clamped to 65504 (a NaN is min's and max's second operand: kept)
+    u = V::f_bits(V::f_max(V::f_set1(-65504.0f), V::f_min(V::f_set1(65504.0f), V::f_from_bits(u))));
+  }
+  if constexpr (Mode == rounding::nearest_away && Sat) {  // no infinity left: u | 1 (NaNs stay NaNs)
+    u = V::or_(u, V::set1(1));
+  } else if constexpr (Mode == rounding::nearest_away) {  // u | 1 where |u| < infinity
     u = V::or_(u, V::template srli<31>(V::sub(a, V::set1(0x7f800000u))));
   }
   typename V::vh h = V::template to_half<imm>(u);
-  if constexpr (Mode == rounding::to_odd) h = V::h_or_one_if_inexact(h, u);  // truncated, then sticky
-  if (sat) h = V::h_add(h, V::h_eq(V::h_and(h, V::h_set1(0x7fff)), V::h_set1(0x7c00)));  // inf - 1: max
+  if constexpr (Mode == rounding::to_odd) {  // truncated, then sticky: the last bit of |u| rounded up
+    const typename V::vh up = V::template to_half<_MM_FROUND_TO_POS_INF>(a);  // (+inf's last bit: 0)
+    h = V::h_or(h, V::h_and(up, V::h_set1(1)));
+  }
   return h;
 }
 
@@ -327,20 +341,19 @@ template <class V, class F, std::size_t B, class Out>
 /// One vector of float bits -> F's codes in Mode, stored as V::N of Out (F's storage; tf32: the
 /// code above its padding bits): the lane function of F and Mode, written once for every source
 /// (encode_floats; kernels/detail/simd_narrow8.hpp's encode_doubles on floats rounded to odd).
-/// HW: half_vector (half_by_hardware<F, Mode, Out>, MXCSR.DAZ clear); otherwise encode_e8m0 for
+/// HW: half_vector (half_by_hardware<F, Mode, Out>, MXCSR.DAZ clear; Sat: overflow::saturate); otherwise encode_e8m0 for
 /// E8M0, stochastic_half for half's stochastic rounding, encode_fast for 16-bit and wider formats
 /// and 5-bit exponents (whole vectors of normals are the rule, worth a test), encode for the
 /// narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4: data leave them too often for a branch).
 ///   simd::encode_vector<simd::vec512, F, rounding::upward, std::uint8_t> enc(overflow::ieee);
 ///   enc(dst, V::load(src), V::zero());
-template <class V, class F, rounding Mode, class Out, bool HW = false>
+template <class V, class F, rounding Mode, class Out, bool HW = false, bool Sat = false>
 struct encode_vector {
   using vi = typename V::vi;
   std::uint32_t away_code;  ///< F's magnitude code for an overflow away from zero
-  bool sat;                 ///< overflow::saturate
   /// The constants of policy.
   explicit encode_vector(overflow policy) noexcept
-      : away_code(encode_format<F>::overflow_away(policy)), sat(policy == overflow::saturate) {}
+      : away_code(encode_format<F>::overflow_away(policy)) {}
   /// Codes of F (32-bit lanes) -> dst.
   static void store(Out* dst, vi c) noexcept {
     if constexpr (sizeof(Out) == 1) {
@@ -356,7 +369,7 @@ struct encode_vector {
     if constexpr (HW) {
       static_assert(half_by_hardware<F, Mode, Out>, "vcvtps2ph: half, deterministic modes");
       (void)bits;
-      V::h_store(dst, half_vector<V, Mode>(u, sat));
+      V::h_store(dst, half_vector<V, Mode, Sat>(u));
     } else if constexpr (e8m0_format<F>::supported) {
       store(dst, encode_e8m0<V, Mode>(u, bits, away_code));
     } else if constexpr (Mode == rounding::stochastic && encode_format<F>::is_half && sizeof(Out) == 2) {
@@ -376,10 +389,18 @@ template <class V, class Out, class Src, class Enc, class Bits>
 [[gnu::always_inline]] inline void encode_run(Src src, Out* d, std::size_t n, std::size_t i, Enc enc,
                                               Bits&& bits) noexcept {
   constexpr std::size_t N = V::N;
-  for (; i + 2 * N <= n; i += 2 * N) {
-    const typename V::vi a = src(i), b = src(i + N);
-    enc(d + i, a, bits());
-    enc(d + i + N, b, bits());
+  if (i + 4 * N <= n) {  // the next vectors' source read before this one's encoding (a long chain for doubles)
+    typename V::vi u0 = src(i), u1 = src(i + N);
+    for (; i + 4 * N <= n; i += 2 * N) {
+      const typename V::vi a = u0, b = u1;
+      u0 = src(i + 2 * N);
+      u1 = src(i + 3 * N);
+      enc(d + i, a, bits());
+      enc(d + i + N, b, bits());
+    }
+    enc(d + i, u0, bits());
+    enc(d + i + N, u1, bits());
+    i += 2 * N;
   }
   for (; i + N <= n; i += N) enc(d + i, src(i), bits());
   if (i < n) {
@@ -413,7 +434,11 @@ inline void encode_stream(Src src, Out* d, std::size_t n, overflow policy) noexc
   const auto no_bits = []() noexcept { return V::zero(); };
   if constexpr (half_by_hardware<F, Mode, Out>) {
     if (!daz_on()) {
-      encode_run<V>(src, d, n, 0, encode_vector<V, F, Mode, Out, true>(policy), no_bits);
+      if (policy == overflow::saturate) {
+        encode_run<V>(src, d, n, 0, encode_vector<V, F, Mode, Out, true, true>(policy), no_bits);
+      } else {
+        encode_run<V>(src, d, n, 0, encode_vector<V, F, Mode, Out, true>(policy), no_bits);
+      }
       return;
     }
   }
