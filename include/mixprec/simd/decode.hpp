@@ -327,36 +327,37 @@ struct shift_format {
   }();
 };
 
-/// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte's
-/// difference from the magnitude by byte shuffles of 16-entry tables indexed by m + 1 (the index
-/// saturated to >= 128 where m + 1 >= 16: the shuffles' zero), a signed F's sign XORed into x, m
-/// and x interleaved into words, shifted, off16 added, the words widened by unpacking with zero
-/// words, the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in
-/// order. Stores aligned to 64 bytes after a head (decode_steps).
+/// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte by byte
+/// lookups in 16-entry tables where m + 1 < 16 (V::b_lt16, V::b_lookup16: index m + 1, or m where
+/// V has mask registers and F a sign: its bit 7 clear), a signed F's sign XORed into x, m and x
+/// interleaved into words, shifted, off16 added, the words widened by unpacking with zero words,
+/// the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in order.
+/// Stores aligned to 64 bytes after a head (decode_steps).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   using vi = typename V::vi;
   using sd = shift_decode_holder<F>;
   constexpr int M = F::mantissa_bits;
   constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed;
-  constexpr auto mag = static_cast<std::uint8_t>(shift_decode<F>::mag);
-  std::uint8_t tc[16] = {}, tx[16] = {};  // by index m + 1: c XOR m, x
+  constexpr unsigned mag = shift_decode<F>::mag;
+  constexpr bool by_m = V::has_mask_registers && sign;
+  std::uint8_t tc[16] = {}, tx[16] = {};
   for (unsigned i = 0; i < 16; ++i) {
-    tc[i] = static_cast<std::uint8_t>(sd::table.c[i] ^ ((i + mag) & mag));
-    tx[i] = sd::table.x[i];
+    tc[i] = sd::table.c[by_m ? (i + 1) & 15u : i];
+    tx[i] = sd::table.x[by_m ? (i + 1) & 15u : i];
   }
   const vi vtc = V::b_table16(tc), vtx = V::b_table16(tx);
   decode_steps<4 * V::N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
     const vi c = V::b_order_for_widen(V::load(p));
-    const vi m = sign ? V::and_(c, V::b_set1(mag)) : c;
-    vi m1 = V::b_add(c, V::b_set1(1));
-    if constexpr (sign) m1 = V::and_(m1, V::b_set1(mag));
-    const vi ix = V::b_adds_u(m1, V::b_set1(0x70));  // m + 1 < 16: bit 7 clear
-    vi x = V::b_shuffle(vtx, ix);
+    const vi m = sign ? V::and_(c, V::b_set1(static_cast<std::uint8_t>(mag))) : c;
+    const vi c1 = V::b_add(c, V::b_set1(1));
+    const auto sel = V::template b_lt16<mag>(c1);  // m + 1 < 16 (mod 2^bits)
+    const vi ix = by_m ? m : c1;
+    vi x = V::b_lookup16_z(sel, vtx, ix);
     if constexpr (sign) {  // x ^ (sign << M)
       x = V::xor_(x, V::and_(V::template w_srli<7 - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
     }
-    const vi mm = fix_c ? V::xor_(m, V::b_shuffle(vtc, ix)) : m;
+    const vi mm = fix_c ? V::b_lookup16(sel, vtc, ix, m) : m;
     const vi lo = right ? x : mm, hi = right ? mm : x;
     const auto word = [&](typename V::vw w) noexcept {
       w = right ? V::template w_srli<M + 1>(w) : V::template w_slli<7 - M>(w);

@@ -244,9 +244,9 @@ struct vec256 {
 
   // 16-bit lanes (vw: NW of them) and 4N lanes of 8 bits in a vi: the byte decoders (simd/decode.hpp)
   static constexpr bool has_mask_registers = false;  ///< mask is a vector of all-ones/all-zeros lanes
-  using vw = __m256i;
-  static constexpr std::size_t NW = 16;
-  static vw w_set1(std::uint16_t x) noexcept { return _mm256_set1_epi16(static_cast<short>(x)); }
+  using vw = __m256i;  ///< NW lanes of 16 bits
+  static constexpr std::size_t NW = 16;  ///< vw's lanes
+  static vw w_set1(std::uint16_t x) noexcept { return _mm256_set1_epi16(static_cast<short>(x)); }  ///< every word x
   template <int S>
   static vw w_slli(vw a) noexcept { return _mm256_slli_epi16(a, S); }  ///< each word << S
   template <int S>
@@ -266,7 +266,21 @@ struct vec256 {
   /// Byte idx & 15 of t's same 128-bit lane, 0 where idx has bit 7 set (vpshufb).
   static vi b_shuffle(vi t, vi idx) noexcept { return _mm256_shuffle_epi8(t, idx); }
   static vi b_add(vi a, vi b) noexcept { return _mm256_add_epi8(a, b); }  ///< byte sums mod 2^8
-  static vi b_adds_u(vi a, vi b) noexcept { return _mm256_adds_epu8(a, b); }  ///< unsigned byte sums, at most 255
+  /// A choice of bytes (b_lt16): bit 7 clear where chosen, the low 4 bits then b_lookup16's index.
+  using bsel = __m256i;
+  /// The bytes whose (a & Bits) < 16: (a & Bits) + 0x70, saturated (bit 7 set elsewhere).
+  template <unsigned Bits>
+  static bsel b_lt16(vi a) noexcept {
+    const vi low = Bits == 0xffu ? a : _mm256_and_si256(a, b_set1(static_cast<std::uint8_t>(Bits)));
+    return _mm256_adds_epu8(low, b_set1(0x70));
+  }
+  /// t's byte of the same 128-bit lane where s chose, else a's byte: the index is s's low 4 bits,
+  /// those of the bytes that b_lt16 took (i unused; vpshufb, vpblendvb).
+  static vi b_lookup16(bsel s, vi t, vi /*i*/, vi a) noexcept {
+    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t, s), a, s);
+  }
+  /// b_lookup16 with 0 where s did not choose.
+  static vi b_lookup16_z(bsel s, vi t, vi /*i*/) noexcept { return _mm256_shuffle_epi8(t, s); }
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm256_unpacklo_epi8(a, b); }
   static vw b_unpackhi(vi a, vi b) noexcept { return _mm256_unpackhi_epi8(a, b); }  ///< see b_unpacklo

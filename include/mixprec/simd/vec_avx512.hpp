@@ -359,7 +359,17 @@ struct vec512 {
   /// Byte idx & 15 of t's same 128-bit lane, 0 where idx has bit 7 set (vpshufb).
   static vi b_shuffle(vi t, vi idx) noexcept { return _mm512_shuffle_epi8(t, idx); }
   static vi b_add(vi a, vi b) noexcept { return _mm512_add_epi8(a, b); }  ///< byte sums mod 2^8
-  static vi b_adds_u(vi a, vi b) noexcept { return _mm512_adds_epu8(a, b); }  ///< unsigned byte sums, at most 255
+  using bsel = __mmask64;  ///< a choice of bytes (b_lt16)
+  /// The bytes whose (a & Bits) < 16 (one vptestnmb): b_lookup16's choice.
+  template <unsigned Bits>
+  static bsel b_lt16(vi a) noexcept {
+    return _mm512_testn_epi8_mask(a, b_set1(static_cast<std::uint8_t>(Bits & 0xf0u)));
+  }
+  /// t's byte i & 15 of the same 128-bit lane where s chose (i's bit 7 clear there), else a's
+  /// byte (one masked vpshufb).
+  static vi b_lookup16(bsel s, vi t, vi i, vi a) noexcept { return _mm512_mask_shuffle_epi8(a, s, t, i); }
+  /// b_lookup16 with 0 where s did not choose.
+  static vi b_lookup16_z(bsel s, vi t, vi i) noexcept { return _mm512_maskz_shuffle_epi8(s, t, i); }
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm512_unpacklo_epi8(a, b); }
   static vw b_unpackhi(vi a, vi b) noexcept { return _mm512_unpackhi_epi8(a, b); }  ///< see b_unpacklo
