@@ -265,8 +265,9 @@ constexpr bool half_by_hardware = encode_format<F>::is_half && sizeof(Out) == 2 
 /// infinities and overflow, which truncates to 65504, odd already); overflow::saturate (Sat) by
 /// clamping the input to [-65504, 65504] first (every mode gives +-65504 beyond it, as an
 /// overflow saturates; vminps and vmaxps return their operand exactly, so FTZ does not apply), to
-/// odd by replacing +-infinity with +-FLT_MAX (no finite input truncates to infinity). MXCSR.DAZ would read float subnormal inputs as zero (the directed modes can tell
-/// them apart): the callers check it (encode_stream).
+/// odd by replacing +-infinity with +-FLT_MAX (no finite input truncates to infinity). MXCSR.DAZ
+/// would read float subnormal inputs as zero (the directed modes can tell them apart): the callers
+/// check it (encode_stream).
 template <class V, rounding Mode, bool Sat>
 [[gnu::always_inline]] inline typename V::vh half_vector(typename V::vi u) noexcept {
   constexpr int imm = Mode == rounding::nearest_even || Mode == rounding::nearest_away ? _MM_FROUND_TO_NEAREST_INT
@@ -341,10 +342,11 @@ template <class V, class F, std::size_t B, class Out>
 /// One vector of float bits -> F's codes in Mode, stored as V::N of Out (F's storage; tf32: the
 /// code above its padding bits): the lane function of F and Mode, written once for every source
 /// (encode_floats; kernels/detail/simd_narrow8.hpp's encode_doubles on floats rounded to odd).
-/// HW: half_vector (half_by_hardware<F, Mode, Out>, MXCSR.DAZ clear; Sat: overflow::saturate); otherwise encode_e8m0 for
-/// E8M0, stochastic_half for half's stochastic rounding, encode_fast for 16-bit and wider formats
-/// and 5-bit exponents (whole vectors of normals are the rule, worth a test), encode for the
-/// narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4: data leave them too often for a branch).
+/// HW: half_vector (half_by_hardware<F, Mode, Out>, MXCSR.DAZ clear; Sat: overflow::saturate);
+/// otherwise encode_e8m0 for E8M0, stochastic_half for half's stochastic rounding, encode_fast for
+/// 16-bit and wider formats and 5-bit exponents (whole vectors of normals are the rule, worth a
+/// test), encode for the narrower ranges (e4m3fn from 2^-6 to 448, FP6, FP4: data leave them too
+/// often for a branch).
 ///   simd::encode_vector<simd::vec512, F, rounding::upward, std::uint8_t> enc(overflow::ieee);
 ///   enc(dst, V::load(src), V::zero());
 template <class V, class F, rounding Mode, class Out, bool HW = false, bool Sat = false>
@@ -479,27 +481,19 @@ inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow po
 /// constructed from p. False (nothing written) for stochastic rounding or an invalid mode.
 template <class V, class F, class Src, class In, class Out>
 inline bool encode_modes(const In* p, Out* d, std::size_t n, rounding mode, overflow policy) noexcept {
+  const auto run = [&](auto m) noexcept {
+    encode_stream<V, F, decltype(m)::value>(typename Src::template in_mode<decltype(m)::value>{p}, d, n, policy);
+    return true;
+  };
+  using r = rounding;
   switch (mode) {
-    case rounding::nearest_even:
-      encode_stream<V, F, rounding::nearest_even>(typename Src::template in_mode<rounding::nearest_even>{p}, d, n, policy);
-      return true;
-    case rounding::nearest_away:
-      encode_stream<V, F, rounding::nearest_away>(typename Src::template in_mode<rounding::nearest_away>{p}, d, n, policy);
-      return true;
-    case rounding::toward_zero:
-      encode_stream<V, F, rounding::toward_zero>(typename Src::template in_mode<rounding::toward_zero>{p}, d, n, policy);
-      return true;
-    case rounding::upward:
-      encode_stream<V, F, rounding::upward>(typename Src::template in_mode<rounding::upward>{p}, d, n, policy);
-      return true;
-    case rounding::downward:
-      encode_stream<V, F, rounding::downward>(typename Src::template in_mode<rounding::downward>{p}, d, n, policy);
-      return true;
-    case rounding::to_odd:
-      encode_stream<V, F, rounding::to_odd>(typename Src::template in_mode<rounding::to_odd>{p}, d, n, policy);
-      return true;
-    default:
-      return false;
+    case r::nearest_even: return run(std::integral_constant<r, r::nearest_even>{});
+    case r::nearest_away: return run(std::integral_constant<r, r::nearest_away>{});
+    case r::toward_zero: return run(std::integral_constant<r, r::toward_zero>{});
+    case r::upward: return run(std::integral_constant<r, r::upward>{});
+    case r::downward: return run(std::integral_constant<r, r::downward>{});
+    case r::to_odd: return run(std::integral_constant<r, r::to_odd>{});
+    default: return false;
   }
 }
 

@@ -1,0 +1,89 @@
+// SPDX-License-Identifier: MIT
+// float -> half by simd/encode.hpp (encode_floats: vcvtps2ph with its own rounding, nearest-away
+// as nearest-even of the bits with their last bit set, to-odd as the truncation ORed with the last
+// bit of |x| rounded upward, saturation by clamping or by replacing infinities) equals the scalar
+// round_to on ALL 2^32 floats in every deterministic mode and both overflow policies, at every
+// compiled width (vec512, vec256). Label "exhaustive"; MIXPREC_EXHAUSTIVE_STRIDE=N tests every
+// N-th chunk of 2^24 floats.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <cstdint>
+#include <cstring>
+#include <string>
+
+#include <mixprec/kernels.hpp>
+#include <mixprec/mixprec.hpp>
+#include <mixprec/simd/encode.hpp>
+
+#include "env.hpp"
+
+using namespace mixprec;
+
+#if defined(MIXPREC_SIMD_AVX2)
+namespace {
+
+constexpr std::size_t block = 4096;
+using H = half::format_type;
+
+/// Mismatches of one mode and policy over the floats with bit patterns first .. first + block - 1,
+/// at width V.
+template <class V, rounding M, overflow P>
+std::uint64_t mismatches(const float* src, const std::uint16_t* want) {
+  std::uint16_t got[block];
+  if (!simd::encode_floats<V, H>(src, got, block, M, P, 0, 0)) return block;
+  if (std::memcmp(got, want, sizeof got) == 0) return 0;
+  std::uint64_t bad = 0;
+  for (std::size_t i = 0; i < block; ++i) bad += got[i] != want[i];
+  return bad;
+}
+
+template <rounding M, overflow P>
+std::uint64_t block_mismatches(const float* src) {
+  std::uint16_t want[block];
+  for (std::size_t i = 0; i < block; ++i) want[i] = round_to<half>(src[i], M, P).bits();
+  std::uint64_t bad = mismatches<simd::vec256, M, P>(src, want);
+#if defined(MIXPREC_SIMD_AVX512)
+  bad += mismatches<simd::vec512, M, P>(src, want);
+#endif
+  return bad;
+}
+
+template <rounding M, overflow P>
+void check_all_floats() {
+  std::atomic<std::uint64_t> bad{0};
+  constexpr std::uint64_t chunk = std::uint64_t{1} << 24;
+  for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * exhaustive_env::exhaustive_stride()) {
+    for_each_index(exec::par, chunk / block, [&](std::size_t j) {
+      float src[block];
+      for (std::size_t i = 0; i < block; ++i) {
+        const auto u = static_cast<std::uint32_t>(base + j * block + i);
+        std::memcpy(&src[i], &u, 4);
+      }
+      bad.fetch_add(block_mismatches<M, P>(src), std::memory_order_relaxed);
+    });
+  }
+  INFO("half, " << std::string(to_string(M)) << ", " << std::string(to_string(P)));
+  CHECK(bad.load() == 0);
+}
+
+template <overflow P>
+void check_modes() {
+  check_all_floats<rounding::nearest_even, P>();
+  check_all_floats<rounding::nearest_away, P>();
+  check_all_floats<rounding::toward_zero, P>();
+  check_all_floats<rounding::upward, P>();
+  check_all_floats<rounding::downward, P>();
+  check_all_floats<rounding::to_odd, P>();
+}
+
+}  // namespace
+
+TEST_CASE("float -> half, every deterministic mode, overflow::ieee, all 2^32 floats, every width") {
+  check_modes<overflow::ieee>();
+}
+
+TEST_CASE("float -> half, every deterministic mode, overflow::saturate, all 2^32 floats, every width") {
+  check_modes<overflow::saturate>();
+}
+#endif
