@@ -327,9 +327,9 @@ struct shift_format {
   }();
 };
 
-/// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte by byte
-/// lookups in 16-entry tables where m + 1 < 16 (V::b_lt16, V::b_lookup16: index m + 1, or m where
-/// V has mask registers and F a sign: its bit 7 clear), a signed F's sign XORed into x, m and x
+/// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte from
+/// 16-entry tables where m + 1 < 16 (V::b_lt16, V::b_lookup16_z, V::b_patch16: index m + 1, or m
+/// where V has mask registers and F a sign: its bit 7 clear), a signed F's sign XORed into x, m and x
 /// interleaved into words, shifted, off16 added, the words widened by unpacking with zero words,
 /// the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in order.
 /// Stores aligned to 64 bytes after a head (decode_steps).
@@ -341,12 +341,14 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
   constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed;
   constexpr unsigned mag = shift_decode<F>::mag;
   constexpr bool by_m = V::has_mask_registers && sign;
-  std::uint8_t tc[16] = {}, tx[16] = {};
+  std::uint8_t tc[16] = {}, tx[16] = {}, tm[16] = {};  // by index: the m byte, x, the magnitude m
   for (unsigned i = 0; i < 16; ++i) {
-    tc[i] = sd::table.c[by_m ? (i + 1) & 15u : i];
-    tx[i] = sd::table.x[by_m ? (i + 1) & 15u : i];
+    const unsigned j = by_m ? (i + 1) & 15u : i;
+    tc[i] = sd::table.c[j];
+    tx[i] = sd::table.x[j];
+    tm[i] = static_cast<std::uint8_t>((j + mag) & mag);
   }
-  const vi vtc = V::b_table16(tc), vtx = V::b_table16(tx);
+  const vi vtc = V::b_patch_table(tc, tm), vtx = V::b_table16(tx);
   decode_steps<4 * V::N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
     const vi c = V::b_order_for_widen(V::load(p));
     const vi m = sign ? V::and_(c, V::b_set1(static_cast<std::uint8_t>(mag))) : c;
@@ -357,7 +359,7 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
     if constexpr (sign) {  // x ^ (sign << M)
       x = V::xor_(x, V::and_(V::template w_srli<7 - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
     }
-    const vi mm = fix_c ? V::b_lookup16(sel, vtc, ix, m) : m;
+    const vi mm = fix_c ? V::b_patch16(sel, vtc, ix, m) : m;
     const vi lo = right ? x : mm, hi = right ? mm : x;
     const auto word = [&](typename V::vw w) noexcept {
       w = right ? V::template w_srli<M + 1>(w) : V::template w_slli<7 - M>(w);

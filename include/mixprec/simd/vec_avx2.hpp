@@ -266,7 +266,7 @@ struct vec256 {
   /// Byte idx & 15 of t's same 128-bit lane, 0 where idx has bit 7 set (vpshufb).
   static vi b_shuffle(vi t, vi idx) noexcept { return _mm256_shuffle_epi8(t, idx); }
   static vi b_add(vi a, vi b) noexcept { return _mm256_add_epi8(a, b); }  ///< byte sums mod 2^8
-  /// A choice of bytes (b_lt16): bit 7 clear where chosen, the low 4 bits then b_lookup16's index.
+  /// A choice of bytes (b_lt16): bit 7 clear where chosen, the low 4 bits then the index.
   using bsel = __m256i;
   /// The bytes whose (a & Bits) < 16: (a & Bits) + 0x70, saturated (bit 7 set elsewhere).
   template <unsigned Bits>
@@ -274,12 +274,17 @@ struct vec256 {
     const vi low = Bits == 0xffu ? a : _mm256_and_si256(a, b_set1(static_cast<std::uint8_t>(Bits)));
     return _mm256_adds_epu8(low, b_set1(0x70));
   }
-  /// t's byte of the same 128-bit lane where s chose, else a's byte: the index is s's low 4 bits,
-  /// those of the bytes that b_lt16 took (i unused; vpshufb, vpblendvb).
-  static vi b_lookup16(bsel s, vi t, vi /*i*/, vi a) noexcept {
-    return _mm256_blendv_epi8(_mm256_shuffle_epi8(t, s), a, s);
+  /// A b_patch16 table: replace[k] ^ cur[k] in both 128-bit lanes (cur: a's byte where index k is
+  /// chosen).
+  static vi b_patch_table(const std::uint8_t* replace, const std::uint8_t* cur) noexcept {
+    std::uint8_t d[16] = {};
+    for (unsigned k = 0; k < 16; ++k) d[k] = static_cast<std::uint8_t>(replace[k] ^ cur[k]);
+    return b_table16(d);
   }
-  /// b_lookup16 with 0 where s did not choose.
+  /// a with the bytes that s chose replaced by b_patch_table's replace[index] (the index: s's low 4
+  /// bits, those of the bytes b_lt16 took; i unused): a ^ the table's byte (vpshufb: 0 elsewhere).
+  static vi b_patch16(bsel s, vi t, vi /*i*/, vi a) noexcept { return _mm256_xor_si256(a, _mm256_shuffle_epi8(t, s)); }
+  /// t's byte of the same 128-bit lane where s chose (the index: s's low 4 bits), else 0 (vpshufb).
   static vi b_lookup16_z(bsel s, vi t, vi /*i*/) noexcept { return _mm256_shuffle_epi8(t, s); }
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm256_unpacklo_epi8(a, b); }

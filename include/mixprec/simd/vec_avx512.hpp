@@ -360,15 +360,19 @@ struct vec512 {
   static vi b_shuffle(vi t, vi idx) noexcept { return _mm512_shuffle_epi8(t, idx); }
   static vi b_add(vi a, vi b) noexcept { return _mm512_add_epi8(a, b); }  ///< byte sums mod 2^8
   using bsel = __mmask64;  ///< a choice of bytes (b_lt16)
-  /// The bytes whose (a & Bits) < 16 (one vptestnmb): b_lookup16's choice.
+  /// The bytes whose (a & Bits) < 16 (one vptestnmb): the choice of b_lookup16_z and b_patch16.
   template <unsigned Bits>
   static bsel b_lt16(vi a) noexcept {
     return _mm512_testn_epi8_mask(a, b_set1(static_cast<std::uint8_t>(Bits & 0xf0u)));
   }
-  /// t's byte i & 15 of the same 128-bit lane where s chose (i's bit 7 clear there), else a's
-  /// byte (one masked vpshufb).
-  static vi b_lookup16(bsel s, vi t, vi i, vi a) noexcept { return _mm512_mask_shuffle_epi8(a, s, t, i); }
-  /// b_lookup16 with 0 where s did not choose.
+  /// A b_patch16 table: b_table16(replace) (cur, a's bytes where each index is chosen, unused).
+  static vi b_patch_table(const std::uint8_t* replace, const std::uint8_t* /*cur*/) noexcept {
+    return b_table16(replace);
+  }
+  /// a with the bytes that s chose replaced by the table's byte i & 15 of the same 128-bit lane
+  /// (i's bit 7 clear there; a's byte there the cur[i & 15] of b_patch_table): one masked vpshufb.
+  static vi b_patch16(bsel s, vi t, vi i, vi a) noexcept { return _mm512_mask_shuffle_epi8(a, s, t, i); }
+  /// t's byte i & 15 of the same 128-bit lane where s chose (i's bit 7 clear there), else 0.
   static vi b_lookup16_z(bsel s, vi t, vi i) noexcept { return _mm512_maskz_shuffle_epi8(s, t, i); }
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm512_unpacklo_epi8(a, b); }
