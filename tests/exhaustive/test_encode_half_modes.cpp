@@ -54,7 +54,7 @@ void check_all_floats() {
   std::atomic<std::uint64_t> bad{0};
   constexpr std::uint64_t chunk = std::uint64_t{1} << 24;
   for (std::uint64_t base = 0; base < (std::uint64_t{1} << 32); base += chunk * exhaustive_env::exhaustive_stride()) {
-    for_each_index(exec::par, chunk / block, [&](std::size_t j) {
+    for_each_task(exec::par, chunk / block, [&](std::size_t j) {
       float src[block];
       for (std::size_t i = 0; i < block; ++i) {
         const auto u = static_cast<std::uint32_t>(base + j * block + i);
