@@ -462,7 +462,7 @@ inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow po
     for (; i + B * N <= n; i += B * N) {
       vi bits[B];
       rng.next_batch(bits);
-      if constexpr (encode_format<F>::is_half && sizeof(Out) == 2 && sizeof(typename V::mask) == sizeof(vi)) {
+      if constexpr (encode_format<F>::is_half && sizeof(Out) == 2 && !V::has_mask_registers) {
         if (stochastic_half_batch<V, F, B>(s + i, d + i, bits)) continue;
       }
 #if defined(__GNUC__)

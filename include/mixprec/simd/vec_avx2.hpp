@@ -100,13 +100,6 @@ struct vec256 {
   /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
   template <int Imm>
   static vh to_half(vi u) noexcept { return _mm256_cvtps_ph(_mm256_castsi256_ps(u), Imm | _MM_FROUND_NO_EXC); }
-  /// h | 1 in the lanes where h (as a half) differs from the float bits u (an ordered compare:
-  /// never in NaN lanes): round to odd after a truncating to_half.
-  static vh h_or_one_if_inexact(vh h, vi u) noexcept {
-    const __m256i ne = _mm256_castps_si256(_mm256_cmp_ps(_mm256_cvtph_ps(h), _mm256_castsi256_ps(u), _CMP_NEQ_OQ));
-    const __m128i ne16 = _mm_packs_epi32(_mm256_castsi256_si128(ne), _mm256_extracti128_si256(ne, 1));
-    return _mm_or_si128(h, _mm_srli_epi16(ne16, 15));
-  }
   static vf f_set1(float x) noexcept { return _mm256_set1_ps(x); }
   static vf f_mul(vf a, vf b) noexcept { return _mm256_mul_ps(a, b); }
   static void f_store(float* p, vf x) noexcept { _mm256_storeu_ps(p, x); }
@@ -208,6 +201,7 @@ struct vec256 {
   /// N doubles -> N float bits rounded to odd (d_odd8); _half: the same (vec512's is cheaper).
   static vi d_odd(const double* p) noexcept { return d_odd8(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
   static vi d_odd_half(const double* p) noexcept { return d_odd(p); }
+  static constexpr bool d_odd_half_exact = true;  ///< d_odd_half is d_odd (no zero check needed)
 
   // 64-bit lanes (vq: N / 2 of them, qmask: all-ones lanes, vqf: N / 2 floats): see vec512
   using vq = __m256i;

@@ -99,12 +99,6 @@ struct vec512 {
   /// vcvtps2ph of the float bits u, rounding Imm (_MM_FROUND_TO_*; MXCSR.DAZ applies to the input).
   template <int Imm>
   static vh to_half(vi u) noexcept { return _mm512_cvtps_ph(_mm512_castsi512_ps(u), Imm | _MM_FROUND_NO_EXC); }
-  /// h | 1 in the lanes where h (as a half) differs from the float bits u (an ordered compare:
-  /// never in NaN lanes): round to odd after a truncating to_half.
-  static vh h_or_one_if_inexact(vh h, vi u) noexcept {
-    const __mmask16 ne = _mm512_cmp_ps_mask(_mm512_cvtph_ps(h), _mm512_castsi512_ps(u), _CMP_NEQ_OQ);
-    return _mm256_mask_mov_epi16(h, ne, _mm256_or_si256(h, _mm256_set1_epi16(1)));
-  }
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
@@ -242,6 +236,7 @@ struct vec512 {
   static vi d_odd_z(const double* p, mask m) noexcept {
     return join(d_odd8(d_load_lo_z(p, m)), d_odd8(d_load_hi_z(p, m)));
   }
+  static constexpr bool d_odd_half_exact = false;  ///< d_odd_half takes the sticky bit from the low bits
   static vi d_odd_half(const double* p) noexcept {
     return join(d_odd8_half(_mm512_loadu_pd(p)), d_odd8_half(_mm512_loadu_pd(p + 8)));
   }

@@ -80,7 +80,7 @@ struct odd_doubles {
       return V::d_odd(p);
     } else {
       const typename V::vi u = V::d_odd_half(p);
-      if (Form == 2 && V::any(V::eq(V::and_(u, V::set1(0x7fffffffu)), V::zero()))) return V::d_odd(p);
+      if (Form == 2 && !V::d_odd_half_exact && V::any(V::eq(V::and_(u, V::set1(0x7fffffffu)), V::zero()))) return V::d_odd(p);
       return u;
     }
   }

@@ -88,7 +88,7 @@ struct steps {
   /// u + 0x7fff + (bit 16 of u): its high half is bfloat16's nearest even of u, for a u that is
   /// not NaN or is a quiet NaN whose low 16 bits are zero.
   static vi bf16_rne_sum(vi u) noexcept {
-    if constexpr (sizeof(typename V::mask) == sizeof(vi)) {  // masks are lanes: the bit's value
+    if constexpr (!V::has_mask_registers) {  // masks are lanes: the bit's value
       return V::add(V::add(u, c(0x7fffu)), V::and_(V::template srli<16>(u), c(1)));
     } else {  // mask registers: a masked add
       return V::add_one_if(V::test(u, c(0x10000u)), V::add(u, c(0x7fffu)));
