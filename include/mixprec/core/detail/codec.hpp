@@ -126,26 +126,6 @@ MIXPREC_HD constexpr std::uint64_t nan_code(const D& f, const exact_value& u) no
   }
 }
 
-/// Whether a magnitude, truncated to an integer number of units whose last bit is odd, rounds up
-/// by one unit in mode: frac is the discarded fraction of a unit, left-aligned (frac / 2^64), and
-/// below tells whether non-zero bits lie beyond it; neg is the sign. to_odd: up when inexact and
-/// even (the same as setting the last bit). The one rounding decision of encode and to_integer.
-MIXPREC_HD constexpr bool rounds_up(rounding mode, bool neg, bool odd, std::uint64_t frac, bool below,
-                                    std::uint32_t random_bits) noexcept {
-  const bool half = (frac >> 63) != 0;
-  const bool rest = (frac << 1) != 0 || below;
-  switch (mode) {
-    case rounding::nearest_even: return half && (rest || odd);
-    case rounding::nearest_away: return half;
-    case rounding::toward_zero: return false;
-    case rounding::upward: return !neg && (half || rest);
-    case rounding::downward: return neg && (half || rest);
-    case rounding::to_odd: return (half || rest) && !odd;
-    case rounding::stochastic: return (frac >> 32) + random_bits >= (std::uint64_t{1} << 32);
-  }
-  return false;
-}
-
 /// The code for a value too large for f (infinite inputs included; round_away tells whether
 /// the rounding direction points away from zero).
 template <class D>
@@ -212,7 +192,19 @@ MIXPREC_HD constexpr std::uint64_t encode(const D& f, const exact_value& u, roun
     low_sticky = true;  // sig is non-zero and some of its bits fell below rem
   }
   if (shift == 64) low_sticky = false;
-  integer += rounds_up(mode, u.sign, (integer & 1u) != 0, rem, low_sticky, random_bits) ? 1u : 0u;
+  const bool half = (rem >> 63) != 0;
+  const bool sticky = (rem << 1) != 0 || low_sticky;
+  bool increment = false;
+  switch (mode) {
+    case rounding::nearest_even: increment = half && (sticky || (integer & 1u) != 0); break;
+    case rounding::nearest_away: increment = half; break;
+    case rounding::toward_zero: break;
+    case rounding::upward: increment = !u.sign && (half || sticky); break;
+    case rounding::downward: increment = u.sign && (half || sticky); break;
+    case rounding::to_odd: integer |= (half || sticky) ? 1u : 0u; break;
+    case rounding::stochastic: increment = (rem >> 32) + random_bits >= (std::uint64_t{1} << 32); break;
+  }
+  integer += increment ? 1u : 0u;
 
   // Adding the biased exponent lets a carry out of the mantissa move into the exponent field.
   std::uint64_t code = integer + (static_cast<std::uint64_t>(e - f.emin) << M);

@@ -28,7 +28,19 @@ MIXPREC_HD constexpr std::uint64_t integral_magnitude(const exact_value& u, roun
     frac = s >= 64 ? 0 : u.sig >> s;
     sticky = s >= 64 || (s > 0 && (u.sig << (64 - s)) != 0);
   }
-  return ip + (rounds_up(mode, u.sign, (ip & 1u) != 0, frac, sticky, random_bits) ? 1u : 0u);  // ip < 2^63: no wrap
+  const bool half = (frac >> 63) != 0;
+  const bool rest = (frac << 1) != 0 || sticky;
+  bool up = false;
+  switch (mode) {
+    case rounding::nearest_even: up = half && (rest || (ip & 1u) != 0); break;
+    case rounding::nearest_away: up = half; break;
+    case rounding::toward_zero: break;
+    case rounding::upward: up = !u.sign && (half || rest); break;
+    case rounding::downward: up = u.sign && (half || rest); break;
+    case rounding::to_odd: up = (half || rest) && (ip & 1u) == 0; break;
+    case rounding::stochastic: up = (frac >> 32) + random_bits >= (std::uint64_t{1} << 32); break;
+  }
+  return ip + (up ? 1u : 0u);  // ip < 2^63: no wrap
 }
 
 /// The value of I nearest to (-1)^neg * mag (mag >= 2^64 when big).
