@@ -119,7 +119,8 @@ inline void narrow(const float* s, std::uint8_t* d, std::size_t n, overflow poli
 }
 template <class V, class F>
 inline void narrow(const double* s, std::uint8_t* d, std::size_t n, overflow policy) noexcept {
-  simd::encode_stream<V, F, rounding::nearest_even>(odd_doubles<V, 1>{s}, d, n, policy);
+  using source = typename double_source<V, F>::template in_mode<rounding::nearest_even>;
+  simd::encode_stream<V, F, rounding::nearest_even>(source{s}, d, n, policy);
 }
 
 }  // namespace narrow8
