@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels.hpp — the device-agnostic kernels (exec::seq, exec::par, exec::cuda).
-//
-// The x86 fast paths (convert, unscale_and_check, gemm) are chosen at compile time from the
-// target flags (-mavx512f, -mf16c, -march=...). Like every header-only SIMD library, they assume
-// that all translation units of a program that use a kernel are compiled with the SAME target
-// flags: inline functions compiled differently in two units would break the one-definition rule
-// and the linker keeps one of them (an AVX-512 copy can then run on a CPU without AVX-512).
-// Results do not depend on the choice: every path gives the same bits.
+//   #include <mixprec/kernels.hpp>
+// Contract: every kernel gives the same bits under every policy and SIMD path; compile every
+// translation unit that uses one with the same target flags (docs/pages/building.md, "Using
+// mixprec in your project").
 #ifndef MIXPREC_KERNELS_HPP
 #define MIXPREC_KERNELS_HPP
 
