@@ -13,17 +13,13 @@
 // gemm_algorithm::bf16_dot2 gives vdpbf16ps's DAZ/FTZ semantics. A short leading dimension, a null
 // pointer or bf16_dot2 with non-bfloat16 operands throws std::invalid_argument, C unchanged.
 // Semantics, precision modes, bf16_dot2, the x86 kernel: docs/pages/kernels-reference.md#gemm.
-// exact runs on vdpbf16ps where a scan proves the same bits and this CPU is faster ($MIXPREC_GEMM_DOT2).
 //
 //   std::vector<mixprec::bfloat16> A(m * k), B(k * n);  std::vector<float> C(m * n);
 //   mixprec::gemm(mixprec::exec::par, mixprec::transpose::none, mixprec::transpose::none,
 //                 m, n, k, 1.0f, A.data(), k, B.data(), n, 0.0f, C.data(), n);   // C = A B
 //
-// The code, one concern a header (namespace detail::gemm): gemm/options.hpp (the public options),
-// gemm/detail/scalar.hpp (the element path), device.hpp (CUDA), vec.hpp (x86 vectors), panel.hpp,
-// blocking.hpp (cache sizes, scratch, threads), portable.hpp, store.hpp, microkernel.hpp,
-// blocked.hpp (the blocked driver), dot2_panel.hpp and dot2.hpp (vdpbf16ps), driver.hpp (checks and
-// the choice of path), mma.hpp (tensor-core presets).
+// The code (namespace detail::gemm): gemm/options.hpp (public options), gemm/detail/driver.hpp
+// (checks, choice of path) and one concern a header beside it.
 #ifndef MIXPREC_KERNELS_GEMM_HPP
 #define MIXPREC_KERNELS_GEMM_HPP
 

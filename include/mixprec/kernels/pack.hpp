@@ -4,15 +4,10 @@
 //   mixprec::pack_elements(policy, src, dst);     // src: T values; dst: packed_bytes<T>(src.size()) bytes
 //   mixprec::unpack_elements(policy, src, dst);   // src: packed_bytes<T>(dst.size()) bytes; dst: T values
 //
-// T: a mixprec type of at most 8 bits (float4_e2m1fn, float4_e1m2, float6_e2m3fn, float6_e3m2fn,
-// ...); the layout is mixprec/packed.hpp's (CUDA's __nv_fp4x2_e2m1 / PTX e2m1x2 / PyTorch
-// float4_e2m1fn_x2 order; FP6 as the same LSB-first bit stream). src and dst: mixprec::span or
-// any contiguous container; bytes are std::uint8_t. A size that does not match throws
-// std::invalid_argument and writes nothing. pack_elements writes every byte of dst: the unused
-// high bits of a last, partly filled byte are 0. Bits beyond the format in a source value
-// (there are none in values made by mixprec) are dropped. Each thread writes whole bytes of its
-// own, so the result is the same under every policy and thread count. Under exec::cuda, src and
-// dst must be device (or managed) memory; the call is asynchronous.
+// T: a mixprec type of at most 8 bits (float4_e2m1fn, float6_e2m3fn, ...), in mixprec/packed.hpp's
+// layout; src and dst: mixprec::span or any contiguous container, bytes std::uint8_t. Contract:
+// the same bytes under every policy; a size that does not match throws std::invalid_argument with
+// nothing written. Layout, padding and exec::cuda rules: docs/pages/formats.md ("Packed FP4 and FP6").
 #ifndef MIXPREC_KERNELS_PACK_HPP
 #define MIXPREC_KERNELS_PACK_HPP
 

@@ -1,45 +1,14 @@
 // SPDX-License-Identifier: MIT
 // mixprec/kernels/detail/simd_convert.hpp — x86 fast paths of the bulk conversions (host only).
 //
-// Levels, each compiled in when the target macros allow it (-march=native, -mavx2 -mf16c, ...):
-//   avx512_bf16  AVX-512 F/BW/VL + F16C + AVX-512-BF16   (float -> bfloat16 by vcvtne2ps2bf16;
-//                                                          with AVX-512-FP16 also compiled in,
-//                                                          double -> half by vcvtpd2ph)
-//   avx512       AVX-512 F/BW/VL + F16C                  (float -> bfloat16 by integer rounding)
-//   avx2         AVX2 + F16C (256-bit)                    (float <-> half only with AVX + F16C)
-//   portable     none: the scalar loop of kernels/convert.hpp
-// simd_convert() uses the best level compiled in; simd_convert_at(level, ...) a given one (tests
-// run every level in simd_levels_compiled() over the same inputs). Each kernel is written once
-// over simd/'s vector traits (vec512, vec256): a width's tails go by lane masks or through a
-// buffer, its direct streamed stores where it has them. Pairs and methods:
-//   float  -> half       vcvtps2ph (nearest even, immediate rounding)
-//   half   -> float      vcvtph2ps
-//   half   -> double     vcvtph2ps, vcvtps2pd (both exact)
-//   float  -> bfloat16   (u + 0x7fff + lsb) >> 16, NaN quieted with sign and leading payload kept,
-//                        as mixprec does; avx512_bf16: vcvtne2ps2bf16, except that it flushes
-//                        subnormal inputs to zero: vectors holding one are redone by the integer form
-//   bfloat16 -> float    shift (bit extension, NaNs kept as they are, as the scalar path)
-//   double -> half,      double -> float rounded to ODD (truncate, then OR the sticky bit into the
-//   double -> bfloat16   last place when inexact), then float -> half / bfloat16 nearest even:
-//                        round-to-odd to 24 bits then one rounding to p <= 22 bits equals one
-//                        direct rounding, so this is a single correct rounding. AVX2 has no
-//                        truncating vcvtpd2ps: it converts in the MXCSR mode and steps back one
-//                        ulp toward zero where that rounded away. double -> bfloat16 returns false
-//                        (portable loop) when MXCSR.FTZ or DAZ is set (they would flush the float
-//                        step or its conversion back).
-//                        avx512_bf16 with AVX-512-FP16 (MIXPREC_SIMD_AVX512_FP16, e.g. -march=native on
-//                        Sapphire Rapids): double -> half by vcvtpd2ph {rn-sae}, one rounding
-//                        with round_to's bits for every double (NaN payloads, signed zeros,
-//                        subnormals, ties, overflow) under every MXCSR setting. A build with
-//                        FP16 but without BF16 (no such CPU) keeps the round-to-odd form.
-// Results do not depend on the MXCSR rounding mode nor on DAZ/FTZ (avx512_bf16 uses the integer
-// form for float -> bfloat16 under DAZ; tests/test_convert.cpp checks every setting).
-// Only nearest-even with overflow::ieee takes them (kernels/convert.hpp); every function
-// converts all n elements and gives the bits of the portable scalar path:
-// tests/exhaustive/test_convert_fast_paths.cpp checks every level on all 2^32 floats (and on
-// sampled doubles), tests/test_convert.cpp on all 16-bit inputs and awkward sizes.
+// simd_convert() runs the best simd_level compiled in (avx512_bf16, avx512, avx2 or portable, by
+// the target macros; MIXPREC_NO_SIMD: portable only); simd_convert_at(level, ...) runs a given
+// one and returns false where that level is not compiled in or does not take the pair. Only
+// nearest-even with overflow::ieee comes here (kernels/convert.hpp). Contract: every level
+// converts all n elements to the portable scalar path's bits, whatever the MXCSR rounding mode,
+// DAZ or FTZ. The method of each pair: the docs page Kernels reference, "Bulk conversion: the
+// SIMD layer"; the non-obvious steps are commented at their kernels below.
 //   detail::simd_convert_at(detail::simd_level::avx2, src, dst, n);  // false: not compiled in
-// Define MIXPREC_NO_SIMD to compile the portable path only.
 #ifndef MIXPREC_DETAIL_SIMD_CONVERT_HPP
 #define MIXPREC_DETAIL_SIMD_CONVERT_HPP
 

@@ -196,14 +196,10 @@ struct steps {
   static void store(bfloat16* p, const kept<bfloat16>& x) noexcept { store_held(p, x.f); }
   static void store(half* p, const kept<half>& x) noexcept { V::h_store(p, x.h); }
 
-  // The loops below work on K = 2 vectors at a time, each statement written for both (the two
-  // dependency chains interleaved: the chains are long, div/sqrt/convert latencies, and one
-  // vector per iteration leaves the out-of-order window short of independent work). A block is
-  // K N consecutive elements, held as vector k = elements [k N, k N + N); where the traits have
-  // no word permutes (AVX2), bfloat16 blocks (K N words) as vector 0 = the even elements and
-  // vector 1 = the odd ones: a shift and a mask from the loaded words, an or of a shift to
-  // store them. Every op is lane-wise, so only the loads, the stores, the random bits and the
-  // model copy see the layout.
+  // The loops below work on K = 2 vectors at a time (two interleaved dependency chains keep the
+  // out-of-order window busy). Without word permutes (AVX2) a bfloat16 block of K N words is held
+  // as vector 0 = the even elements, vector 1 = the odd ones; every op is lane-wise, so only the
+  // loads, the stores, the random bits and the model copy see that layout.
   template <class T>
   static constexpr bool even_odd = std::is_same<T, bfloat16>::value && !V::has_lookup128;
   /// One loop per final rounding on the 16-lane width, one reading the mode at run time on the
