@@ -11,8 +11,7 @@
 //             an FMA by an empty asm barrier; GCC contracts vector mul + add otherwise);
 // ap: k x MR floats (row r of A at ap[p * MR + r]), bp: k x NR, sa: MR scales per K block of kb,
 // sb: NR per K block; chunk divides kb. Needs MXCSR nearest, FTZ and DAZ clear (the caller
-// checks). Also the truncated model's truncate-and-add over a row of C (bgemm_trunc_set/_add:
-// AVX-512, AVX2, or scalar; always compiled).
+// checks). Also the truncated model's truncate-and-add over a row of C (bgemm_trunc_set/_add).
 //   alignas(64) float acc[bgemm_mr * bgemm_nr] = {};
 //   detail::bgemm_tile(k, 32, 32, ap, bp, sa, sb, acc);
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_GEMM_HPP

@@ -8,15 +8,10 @@
 // 16x16 tiles and 16x1 in nearest-even, 1x16 and 16x1 in stochastic rounding; 1x16 and 16x1
 // dequantize). block_kernels<V> holds the kernels at the width V; one dispatcher
 // (simd_blk::dispatch) runs them at a simd_level (avx512 and avx512_bf16: vec512, avx2: vec256).
-// Method: per group of N blocks (N = V's lanes) the block maxima as one vector, the scales with
-// the recipe's own float operations, the elements by integer arithmetic on the bits in the common
-// case and simd::encode otherwise (each helper below states its formula).
-// Contract: every *_at function gives the bits of the scalar recipe (block_scaling_mx.hpp,
-// block_scaling_fp8.hpp, block_scaling_nvfp4.hpp) or returns false and writes nothing: when its
-// level is not compiled in or when MXCSR is not round-to-nearest with FTZ and DAZ clear (the
-// kernels use IEEE float products and subnormal operands). tests/test_block_scaling_simd.cpp
-// compares every level with the scalar recipe (random data, every special, every code and
-// midpoint, scale boundaries); CMake builds it per instruction set.
+// Each helper below states its formula. Contract: every *_at function gives the bits of the scalar
+// recipe (block_scaling_mx.hpp, block_scaling_fp8.hpp, block_scaling_nvfp4.hpp) or returns false
+// and writes nothing: when its level is not compiled in, or when MXCSR is not round-to-nearest
+// with FTZ and DAZ clear (the kernels use IEEE float products and subnormal operands).
 //   detail::mx::te_e4m3::quantize_at(detail::simd_level::avx2, in, n, elem_bits, scale_bits, false);
 #ifndef MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
 #define MIXPREC_DETAIL_SIMD_BLOCK_SCALING_HPP
