@@ -181,19 +181,9 @@ struct float_conversions<F, widening::to_double> : conversions_base<F> {
 }  // namespace detail
 
 /// A floating-point number of format Format, stored in Format::storage_type. It converts like
-/// C++23's std::float16_t / std::bfloat16_t:
-/// - from integers: implicit (`half x = 0;`), rounding to nearest-even;
-/// - from float, double and other mixprec types: explicit (`half(0.1)`), one rounding to
-///   nearest-even (round_to for the other modes);
-/// - to float / double: implicit when the standard type holds every value (all built-in formats
-///   widen implicitly to float), explicit otherwise;
-/// - to integer types: explicit, truncating like float; out of range saturates, NaN gives 0;
-/// - to bool (contextual): true unless the value is zero (NaN is true, as for float).
-/// NaNs: conversion to double, and to float from formats other than those with float's exponent
-/// field, gives a quiet NaN (sign and leading payload kept); bfloat16, tf32 and other formats of
-/// float's layout widen to float by bit extension, so a signalling NaN stays signalling there, as
-/// in PyTorch, ml_dtypes, CUDA and Eigen (detail::to_float32_bits).
-/// A default-constructed value is +0 (the smallest value, 2^-127, for e8m0fnu, which has no zero).
+/// C++23's std::float16_t / std::bfloat16_t: implicitly from integers and to a standard type that
+/// holds every value, explicitly otherwise; into Format with one rounding to nearest-even, to
+/// integers truncating (the rules: docs/pages/semantics.md).
 ///
 ///   mixprec::half h = 1;              // implicit from int
 ///   float f = h * 2.5f;               // half op float is float

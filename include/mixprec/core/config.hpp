@@ -1,21 +1,16 @@
 // SPDX-License-Identifier: MIT
 // mixprec/core/config.hpp — compiler and language feature detection shared by every header.
 //
-// Checked first, each with one #error that stops the compilation (the missing #include after it
-// is fatal, so no cascade of follow-up errors):
-//   - C++17 or later;
-//   - not -ffast-math (__FAST_MATH__; also -ffinite-math-only and MSVC's /fp:fast): it flushes
-//     subnormals to zero and assumes no NaN or infinity, so conversions and arithmetic silently
-//     give wrong results (e.g. bfloat16 subnormals). nvcc's --use_fast_math (device code) sets
-//     no macro and cannot be detected. Define MIXPREC_ALLOW_FAST_MATH (before
-//     including mixprec, or -DMIXPREC_ALLOW_FAST_MATH) to compile anyway and accept that.
-// Headers that need C++ exceptions (the ML layer, the kernels, exec.hpp) stop with an #error
-// naming themselves under -fno-exceptions; the numeric core (mixprec.hpp) works without them.
+// Contract: stops with one #error under C++14 or older, and under -ffast-math, -ffinite-math-only
+// or /fp:fast unless MIXPREC_ALLOW_FAST_MATH is defined (nvcc's --use_fast_math cannot be
+// detected); headers that need C++ exceptions stop under -fno-exceptions. The rules:
+// docs/pages/getting-started.md.
 //
 //   g++ -std=c++17 -ffast-math app.cpp   // error: mixprec: -ffast-math gives wrong results ...
 #ifndef MIXPREC_CONFIG_HPP
 #define MIXPREC_CONFIG_HPP
 
+// The missing #include after each #error is fatal: it stops the compilation without follow-up errors.
 #if defined(_MSVC_LANG) ? (_MSVC_LANG < 201703L) : (__cplusplus < 201703L)
 #error "mixprec needs C++17"
 #include "mixprec: compilation stopped (see the error above)"

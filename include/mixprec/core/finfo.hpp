@@ -103,24 +103,11 @@ MIXPREC_HD constexpr int floor_log10_pow2(int k) noexcept { return (k * 30103) /
 }  // namespace detail
 
 /// Machine limits of T (any mixprec type, float or double), with the members and values of
-/// numpy.finfo / ml_dtypes.finfo. Values of the format are of type T; exponents are int.
-///
-///   bits        width of the format (tf32: 19; float4_e2m1fn: 4)
-///   eps         next value above 1, minus 1;   machep = log2(eps)
-///   epsneg      1 minus the value below 1;     negep  = log2(epsneg)
-///   max, min    largest finite value and its negation (unsigned formats: the smallest value,
-///               0, or tiny for e8m0fnu)
-///   tiny = smallest_normal, smallest_subnormal (= tiny where there are no subnormals)
-///   precision   floor(-log10(eps)); ml_dtypes reports at least 1 for every 8-bit format
-///   resolution  10^-precision rounded to T
-///   minexp      exponent of the smallest normal; maxexp: exponent of the first power of two
-///               above max
-///   nmant, nexp mantissa and exponent field widths; iexp = nexp
-///   name        "float16", "bfloat16", "tf32", "float8_e4m3fn", "float8_ue4m3", ... ; other
-///               formats get the ml_dtypes-style name "float<bits>_[u]e<E>m<M>[b<bias>][fn|fnuz|fnu]"
-/// finfo<T>() prints as torch.finfo's repr (operator<< in io.hpp; fmt.hpp, std_format.hpp):
-///   finfo(resolution=0.0010004, min=-65504, max=65504, eps=0.000976562, smallest_normal=6.10352e-05,
-///         tiny=6.10352e-05, dtype=float16)   (finfo<half>, one line)
+/// numpy.finfo / ml_dtypes.finfo; values of the format are of type T, exponents int. For unsigned
+/// formats min is the smallest value (0, or tiny for e8m0fnu); precision is at least 1 for every
+/// 8-bit format (as ml_dtypes); a format without a built-in name is named
+/// "float<bits>_[u]e<E>m<M>[b<bias>][fn|fnuz|fnu]". finfo<T>() prints as torch.finfo's repr:
+///   std::cout << mixprec::finfo<mixprec::half>();  // finfo(resolution=0.0010004, min=-65504, ...)
 template <class T>
 struct finfo {
   using type = T;  ///< the type described
