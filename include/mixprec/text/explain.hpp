@@ -8,12 +8,9 @@
 //   std::cout << mixprec::explain<mixprec::half>("1.00048828125000000000000001");  // text: ONE rounding
 //   mixprec::exact_value_text(std::numeric_limits<mixprec::half>::denorm_min());
 //                                                   // "5.9604644775390625e-08 (about 6e-08)"
-// Printing never rounds a value: values, ulps, neighbours and the absolute error are printed as
-// exact decimals (every digit); a sentence that states a value (the "value" line, range, why)
-// uses exact_value_text: the exact decimal, with the shortest text that reads back beside it
-// when the exact one is long ("0.125", "5.9604644775390625e-08 (about 6e-08)"). The relative and
-// ulp errors (quotients rounded to double) are printed as the shortest text that reads back;
-// an infinite error as "infinite", an undefined one (NaN read or stored) as "undefined (NaN)".
+// Contract: printing never rounds a value (values, ulps, neighbours and absolute errors are exact
+// decimals); relative and ulp errors print as the shortest text that reads back. The texts:
+// docs/pages/printing.md ("Exact texts of an explanation").
 #ifndef MIXPREC_EXPLAIN_HPP
 #define MIXPREC_EXPLAIN_HPP
 

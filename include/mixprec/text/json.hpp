@@ -3,15 +3,11 @@
 // grad_scaler's state_dict / load_state_dict speak it, and so can a program that writes or reads
 // back its own results (examples/precision_study).
 //
-// Contract. json::parse reads exactly one RFC 8259 document: UTF-8 validated, no comments, no
-// trailing commas, no duplicate object keys, nesting at most json::max_depth deep, the value
-// surrounded only by whitespace. The one extension is Python's json module's non-finite literals
-// NaN, Infinity and -Infinity (what json.dumps writes for a non-finite float); a caller decides
-// whether a field may hold one. Errors throw json::parse_error("offset N: ..."). Numbers keep
-// their literal text; to_int64 / to_double convert it exactly (to_double rounds correctly to
-// nearest) and report literals out of range (false) instead of saturating. number_text writes the
-// shortest text that reads back as the same double, as Python's repr does ("65536.0", "0.1",
-// "1e+16", "Infinity"); quote writes a string literal. Needs C++ exceptions.
+// Contract: json::parse reads exactly one strict RFC 8259 document (plus Python's NaN, Infinity,
+// -Infinity) or throws json::parse_error("offset N: ..."); numbers keep their literal text, which
+// to_int64 / to_double convert exactly or report out of range (false); number_text writes a double
+// as Python's repr does, quote a string literal. Needs C++ exceptions. Every rule:
+// docs/pages/printing.md ("JSON").
 //
 //   const mixprec::json::value doc = mixprec::json::parse(R"({"scale": 65536.0, "steps": [1, 2]})");
 //   double scale = 0;
