@@ -120,14 +120,10 @@ std::to_chars_result to_chars(char* first, char* last, T value, std::chars_forma
 }
 
 /// Reads a number in the grammar of std::from_chars and rounds its exact value once, in mode,
-/// to T. docs/pages/printing.md ("Parsing") has the out-of-range rules. In short, with overflow::ieee a
-/// value whose rounding (with an unbounded exponent) exceeds the largest finite value is
-/// errc::result_out_of_range with the value unchanged — in every mode, and also for fn/fnuz
-/// formats (where round_to would give NaN) and the MX formats (where it would clamp); so is
-/// "inf" for a format without infinity. With overflow::saturate such values give +-max and
-/// success. A non-zero value that rounds to zero is out of range under both policies.
-/// rounding::stochastic and invalid mode or policy values (see is_valid in rounding.hpp) are
-/// errc::invalid_argument, value unchanged.
+/// to T. Out of range (errc::result_out_of_range, value unchanged): overflow under overflow::ieee
+/// in every mode and format, and a non-zero value that rounds to zero; overflow::saturate gives
+/// +-max instead. rounding::stochastic and invalid mode or policy values are
+/// errc::invalid_argument. Every rule: docs/pages/printing.md ("Parsing").
 template <class T, detail::enable_if_charconv_t<T> = 0>
 std::from_chars_result from_chars(const char* first, const char* last, T& value, rounding mode,
                                   overflow policy = overflow::ieee,

@@ -59,14 +59,8 @@ struct conversion_explanation {
   double rel_error = 0;      ///< abs_error / |source|; see below
   double ulp_error = 0;      ///< abs_error in ulps of the stored value; see below
 };
-// The errors of a conversion_explanation and of a text_explanation:
-//   stored == source (0 stored as 0, inf stored as the same inf): all three 0;
-//   a finite source stored as an infinity (overflow): abs, rel and ulp +-inf (never 0);
-//   NaN read or stored, or an infinite source stored as a finite value: abs +-inf or NaN, rel
-//   and ulp NaN (undefined);
-//   a finite text beyond double (explain<T>("1e400")) stored as a finite value: abs and ulp +-inf
-//   (the exact error overflows double), rel -1 or +1 (the exact ratio, rounded to double);
-//   else abs = stored - source rounded to double, rel = abs / |source|, ulp = abs / ulp(stored).
+// The errors' special cases (overflow, NaN, text beyond double): docs/pages/printing.md
+// ("Exact texts of an explanation").
 
 /// x's exact value in fixed decimal, every digit, no exponent and no trailing zeros (a binary
 /// fraction with quantum 2^q has exactly max(0, -q) digits after the point): exact_decimal(0.1)
@@ -365,21 +359,9 @@ std::string why_line(const exact_value& u, T stored, const std::string& kind, ro
 
 /// Explains reading text into T, rounded ONCE from the text's exact value (as from_chars; never
 /// through double): explain<half>("1.00048828125000000000000001") stores 0x3c01, where parsing
-/// to double first would give 0x3c00. Grammar (strtod's): an optional '+' or '-', then decimal
-/// text ("1e-5", ".5"), hex text after "0x"/"0X" ("0x1.8p1", p exponent optional), or "inf",
-/// "infinity", "nan", "nan(chars)" in any case; the whole text must be the number.
-/// stored is the conversion's result (round_to in mode and policy), also where from_chars
-/// reports errc::result_out_of_range: range then says what happened — "overflow: ..." (the
-/// stored value is then +-inf, +-max or NaN, by mode, policy and format), "underflow: ..." (a
-/// signed zero, or e8m0fnu's smallest value), or a value the format lacks ("inf" without
-/// infinities, ...). The errors use the text's value rounded to double (exact when the text is
-/// a double): a finite text stored as an infinity has infinite errors (abs, rel, ulp), "inf"
-/// stored as inf none; NaN stored or read, or "inf" stored as a finite value, gives an undefined
-/// (NaN) relative error; a finite text beyond double (1e400) stored as a finite value has
-/// abs_error and ulp_error +-inf (the exact error overflows double) and rel_error -1 or +1 (the
-/// exact ratio -(1 - stored/x), rounded to double).
-/// Throws std::invalid_argument (quoting at most 64 bytes of text) for text that is not a
-/// number, rounding::stochastic, or invalid mode/policy values.
+/// to double first would give 0x3c00. Grammar: strtod's (decimal, hex after "0x", inf, nan); the
+/// whole text must be the number. Out-of-range text, the errors and what throws:
+/// docs/pages/printing.md ("Exact texts of an explanation").
 template <class T, std::enable_if_t<is_mixprec_float<T>::value, int> = 0>
 text_explanation explain(std::string_view text, rounding mode = rounding::nearest_even,
                          overflow policy = overflow::ieee) {
