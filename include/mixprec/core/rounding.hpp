@@ -34,17 +34,11 @@ enum class overflow : unsigned char {
             ///< NaN where the format has one.
 };
 
-/// Whether r / p names an enumerator. An enum class holds any value of its underlying type, so
-/// static_cast<rounding>(9) compiles; such a value is INVALID. The rule, for rounding, overflow,
-/// matmul_precision and matmul_high_mode alike:
-/// - every entry point with an error channel rejects an invalid value and changes nothing:
-///   std::invalid_argument from the throwing functions (round_to(x, mode, policy), add/sub/mul/
-///   div/fma/sqrt(x, ..., mode, policy), convert, gemm, the optimizer steps,
-///   set_float32_matmul_precision/high_mode, explain), errc::invalid_argument from from_chars;
-///   on a CUDA device the throwing functions trap instead;
-/// - the unchecked hot path (the noexcept overloads taking random_bits, e.g.
-///   round_to(x, mode, policy, bits)) treats it as a precondition violation: the result is some
-///   value of the target type (no undefined behaviour), which one is unspecified.
+/// Whether r / p names an enumerator (static_cast<rounding>(9) compiles but names none). The rule,
+/// for rounding, overflow, matmul_precision and matmul_high_mode alike: every entry point with an
+/// error channel rejects an invalid value and changes nothing (std::invalid_argument,
+/// errc::invalid_argument from from_chars; a trap on a CUDA device); the noexcept overloads
+/// taking random_bits do not check (some value of the target type, no undefined behaviour).
 ///   static_assert(!is_valid(static_cast<rounding>(7)));
 MIXPREC_HD constexpr bool is_valid(rounding r) noexcept {
   return static_cast<unsigned>(r) <= static_cast<unsigned>(rounding::stochastic);

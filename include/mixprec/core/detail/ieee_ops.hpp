@@ -3,15 +3,12 @@
 // double that the compiler may not fuse or reassociate, for kernels whose results must be the
 // same bits on every host and device.
 //
-// Compilers contract a * b + c into one fused multiply-add when the target has one (GCC with
-// -ffp-contract=fast, its default outside strict ISO mode, across statements; nvcc by default),
-// which changes results. Here every product is either an explicit fma_rn or a mul_rn that cannot
-// be contracted: CUDA's __fmul_rn on the device, a product behind an empty asm statement on
-// GCC/Clang x86 hosts with FMA and on AArch64, fma(a, b, -0) on other hosts with a fast fma (the
-// rounded product; -0 keeps the sign of a zero product), and a plain product elsewhere (a target
-// without fma has nothing to contract it into). Division and square root use the correctly
-// rounded device intrinsics, so the results hold under nvcc's -prec-div/-prec-sqrt=false too
-// (not under -ftz=true / --use_fast_math, which flush subnormals).
+// Why: compilers contract a * b + c into an FMA (GCC's default -ffp-contract=fast, nvcc), which
+// changes results. Every product here is an explicit fma_rn or a mul_rn that cannot be contracted
+// (__fmul_rn on the device; behind an empty asm on x86 with FMA and AArch64; fma(a, b, -0) on
+// other hosts with a fast fma; a plain product where there is no fma). Division and square root
+// use the correctly rounded device intrinsics, so -prec-div/-prec-sqrt=false do not change them
+// (-ftz=true / --use_fast_math do).
 #ifndef MIXPREC_DETAIL_IEEE_OPS_HPP
 #define MIXPREC_DETAIL_IEEE_OPS_HPP
 

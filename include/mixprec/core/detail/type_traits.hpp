@@ -3,10 +3,8 @@
 //
 //   detail::type_identity<T>, detail::type_identity_t<T>   (std::type_identity from C++20)
 //
-// type_identity_t<T> in a parameter list puts the parameter in a non-deduced context: the kernels
-// use it for scalars such as gemm's alpha and beta, whose type comes from another template
-// argument (the accumulate type), so that gemm<float>(..., 1.0, ...) compiles without a
-// deduction conflict.
+// type_identity_t<T> as a parameter type is a non-deduced context: gemm<float>(..., 1.0, ...)
+// takes alpha's type from the accumulate type without a deduction conflict.
 #ifndef MIXPREC_DETAIL_TYPE_TRAITS_HPP
 #define MIXPREC_DETAIL_TYPE_TRAITS_HPP
 
