@@ -285,13 +285,11 @@ class grad_scaler {
   }
 
   /// Restores a state_dict(): PyTorch's five keys are required; an option the document leaves
-  /// out is off (no floor, no cap, no hysteresis, no check after unscale), so that the document
-  /// is the whole state. The rule itself (the preset's arithmetic, backoff by division, growth
-  /// guard, hysteresis rule) belongs to the scaler and is kept. Throws scaler_error naming the problem, changing
-  /// nothing, for malformed JSON, a non-object, an unknown or wrongly typed key, or an
-  /// inconsistent state (growth_factor <= 1, backoff_factor outside (0, 1), growth_interval < 1,
-  /// _growth_tracker outside [0, growth_interval), a negative scale, ...). An empty object throws
-  /// PyTorch's "The source state dict is empty, ..." error. Does nothing when disabled.
+  /// out is off, so that the document is the whole state (the scaler's rule itself is kept).
+  /// Throws scaler_error naming the problem, changing nothing, for malformed JSON, an unknown or
+  /// wrongly typed key or an inconsistent state (growth_factor <= 1, a negative scale, ...); an
+  /// empty object throws PyTorch's "The source state dict is empty, ..." error. Does nothing when
+  /// disabled.
   void load_state_dict(const std::string& text) {
     if (!enabled_) return;
     namespace json = detail::json;
