@@ -162,10 +162,8 @@ class grad_scaler {
 
   /// loss * scale, as PyTorch's outputs * scale: a float or lower-precision loss is multiplied by
   /// the float32 scale in float and rounded once to its type; a double loss in double. The loss
-  /// is returned unchanged when disabled. Differs from PyTorch for a 0-dim half/bfloat16 loss:
-  /// there, 0-dim * 0-dim promotes to float32 (the unrounded float product, which cannot overflow
-  /// to inf where the loss type would); here the result has the loss's type, as PyTorch gives for
-  /// a loss with dimensions. For PyTorch's 0-dim result, pass static_cast<float>(loss).
+  /// is returned unchanged when disabled. A 0-dim half/bfloat16 loss differs from PyTorch:
+  /// docs/pages/loss-scale-presets.md ("Differences from PyTorch, on purpose").
   template <class T>
   T scale(T loss) const {
     static_assert(std::is_same<T, float>::value || std::is_same<T, double>::value || is_mixprec_float<T>::value,

@@ -1,12 +1,9 @@
 // SPDX-License-Identifier: MIT
 // mixprec/core/span.hpp — mixprec::span: std::span under C++20, a minimal stand-in under C++17.
 //
-// The kernels take contiguous ranges as span<T>. Under C++20 (when <span> exists)
-// mixprec::span IS std::span; under C++17 it is a small class with the same
-// construction rules for what the kernels need: (pointer, size), C arrays,
-// std::array, and any contiguous container with data() and size() (std::vector, ...),
-// plus the conversion span<T> -> span<const T>. Usable in device code (the
-// constructors and accessors are __host__ __device__ there).
+// Contract: under C++20 (when <span> exists) mixprec::span IS std::span; under C++17 a small class
+// with std::span's construction rules for (pointer, size), C arrays, std::array and contiguous
+// containers, plus span<T> -> span<const T>; usable in device code.
 //
 //   std::vector<mixprec::half> v(8);
 //   mixprec::span<const mixprec::half> s = v;  // s.size() == 8

@@ -41,17 +41,12 @@ using float8_e4m3b11fnuz = basic_float<format<4, 3, encoding::fnuz, 0, 11>>;
 /// FP4 E1M2: 1/1/2, bias 0, no Inf, no NaN: the values 0, 0.5, 1, ..., 3.5 and their negatives
 /// (an evenly spaced grid; 1 is a subnormal). Not in ml_dtypes (ml_dtypes#281).
 using float4_e1m2 = basic_float<format<1, 2, encoding::finite>>;
-/// UE4M3, NVFP4's block scale: E4M3 without a sign, bias 7, no Inf, NaN = 0x7F, max 448 (0x7E),
-/// smallest subnormal 2^-9. Sources: CUDA 13.0 library_types.h, "CUDA_R_8F_UE4M3 =
-/// CUDA_R_8F_E4M3, real as an unsigned nv_fp8_e4m3" (cuBLASLt's VEC16_UE4M3: one per 16
-/// elements); CUTLASS float_ue4m3_t = FpBitRepresentation<uint8_t, 8, 4, 3, CANONICAL_ONLY,
-/// unsigned>. Seven bits in a byte (finfo::bits is 7): the codes are those of float8_e4m3fn's
-/// non-negative values; bit 7 is ignored when read (as CUTLASS does) and cleared by from_bits.
+/// UE4M3, NVFP4's block scale (CUDA_R_8F_UE4M3, CUTLASS float_ue4m3_t): E4M3 without a sign, bias
+/// 7, no Inf, NaN = 0x7F, max 448 (0x7E), smallest subnormal 2^-9; seven bits in a byte, bit 7
+/// ignored when read and cleared by from_bits.
 using float8_ue4m3 = basic_float<format<4, 3, encoding::fn, 0, 7, false>>;
-/// UE5M3, a wider block scale (CUTLASS exmy_base.h: FpEncoding::UE5M3 =
-/// FpBitRepresentation<uint8_t, 8, 5, 3, CANONICAL_ONLY, unsigned>; not in the CUDA 13.0 headers):
-/// 5 exponent and 3 mantissa bits, no sign, bias 15, no Inf, NaN = 0xFF, max 114688 (0xFE),
-/// smallest subnormal 2^-17.
+/// UE5M3, a wider block scale (CUTLASS FpEncoding::UE5M3; ml_dtypes float8_e5m3fnu): 5 exponent and
+/// 3 mantissa bits, no sign, bias 15, no Inf, NaN = 0xFF, max 114688 (0xFE), smallest subnormal 2^-17.
 using float8_ue5m3 = basic_float<format<5, 3, encoding::fn, 0, 15, false>>;
 
 }  // namespace mixprec

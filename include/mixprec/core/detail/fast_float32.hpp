@@ -117,12 +117,9 @@ MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t nan_to_float32_bits(typename
   return encode_bits<float32_format>(decode_bits<F>(storage), rounding::nearest_even, overflow::ieee);
 }
 
-/// F -> float, exact.
-///
-/// Formats with float's layout (float32_layout: bfloat16, tf32) widen by a shift, NaNs
-/// included: a signalling NaN stays signalling with its payload, the bit extension that
-/// PyTorch, ml_dtypes, CUDA (__bfloat162float), Eigen and TensorFlow perform. Every other format
-/// takes IEEE 754 convertFormat's rule, a NaN comes out quiet (as F16C's vcvtph2ps does for
+/// F -> float, exact. Formats with float's layout (float32_layout: bfloat16, tf32) widen by a
+/// shift, NaNs included (a signalling NaN stays signalling, as in PyTorch, ml_dtypes, CUDA and
+/// Eigen); every other format takes IEEE 754 convertFormat's rule, a NaN comes out quiet.
 /// half); a normal number costs two compares, a shift and an add, in 32-bit arithmetic.
 template <class F>
 MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type storage) noexcept {
