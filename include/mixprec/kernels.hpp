@@ -2,8 +2,8 @@
 // mixprec/kernels.hpp — the device-agnostic kernels (exec::seq, exec::par, exec::cuda).
 //   #include <mixprec/kernels.hpp>
 // Contract: every kernel gives the same bits under every policy and SIMD path; compile every
-// translation unit that uses one with the same target flags (docs/pages/building.md, "Using
-// mixprec in your project").
+// translation unit that uses one with the same target flags:
+// docs/pages/building.md ("Using mixprec in your project").
 #ifndef MIXPREC_KERNELS_HPP
 #define MIXPREC_KERNELS_HPP
 

@@ -59,8 +59,8 @@ struct conversion_explanation {
   double rel_error = 0;      ///< abs_error / |source|; see below
   double ulp_error = 0;      ///< abs_error in ulps of the stored value; see below
 };
-// The errors' special cases (overflow, NaN, text beyond double): docs/pages/printing.md
-// ("Exact texts of an explanation").
+// The errors' special cases (overflow, NaN, text beyond double):
+// docs/pages/printing.md ("Exact texts of an explanation").
 
 /// x's exact value in fixed decimal, every digit, no exponent and no trailing zeros (a binary
 /// fraction with quantum 2^q has exactly max(0, -q) digits after the point): exact_decimal(0.1)

@@ -6,8 +6,8 @@
 // one and returns false where that level is not compiled in or does not take the pair. Only
 // nearest-even with overflow::ieee comes here (kernels/convert.hpp). Contract: every level
 // converts all n elements to the portable scalar path's bits, whatever the MXCSR rounding mode,
-// DAZ or FTZ. The method of each pair: the docs page Kernels reference, "Bulk conversion: the
-// SIMD layer"; the non-obvious steps are commented at their kernels below.
+// DAZ or FTZ. The non-obvious steps are commented at their kernels below; each pair's method:
+// docs/pages/kernels-reference.md ("Bulk conversion: the SIMD layer").
 //   detail::simd_convert_at(detail::simd_level::avx2, src, dst, n);  // false: not compiled in
 #ifndef MIXPREC_DETAIL_SIMD_CONVERT_HPP
 #define MIXPREC_DETAIL_SIMD_CONVERT_HPP
