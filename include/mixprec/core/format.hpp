@@ -143,11 +143,9 @@ struct format_desc {
 /// all encodings but exponent_only). Its members are those of its format_desc (desc), as
 /// compile-time constants.
 ///
-/// Unsigned formats (Signed = false) have no sign bit: the code is exponent and mantissa only,
-/// in the low bits of the storage, and bits above it are ignored when read and cleared by
-/// from_bits. They have one zero; -0 converts to it, and every other negative value (-inf
-/// included) to NaN (to 0 where the format has no NaN), in every rounding mode and overflow
-/// policy. The fnuz encoding needs a sign bit (its NaN is the -0 pattern).
+/// Unsigned formats (Signed = false) have no sign bit: bits above the code are ignored when read
+/// and cleared by from_bits; -0 converts to their one zero, every other negative value to NaN (to 0
+/// without NaN), in every mode (docs/pages/formats.md). fnuz needs a sign bit (its NaN is -0's code).
 ///
 ///   using ue4m3 = format<4, 3, encoding::fn, 0, 7, false>;   // NVFP4's block scale, max 448
 template <int ExpBits, int ManBits, encoding Enc = encoding::ieee, int PadBits = 0,

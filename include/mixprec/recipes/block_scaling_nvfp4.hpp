@@ -193,11 +193,9 @@ class te_philox_bytes {
   philox4x32_block block_{0, 0, 0, 0};
 };
 
-/// The random bits of TE's quantize_transpose_vector_blockwise_fp4 (transpose/
-/// quantize_transpose_vector_blockwise_fp4.cu) for a rows x cols tensor: grid (ceil(cols / 128),
-/// ceil(rows / 128)) of 256 threads, one 128 x 128 tile per CUDA block; thread t of block (bx, by)
-/// owns the Philox4x32-10 stream key = seed, counter = (t + 256 (bx + by ceil(cols / 128))) 2^64 +
-/// offset + k for its k-th 128-bit draw, and spends its words in order, 8 bits per element.
+/// The random bits of TE's quantize_transpose_vector_blockwise_fp4 for a rows x cols tensor:
+/// Philox4x32-10 per CUDA thread, 8 bits per element; the layout: docs/pages/recipe-nvfp4.md,
+/// "Stochastic rounding".
 class te_vector_blockwise_bits {
  public:
   te_vector_blockwise_bits(std::uint64_t seed, std::uint64_t offset, std::size_t cols, bool columnwise,
@@ -231,13 +229,9 @@ class te_vector_blockwise_bits {
   std::uint64_t base_;
 };
 
-/// The random bits of TE's BF16 NVFP4 kernels for a rows x cols tensor (cast/nvfp4/): 1x16 and
-/// 16x1 blocks quantize_transpose_nvfp4_tuned_1D_kernel (specialized/, not persistent), 16x16
-/// quantize_transpose_nvfp4_2D_kernel's rowwise output. Grid (ceil(cols / 128), ceil(rows / 128))
-/// of 128 threads, one 128 x 128 chunk per CUDA block in four stages (tuned: 64 x 64 tiles, rowwise
-/// then columnwise words; 2D: 32-row slabs, columnwise then rowwise words), 8 words each per
-/// stage; word n of thread t is word n % 4 of its block k = n / 4 of stream seq = t + 128 (bx + by
-/// ceil(cols / 128)); 8 bits per element (docs/pages/recipe-nvfp4.md, "Stochastic rounding").
+/// The random bits of TE's BF16 NVFP4 kernels (quantize_transpose_nvfp4_tuned_1D_kernel for 1x16
+/// and 16x1 blocks, quantize_transpose_nvfp4_2D_kernel's rowwise output for 16x16) for a rows x
+/// cols tensor, 8 bits per element; the layout: docs/pages/recipe-nvfp4.md, "Stochastic rounding".
 class te_nvfp4_bf16_bits {
  public:
   /// kind: 0 rowwise (1x16), 1 columnwise (16x1), 2 the 2D kernel's rowwise output (16x16).
