@@ -120,7 +120,6 @@ MIXPREC_HD MIXPREC_NOINLINE constexpr std::uint32_t nan_to_float32_bits(typename
 /// F -> float, exact. Formats with float's layout (float32_layout: bfloat16, tf32) widen by a
 /// shift, NaNs included (a signalling NaN stays signalling, as in PyTorch, ml_dtypes, CUDA and
 /// Eigen); every other format takes IEEE 754 convertFormat's rule, a NaN comes out quiet.
-/// half); a normal number costs two compares, a shift and an add, in 32-bit arithmetic.
 template <class F>
 MIXPREC_HD constexpr std::uint32_t to_float32_bits(typename F::storage_type storage) noexcept {
   static_assert(fast_to_float32<F>, "format not covered by the fast path");
