@@ -2,37 +2,15 @@
 // mixprec/recipes/block_scaled_gemm.hpp — C = A B on block-scaled operands (block_scaling.hpp), with an
 // accumulator model for the products of quantized elements and an FP32 promotion interval.
 //
-// A is M x K quantized with blocks {bm, kb} (activations: block_rowwise(kb)), B is K x N with
-// blocks {kb, bn} (weights as TE stores them for the GEMM: block_columnwise(kb), or {kb, kb} 2D
-// tiles). For every C element, K runs in chunks of `promotion` (default kb; it must divide kb):
-//   partial = the dot of the chunk's elements P_a * P_b in the accumulator model (element units);
-//   c = float(c + float(partial * float(s_a * s_b)))    FP32, in K order (as DeepGEMM's
-//                                                       final_accum += scale_a * scale_b * accum)
-// then C = float(c * float(g_a * g_b)) with the per-tensor decode factors g (NVFP4: 1 / S_enc;
-// 1 for MX and FP8 blocks), as cuBLAS applies NVFP4's alpha. Scales decode as their format's value
-// (E8M0 code 0 is 2^-127, 0xFF is NaN).
+//   block_scaled_gemm(a, b[, block_gemm_options{acc, promotion}[, a_global, b_global]])
+//   block_accumulator::fp32() (default), truncated(mantissa_bits, group), tensor_core(mma_preset)
 //
-// Accumulator models (products P_a * P_b are exact: at most 16 significant bits):
-//   fp32       acc = float(acc + p) for each product in K order, round to nearest even.
-//   truncated  MODELLED on published measurements, not a documented datapath: products are
-//              added in groups of `group`; each product and the running acc are aligned to the
-//              largest exponent among them and truncated (toward zero) to `mantissa_bits` bits
-//              below that exponent's leading bit, summed exactly, and acc keeps the sum
-//              truncated to mantissa_bits fraction bits. Published: Hopper FP8 MMA keeps about
-//              13-14 bits (DeepSeek-V3 §3.5.2; SageAttention2 calls it FP22, 1/8/13), B200
-//              f8f6f4 about 25 (DeepGEMM#176); the grouping and alignment of acc are the model.
-//              A group with an Inf or NaN term gives the sum of those (finite terms drop out).
-//   tensor_core  a tensor-core preset (kernels/tensor_core.hpp, docs/pages/tensor-cores.md),
-//              bit-identical to MMA-Sim's model of the instruction: the chunk's products through
-//              the chained instructions from +0, promoted as above; the mx kinds
-//              (blackwell_tcgen05_mxf8f6f4 with FP8, FP6 or FP4 elements, _mxf4nvf4) apply the
-//              block scales inside the instruction and chain the whole K (no promotion), then
-//              the global decode factors.
-//              Prefer it to truncated: truncated(13, 4) differs from MMA-Sim's Hopper FP8 wgmma.
-// Single-threaded. In the default FP environment (nearest, no FTZ/DAZ), for the element and
-// scale formats of the recipes, the fp32 model runs in AVX-512 14x32 / AVX2 6x16 register tiles
-// (detail/simd_block_gemm.hpp; its speed: bench/README.md) and
-// the truncated model vectorised over a row of C; elsewhere a scalar loop. Same bits everywhere.
+// Contract: A is M x K with blocks {bm, kb}, B is K x N with blocks {kb, bn}; for every C element,
+// each K chunk of `promotion` (default kb; it must divide kb) is a dot in the accumulator model,
+// times the two block scales, added into FP32 in K order; then times the per-tensor decode factors.
+// Single-threaded; the SIMD paths (detail/simd_block_gemm.hpp) give the scalar loop's bits. The
+// product step by step, each accumulator model and the fast paths: docs/pages/block-scaled-gemm.md.
+//
 //   mixprec::block_gemm_options o;
 //   o.acc = mixprec::block_accumulator::truncated(13, 4);
 //   o.promotion = 128;                                         // DeepGEMM: FP32 every 128 K
@@ -68,12 +46,12 @@
 
 namespace mixprec {
 
-/// The accumulator model of the per-chunk dot (see the header comment).
+/// The accumulator model of the per-chunk dot (docs/pages/block-scaled-gemm.md, "Accumulator models").
 struct block_accumulator {
   /// The accumulator model.
   enum class kind : unsigned char {
     fp32,      ///< acc = float(acc + p), nearest-even, in K order
-    truncated,   ///< groups aligned to the largest exponent and truncated (see the header comment)
+    truncated,   ///< aligned, truncated groups (docs/pages/block-scaled-gemm.md, "Accumulator models")
     tensor_core  ///< a tensor-core preset (kernels/tensor_core.hpp), bit-accurate to MMA-Sim
   };
   kind model = kind::fp32;  ///< which model
@@ -436,10 +414,11 @@ std::vector<float> bgemm_mma_run(const block_scaled_tensor<EA, SA>& a, const blo
 
 }  // namespace detail
 
-/// C (M x N, row-major floats) = A B for block-scaled A (M x K) and B (K x N); see the header
-/// comment. Throws std::invalid_argument when K or the K block sizes differ, or the promotion
-/// interval does not divide the K block size. For torchao-order NVFP4 pass a_global/b_global
-/// (its per-tensor scale pts), since the default takes tensor_scale as TE's S_enc.
+/// C (M x N, row-major floats) = A B for block-scaled A (M x K) and B (K x N): see
+/// docs/pages/block-scaled-gemm.md ("The product"). Throws std::invalid_argument when K or the K
+/// block sizes differ, or the promotion interval does not divide the K block size. For
+/// torchao-order NVFP4 pass a_global/b_global (its per-tensor scale pts), since the default takes
+/// tensor_scale as TE's S_enc.
 template <class EA, class SA, class EB, class SB>
 std::vector<float> block_scaled_gemm(const block_scaled_tensor<EA, SA>& a, const block_scaled_tensor<EB, SB>& b,
                                      const block_gemm_options& opt = {}, float a_global = 0.0f,

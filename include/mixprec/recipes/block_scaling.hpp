@@ -3,24 +3,13 @@
 // FP8): a recipe quantizes a row-major rows x cols float tensor into elements + scales and
 // dequantizes them back, and describes itself as data (recipe_info).
 //
-// Layout of a block_scaled_tensor t quantized with blocks of block.rows x block.cols:
-//   t.elements[i * cols + j]  the element of x[i][j] (same row-major index as the input; one
-//                             element per value, unpacked);
-//   t.scales[(i / block.rows) * t.scale_cols() + j / block.cols]  the scale of the block holding
-//                             x[i][j]; scale_rows() = ceil(rows / block.rows), scale_cols() =
-//                             ceil(cols / block.cols); edge blocks are shorter (no padding).
-//   t.tensor_scale            a per-tensor FP32 factor (NVFP4's global encode scale S_enc), 1
-//                             for recipes without one.
-//   t.tensor_amax             the tensor amax the per-tensor scale came from (NVFP4; 0 for
-//                             recipes without one): TE's nvte_dequantize multiplies by it.
-// Rowwise blocks of n values are block_shape{1, n} (block_rowwise(n)); columnwise blocks are
-// {n, 1} (block_columnwise(n), the blocks of the transposed GEMM operand, scales in the same
-// row-major grid); 2D tiles are {n, n}.
+// Contract: every recipe type R (block_scaling_mx.hpp, block_scaling_nvfp4.hpp, block_scaling_fp8.hpp)
+// has element_type, scale_type, R::info(), R::quantize(in, rows, cols) and R::dequantize(t, out),
+// which block_quantize / block_dequantize call. t.elements is row-major like the input (one element
+// per value); t.scales is the row-major grid of ceil(rows / block.rows) x ceil(cols / block.cols)
+// block scales (edge blocks shorter, no padding). Layout, block shapes and the recipes:
+// docs/pages/block-scaling.md.
 //
-// Every recipe type R (block_scaling_mx.hpp, block_scaling_nvfp4.hpp, block_scaling_fp8.hpp)
-// has element_type, scale_type, R::info(), R::quantize(in, rows, cols) and
-// R::dequantize(t, out); the free functions below call them. The MX and NVFP4 recipes also have
-// R::quantize_into(in, rows, cols, t), which reuses t's storage (no allocation in a loop).
 //   mixprec::mx_block_recipe<mixprec::float8_e4m3fn> r;          // OCP MXFP8, rowwise 1x32
 //   auto t = mixprec::block_quantize(r, x.data(), rows, cols);
 //   std::vector<float> back = mixprec::block_dequantize(r, t);
@@ -86,7 +75,7 @@ struct recipe_info {
   std::string scale_rule;  ///< the exact scale rule, one line
 };
 
-/// Elements and scales of a block-scaled tensor (layout: see the header comment).
+/// Elements and scales of a block-scaled tensor (layout: docs/pages/block-scaling.md, "Layout").
 template <class Elem, class Scale>
 struct block_scaled_tensor {
   std::size_t rows = 0;        ///< tensor rows

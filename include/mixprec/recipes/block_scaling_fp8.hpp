@@ -2,27 +2,16 @@
 // mixprec/recipes/block_scaling_fp8.hpp — fine-grained FP8 block scaling on the block-scaling interface
 // (block_scaling.hpp): float8_e4m3fn elements with one FP32 scale (a decode factor) per block.
 //
-// deepseek_fp8_recipe (DeepSeek-V3 §3.3), two named variants (deepseek_fp8_variant):
-//   v3 (the default; DeepSeek-V3 inference/kernel.py act_quant_kernel):
-//     a = max(fmax-fold max |x| of the block, amax_floor); s = float(a / 448);
-//     ue8m0: s = 2^ceil(float32 log2 s) (log2 rounded to float first, so an s just above a power
-//     of two can keep that power); P = E4M3satfinite(float(x / s)).
-//   deepgemm (DeepGEMM deep_gemm/utils/math.py per_token_cast_to_fp8 / per_block_cast_to_fp8):
-//     a = max(NaN-propagating max |x|, amax_floor); s = float(a / 448); ue8m0: s = ceil_to_ue8m0(s)
-//     (exponent field + 1 when the mantissa is not 0, clamped to [1, 254]: 2^-126..2^127);
-//     P = E4M3(float(x * float(1 / s))) rounded to nearest even, overflow, Inf and NaN giving NaN
-//     (torch's float -> float8_e4m3fn).
-//   Both: s = 1 when a is 0 (amax_floor 0 and an all-zero block); dequantize: P * s rounded once.
-//   Blocks: block_rowwise(128) activations (default), {128, 128} weights. amax_floor defaults to
-//   1e-4f (DeepGEMM, DeepSeek's later kernels; the V3 release used none: set 0).
-//   deepseek_fp8_variant_from_name("v3" / "deepgemm"): std::invalid_argument naming both otherwise.
-// te_fp8_block_recipe (Transformer Engine Float8BlockScaling, compute_scale_from_amax with
-//   force_pow_2_scales): scale = current_scale(amax, 448, {epsilon, power_of_two = true}), i.e.
-//   448 / amax rounded DOWN to a power of two (1 for amax 0/Inf/NaN, FLT_MAX when infinite);
-//   stored decode factor s = 1 / scale; P = E4M3satfinite(x * scale). Blocks 1x128
-//   (activations, gradients) or {128, 128} (weights).
-// Fast path: deepseek_fp8_recipe (variant v3) rowwise 1x128 with cols % 128 == 0 quantizes with the AVX-512 /
-//   AVX2 kernels of detail/simd_block_scaling.hpp (same bits); quantize_at takes the level.
+//   deepseek_fp8_recipe{block, ue8m0, amax_floor, variant}   DeepSeek-V3 (variants v3, deepgemm)
+//   te_fp8_block_recipe{block, epsilon}                      TE Float8BlockScaling
+//       .quantize(in, rows, cols), .dequantize(t, out), .info()
+//
+// Contract: blocks 1x128 (default) or {128, 128}, any shape allowed; DeepSeek: s = max(amax,
+// amax_floor) / 448 (ue8m0: rounded up to a power of two); TE: s = 1 / (448 / amax rounded down to
+// a power of two); elements E4M3; dequantize is P * s rounded once. Each variant's formulas and the
+// fast path (v3, 1x128, cols % 128 == 0, same bits; quantize_at takes the level):
+// docs/pages/recipe-fp8-blocks.md.
+//
 //   mixprec::deepseek_fp8_recipe w{mixprec::block_shape{128, 128}};
 //   auto t = w.quantize(x.data(), rows, cols);   // t.scales: ceil(rows/128) x ceil(cols/128) floats
 #ifndef MIXPREC_BLOCK_SCALING_FP8_HPP
@@ -94,7 +83,7 @@ inline float ceil_to_ue8m0(float s) noexcept {
 }
 }  // namespace detail
 
-/// DeepSeek-V3 fine-grained FP8 (see the header comment).
+/// DeepSeek-V3 fine-grained FP8 (docs/pages/recipe-fp8-blocks.md, "DeepSeek-V3 recipe").
 struct deepseek_fp8_recipe {
   using element_type = float8_e4m3fn;                              ///< element format
   using scale_type = float;                                        ///< scale format (a decode factor)
@@ -103,7 +92,7 @@ struct deepseek_fp8_recipe {
   block_shape block = block_rowwise(128);  ///< 1x128 activations (default), {128, 128} weights
   bool ue8m0 = false;                      ///< round s up to a power of two (UE8M0 scales)
   float amax_floor = 1e-4f;                ///< amax is raised to this (0: the V3 release, no floor)
-  deepseek_fp8_variant variant = deepseek_fp8_variant::v3;  ///< whose reference (see the header)
+  deepseek_fp8_variant variant = deepseek_fp8_variant::v3;  ///< whose reference (v3 or deepgemm)
 
   /// The recipe's name, formats, block and scale rule.
   recipe_info info() const {
@@ -134,7 +123,7 @@ struct deepseek_fp8_recipe {
     return s;
   }
 
-  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for the rule).
+  /// Quantizes the row-major rows x cols tensor `in` (the rule: docs/pages/recipe-fp8-blocks.md).
   /// std::invalid_argument for an empty block shape, a null `in` with a non-zero size, or
   /// rows * cols overflowing.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
@@ -200,7 +189,7 @@ struct deepseek_fp8_recipe {
   }
 };
 
-/// Transformer Engine Float8BlockScaling (see the header comment).
+/// Transformer Engine Float8BlockScaling (docs/pages/recipe-fp8-blocks.md, "Transformer Engine recipe").
 struct te_fp8_block_recipe {
   using element_type = float8_e4m3fn;                              ///< element format
   using scale_type = float;                                        ///< scale format (a decode factor)
@@ -215,7 +204,7 @@ struct te_fp8_block_recipe {
                        "scale = 448 / amax rounded down to a power of two; s = 1 / scale"};
   }
 
-  /// Quantizes the row-major rows x cols tensor `in` (see the header comment for the rule).
+  /// Quantizes the row-major rows x cols tensor `in` (the rule: docs/pages/recipe-fp8-blocks.md).
   /// std::invalid_argument as deepseek_fp8_recipe::quantize, and for an invalid epsilon.
   tensor_type quantize(const float* in, std::size_t rows, std::size_t cols) const {
     tensor_type t =
