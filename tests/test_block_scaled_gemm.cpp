@@ -255,7 +255,7 @@ struct is_nvfp4_tensor : std::false_type {};
 template <>
 struct is_nvfp4_tensor<mixprec::block_scaled_tensor<mixprec::float4_e2m1fn, mixprec::float8_ue4m3>> : std::true_type {};
 
-/// The model, one C element at a time (header comment of block_scaled_gemm.hpp).
+/// The model, one C element at a time (docs/pages/block-scaled-gemm.md, "The product").
 template <class TA, class TB>
 std::vector<float> ref_model(const TA& a, const TB& b, std::size_t chunk, float ga, float gb) {
   const std::size_t m = a.rows, n = b.cols, k = a.cols;
