@@ -21,7 +21,8 @@
 //   kept); fnuz: no -0; unsigned F: a negative number other than -0 -> F's NaN (or 0); then the sign.
 // Half's stochastic rounding of vectors of normals is vcvtps2ph truncating (stochastic_half); a
 // Philox stream is taken a batch of vectors at a time (philox_stream::next_batch), and with AVX2
-// the batch is tested for normals at once (stochastic_half_batch).
+// the batch is tested for normals at once (stochastic_half_batch), as are 8 vectors of AVX2's
+// counter_rng (vec256::rng::raw, SplitMix64 before its last step, which only bit 0 feels).
 // Contract: the bits of the scalar round_to for every float input, every mode and policy
 // (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); the lanes are integer
 // arithmetic and vcvtps2ph with its own rounding (half_by_hardware declines under DAZ), so MXCSR
@@ -310,25 +311,52 @@ template <class V, class F>
   return V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd)));
 }
 
-/// stochastic_half over the B vectors at s (random bits rnd[0] .. rnd[B - 1]) with one test for
-/// all of them, where masks are vectors (AVX2: a test per vector costs more than the conversion):
-/// |x| - lo is at most hi - lo as a signed number (no lane above 65504, infinite or NaN) and at
-/// most -lo as an unsigned one (no nonzero lane below lo). False, nothing written, where some lane fails.
-template <class V, class F, std::size_t B, class Out>
-[[gnu::always_inline]] inline bool stochastic_half_batch(const float* s, Out* d, const typename V::vi* rnd) noexcept {
-  using t = encode_format<F>;
-  using vi = typename V::vi;
-  constexpr std::size_t N = V::N;
-  vi top_i = V::set1(0x80000000u), top_u = V::zero();
+/// stochastic_half's common case for B vectors of floats at s at once, where masks are vectors
+/// (AVX2: a test per vector costs more than the conversion), on the floats' high 16 bits, two
+/// vectors in one (16 words a step): every magnitude's high word is 0 (|x| < 2^-126: it rounds to
+/// +-0 in any case, as vcvtps2ph truncating the float plus the bits gives it) or from lo's to one
+/// below hi's (F's normals up to 65280; the rare values from there to 65504 take the general
+/// path). Specialized for the 256-bit traits only (the 512-bit ones test each vector's mask).
+template <class V>
+struct half_batch_test;
+
+#if defined(MIXPREC_SIMD_AVX2)
+template <>
+struct half_batch_test<vec256> {
+  /// Whether all of the 8 B floats at s are in the common case of F (half).
+  template <class F, std::size_t B>
+  [[gnu::always_inline]] static bool common(const float* s) noexcept {
+    using t = encode_format<F>;
+    static_assert(t::is_half && B % 2 == 0 && (t::lo & 0xffffu) == 0, "half, pairs of vectors");
+    constexpr int lo = static_cast<int>(t::lo >> 16), top = static_cast<int>(t::hi >> 16) - 1 - lo;
+    // |w| - lo: at most top as a signed number (no lane at 65280 or above, infinite or NaN) and at
+    // most -lo as an unsigned one (no nonzero lane below lo)
+    const __m256i magnitude = _mm256_set1_epi16(0x7fff), low = _mm256_set1_epi16(static_cast<short>(lo));
+    __m256i top_i = _mm256_set1_epi16(-0x8000), top_u = _mm256_setzero_si256();
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
-  for (std::size_t k = 0; k < B; ++k) {
-    const vi r = V::sub(V::and_(V::load(s + k * N), V::set1(0x7fffffffu)), V::set1(t::lo));
-    top_i = V::max_i(top_i, r);
-    top_u = V::max_u(top_u, r);
+    for (std::size_t k = 0; k < B; k += 2) {
+      const __m256i w = _mm256_blend_epi16(_mm256_srli_epi32(vec256::load(s + k * 8), 16), vec256::load(s + k * 8 + 8), 0xAA);
+      const __m256i r = _mm256_sub_epi16(_mm256_and_si256(w, magnitude), low);
+      top_i = _mm256_max_epi16(top_i, r);
+      top_u = _mm256_max_epu16(top_u, r);
+    }
+    const __m256i zero = _mm256_set1_epi16(static_cast<short>(-lo));
+    const __m256i ok = _mm256_andnot_si256(_mm256_cmpgt_epi16(top_i, _mm256_set1_epi16(static_cast<short>(top))),
+                                           _mm256_cmpeq_epi16(_mm256_max_epu16(top_u, zero), zero));
+    return _mm256_testc_si256(ok, _mm256_set1_epi32(-1)) != 0;
   }
-  if (V::any(V::m_or(V::gt_i(top_i, V::set1(t::hi - t::lo)), V::gt_u(top_u, V::set1(0u - t::lo))))) return false;
+};
+#endif
+
+/// stochastic_half over the B vectors at s (random bits rnd[0] .. rnd[B - 1]) with one test for
+/// all of them (half_batch_test: V = vec256). False, nothing written, where some lane fails.
+template <class V, class F, std::size_t B, class Out>
+[[gnu::always_inline]] inline bool stochastic_half_batch(const float* s, Out* d, const typename V::vi* rnd) noexcept {
+  using t = encode_format<F>;
+  constexpr std::size_t N = V::N;
+  if (!half_batch_test<V>::template common<F, B>(s)) return false;
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
@@ -448,7 +476,8 @@ inline void encode_stream(Src src, Out* d, std::size_t n, overflow policy) noexc
 }
 
 /// Stochastic rounding of n floats: Rng (V::rng or philox_stream<V>), constructed from (key,
-/// counter), gives each vector's random bits (a Philox stream a batch of vectors at a time).
+/// counter), gives each vector's random bits (a Philox stream a batch of vectors at a time; to
+/// half with AVX2, 8 vectors of either generator at a time).
 template <class V, class F, class Out, class Rng>
 inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow policy, std::uint64_t key,
                               std::uint64_t counter) noexcept {
@@ -473,6 +502,20 @@ inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow po
     // the vectors after the batches (all of a short array): a few at a time
     encode_run<V>(float_source<V>{s}, d, n, i, enc, [&rng]() noexcept { return rng.next_few(); });
   } else {
+    if constexpr (encode_format<F>::is_half && sizeof(Out) == 2 && !V::has_mask_registers) {
+      // AVX2's counter_rng: 8 vectors of raw bits (the top 31 of the outputs), one test for all;
+      // the outputs' last step only where a vector leaves the common case
+      constexpr std::size_t B = 8;
+      for (; i + B * N <= n; i += B * N) {
+        vi bits[B];
+#if defined(__GNUC__)
+#pragma GCC unroll 16
+#endif
+        for (std::size_t k = 0; k < B; ++k) bits[k] = rng.raw();
+        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits)) continue;
+        for (std::size_t k = 0; k < B; ++k) enc(d + i + k * N, V::load(s + i + k * N), Rng::finish(bits[k]));
+      }
+    }
     encode_run<V>(float_source<V>{s}, d, n, i, enc, [&rng]() noexcept { return rng.next(); });
   }
 }

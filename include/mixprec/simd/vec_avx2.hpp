@@ -289,46 +289,65 @@ struct vec256 {
     return _mm256_permutevar8x32_epi32(a, _mm256_setr_epi32(0, 2, 4, 6, 1, 3, 5, 7));
   }
 
-  /// counter_rng's 32-bit outputs for consecutive counters (simd_optim.hpp's stream).
+  /// counter_rng's 32-bit outputs for consecutive counters (simd/encode.hpp's and simd_optim.hpp's
+  /// stream): lane j of the k-th next() is counter_rng(key)(counter + 8 k + j). SplitMix64's
+  /// output function on 64-bit lanes without a 64-bit multiply: t0 holds the counters 0, 1, 4, 5
+  /// of the next 8, t1 2, 3, 6, 7, so that vshufps of their high halves is in counter order; the
+  /// first product is the low halves' vpmuludq plus the two cross products (one vpmulld) in the
+  /// high half, the second is only needed in the high half: its cross products are taken for the 8
+  /// lanes at once (two vpmulld on the low and the high halves, picked by vshufps).
   struct rng {
     __m256i t0, t1, step;
-    static __m256i mul64(__m256i a, std::uint64_t c) noexcept {
-      const __m256i lo = _mm256_mul_epu32(a, _mm256_set1_epi64x(static_cast<long long>(c)));
-      const __m256i cross = _mm256_mullo_epi32(a, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
-      return _mm256_add_epi64(lo, _mm256_slli_epi64(_mm256_add_epi32(cross, _mm256_srli_epi64(cross, 32)), 32));
+    __m256i c1, c1x, high, c2, c2h, c2l;  ///< the multipliers, opaque to the compiler (kept, not rebuilt)
+    /// v, which the compiler may not rebuild from its value (it keeps or spills it instead).
+    static __m256i opaque(__m256i v) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+      __asm__("" : "+x"(v));
+#endif
+      return v;
     }
-    // SplitMix64's output function up to the high 32 bits (odd slots) of its second product.
-    static __m256i mix(__m256i z) noexcept {
-      constexpr std::uint64_t c = 0x94D049BB133111EBull;
-      z = mul64(_mm256_xor_si256(z, _mm256_srli_epi64(z, 30)), 0xBF58476D1CE4E5B9ull);
-      z = _mm256_xor_si256(z, _mm256_srli_epi64(z, 27));
-      const __m256i lo_lo = _mm256_mul_epu32(z, _mm256_set1_epi64x(static_cast<long long>(c & 0xffffffffu)));
-      const __m256i cross = _mm256_mullo_epi32(z, _mm256_set1_epi64x(static_cast<long long>((c << 32) | (c >> 32))));
-      return _mm256_add_epi32(lo_lo, _mm256_add_epi32(cross, _mm256_slli_epi64(cross, 32)));
-    }
+    static __m256i set64(std::uint64_t x) noexcept { return _mm256_set1_epi64x(static_cast<long long>(x)); }
     rng(std::uint64_t key, std::uint64_t counter) noexcept {
-      const std::uint64_t g = 0x9E3779B97F4A7C15ull;
+      constexpr std::uint64_t g = 0x9E3779B97F4A7C15ull, m1 = 0xBF58476D1CE4E5B9ull, m2 = 0x94D049BB133111EBull;
       const std::uint64_t t = key + (counter + 1) * g;
-      t0 = _mm256_set_epi64x(static_cast<long long>(t + 3 * g), static_cast<long long>(t + 2 * g),
+      t0 = _mm256_set_epi64x(static_cast<long long>(t + 5 * g), static_cast<long long>(t + 4 * g),
                              static_cast<long long>(t + g), static_cast<long long>(t));
-      t1 = _mm256_add_epi64(t0, _mm256_set1_epi64x(static_cast<long long>(4 * g)));
-      step = _mm256_set1_epi64x(static_cast<long long>(8 * g));
+      t1 = _mm256_add_epi64(t0, set64(2 * g));
+      step = opaque(set64(8 * g));
+      c1 = opaque(set64(m1));
+      c1x = opaque(set64((m1 << 32) | (m1 >> 32)));
+      high = opaque(set64(0xFFFFFFFF00000000ull));
+      c2 = opaque(set64(m2));
+      c2h = opaque(_mm256_set1_epi32(static_cast<int>(m2 >> 32)));
+      c2l = opaque(_mm256_set1_epi32(static_cast<int>(m2 & 0xFFFFFFFFu)));
     }
-    __m256i next() noexcept {
-      const __m256i a = mix(t0), b = mix(t1);
+    /// (z ^ z >> 30) * m1 ^ (that >> 27) of the counters t (64-bit lanes): the low halves'
+    /// product plus (lo m1_hi + hi m1_lo) << 32.
+    [[gnu::always_inline]] __m256i mix1(__m256i t) const noexcept {
+      const __m256i z = _mm256_xor_si256(t, _mm256_srli_epi64(t, 30));
+      const __m256i cross = _mm256_mullo_epi32(z, c1x);  // lo * m1_hi, hi * m1_lo
+      const __m256i p = _mm256_add_epi32(_mm256_add_epi32(_mm256_mul_epu32(z, c1), _mm256_slli_epi64(cross, 32)),
+                                         _mm256_and_si256(cross, high));
+      return _mm256_xor_si256(p, _mm256_srli_epi64(p, 27));
+    }
+    /// The next 8 outputs before SplitMix64's last z ^= z >> 31, which changes bit 0 of the high
+    /// half only: next() is finish(raw()), and raw()'s top 31 bits are next()'s.
+    [[gnu::always_inline]] __m256i raw() noexcept {
+      const __m256 a = _mm256_castsi256_ps(mix1(t0)), b = _mm256_castsi256_ps(mix1(t1));
       t0 = _mm256_add_epi64(t0, step);
       t1 = _mm256_add_epi64(t1, step);
-      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
-      const __m256i h = _mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0));
-      return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31));
+      // the high half of z * m2 in counter order: hi(lo * m2_lo) + lo * m2_hi + hi * m2_lo
+      const __m256 la = _mm256_castsi256_ps(_mm256_mul_epu32(_mm256_castps_si256(a), c2));
+      const __m256 lb = _mm256_castsi256_ps(_mm256_mul_epu32(_mm256_castps_si256(b), c2));
+      const __m256i lo = _mm256_castps_si256(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0)));
+      const __m256i hi = _mm256_castps_si256(_mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1)));
+      return _mm256_add_epi32(_mm256_castps_si256(_mm256_shuffle_ps(la, lb, _MM_SHUFFLE(3, 1, 3, 1))),
+                              _mm256_add_epi32(_mm256_mullo_epi32(lo, c2h), _mm256_mullo_epi32(hi, c2l)));
     }
-    __m256i next16() noexcept {  ///< next() >> 16 (next()'s last xor changes bit 0 only)
-      const __m256i a = mix(t0), b = mix(t1);
-      t0 = _mm256_add_epi64(t0, step);
-      t1 = _mm256_add_epi64(t1, step);
-      const __m256 hi = _mm256_shuffle_ps(_mm256_castsi256_ps(a), _mm256_castsi256_ps(b), _MM_SHUFFLE(3, 1, 3, 1));
-      return _mm256_srli_epi32(_mm256_permute4x64_epi64(_mm256_castps_si256(hi), _MM_SHUFFLE(3, 1, 2, 0)), 16);
-    }
+    /// SplitMix64's last step on raw()'s lanes: h ^ h >> 31.
+    static __m256i finish(__m256i h) noexcept { return _mm256_xor_si256(h, _mm256_srli_epi32(h, 31)); }
+    [[gnu::always_inline]] __m256i next() noexcept { return finish(raw()); }  ///< the next 8 outputs
+    [[gnu::always_inline]] __m256i next16() noexcept { return _mm256_srli_epi32(raw(), 16); }  ///< next() >> 16
   };
 };
 
