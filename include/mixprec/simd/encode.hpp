@@ -311,27 +311,33 @@ template <class V, class F>
   return V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd)));
 }
 
-/// stochastic_half's common case for B vectors of floats at s at once, where masks are vectors
-/// (AVX2: a test per vector costs more than the conversion), on the floats' high 16 bits, two
-/// vectors in one (16 words a step): every magnitude's high word is 0 (|x| < 2^-126: it rounds to
-/// +-0 in any case, as vcvtps2ph truncating the float plus the bits gives it) or from lo's to one
-/// below hi's (F's normals up to 65280; the rare values from there to 65504 take the general
-/// path). Specialized for the 256-bit traits only (the 512-bit ones test each vector's mask).
-template <class V>
+/// stochastic_half's common case for B vectors of floats at once, where masks are vectors (AVX2:
+/// a test per vector costs more than the conversion), on the floats' high 16 bits, two vectors in
+/// one (16 words a step): every magnitude's high word is 0 (|x| < 2^-126: it rounds to +-0 in any
+/// case, as vcvtps2ph truncating the float plus the bits gives it) or from lo's to one below hi's
+/// (F's normals up to 65280; the rare values from there to 65504 take the general path).
+/// Specialized for the 256-bit traits only (the 512-bit ones test each vector's mask); the
+/// constants are made once, before the loop, and kept opaque (GCC otherwise rebuilds them there).
+template <class V, class F>
 struct half_batch_test;
 
 #if defined(MIXPREC_SIMD_AVX2)
-template <>
-struct half_batch_test<vec256> {
-  /// Whether all of the 8 B floats at s are in the common case of F (half).
-  template <class F, std::size_t B>
-  [[gnu::always_inline]] static bool common(const float* s) noexcept {
-    using t = encode_format<F>;
-    static_assert(t::is_half && B % 2 == 0 && (t::lo & 0xffffu) == 0, "half, pairs of vectors");
-    constexpr int lo = static_cast<int>(t::lo >> 16), top = static_cast<int>(t::hi >> 16) - 1 - lo;
+template <class F>
+struct half_batch_test<vec256, F> {
+  using t = encode_format<F>;
+  static_assert(t::is_half && (t::lo & 0xffffu) == 0, "half");
+  static constexpr int lo = static_cast<int>(t::lo >> 16);                ///< the smallest normal's high word
+  static constexpr int top = static_cast<int>(t::hi >> 16) - 1 - lo;      ///< the largest accepted, minus lo
+  __m256i magnitude = vec256::rng::opaque(_mm256_set1_epi16(0x7fff));   ///< the high word's magnitude bits
+  __m256i low = vec256::rng::opaque(_mm256_set1_epi16(static_cast<short>(lo)));    ///< lo in every word
+  __m256i above = vec256::rng::opaque(_mm256_set1_epi16(static_cast<short>(top)));  ///< top in every word
+  __m256i zero = vec256::rng::opaque(_mm256_set1_epi16(static_cast<short>(-lo)));   ///< 0 - lo in every word
+  /// Whether all of the 8 B floats at s are in the common case.
+  template <std::size_t B>
+  [[gnu::always_inline]] bool common(const float* s) const noexcept {
+    static_assert(B % 2 == 0, "pairs of vectors");
     // |w| - lo: at most top as a signed number (no lane at 65280 or above, infinite or NaN) and at
     // most -lo as an unsigned one (no nonzero lane below lo)
-    const __m256i magnitude = _mm256_set1_epi16(0x7fff), low = _mm256_set1_epi16(static_cast<short>(lo));
     __m256i top_i = _mm256_set1_epi16(-0x8000), top_u = _mm256_setzero_si256();
 #if defined(__GNUC__)
 #pragma GCC unroll 16
@@ -342,21 +348,20 @@ struct half_batch_test<vec256> {
       top_i = _mm256_max_epi16(top_i, r);
       top_u = _mm256_max_epu16(top_u, r);
     }
-    const __m256i zero = _mm256_set1_epi16(static_cast<short>(-lo));
-    const __m256i ok = _mm256_andnot_si256(_mm256_cmpgt_epi16(top_i, _mm256_set1_epi16(static_cast<short>(top))),
-                                           _mm256_cmpeq_epi16(_mm256_max_epu16(top_u, zero), zero));
-    return _mm256_testc_si256(ok, _mm256_set1_epi32(-1)) != 0;
+    const __m256i ok = _mm256_andnot_si256(_mm256_cmpgt_epi16(top_i, above), _mm256_cmpeq_epi16(_mm256_max_epu16(top_u, zero), zero));
+    return _mm256_testc_si256(ok, _mm256_cmpeq_epi16(zero, zero)) != 0;
   }
 };
 #endif
 
 /// stochastic_half over the B vectors at s (random bits rnd[0] .. rnd[B - 1]) with one test for
-/// all of them (half_batch_test: V = vec256). False, nothing written, where some lane fails.
+/// all of them (test: a half_batch_test<V, F>). False, nothing written, where some lane fails.
 template <class V, class F, std::size_t B, class Out>
-[[gnu::always_inline]] inline bool stochastic_half_batch(const float* s, Out* d, const typename V::vi* rnd) noexcept {
+[[gnu::always_inline]] inline bool stochastic_half_batch(const float* s, Out* d, const typename V::vi* rnd,
+                                                         const half_batch_test<V, F>& test) noexcept {
   using t = encode_format<F>;
   constexpr std::size_t N = V::N;
-  if (!half_batch_test<V>::template common<F, B>(s)) return false;
+  if (!test.template common<B>(s)) return false;
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
@@ -488,11 +493,13 @@ inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow po
   std::size_t i = 0;
   if constexpr (std::is_same<Rng, philox_stream<V>>::value) {
     constexpr std::size_t B = Rng::batch;  // the generator's vectors, kept in registers
+    constexpr bool batch_test = encode_format<F>::is_half && sizeof(Out) == 2 && !V::has_mask_registers;
+    const std::conditional_t<batch_test, half_batch_test<V, F>, int> test{};
     for (; i + B * N <= n; i += B * N) {
       vi bits[B];
       rng.next_batch(bits);
-      if constexpr (encode_format<F>::is_half && sizeof(Out) == 2 && !V::has_mask_registers) {
-        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits)) continue;
+      if constexpr (batch_test) {
+        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits, test)) continue;
       }
 #if defined(__GNUC__)
 #pragma GCC unroll 16
@@ -506,13 +513,14 @@ inline void encode_stochastic(const float* s, Out* d, std::size_t n, overflow po
       // AVX2's counter_rng: 8 vectors of raw bits (the top 31 of the outputs), one test for all;
       // the outputs' last step only where a vector leaves the common case
       constexpr std::size_t B = 8;
+      const half_batch_test<V, F> test{};
       for (; i + B * N <= n; i += B * N) {
         vi bits[B];
 #if defined(__GNUC__)
 #pragma GCC unroll 16
 #endif
         for (std::size_t k = 0; k < B; ++k) bits[k] = rng.raw();
-        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits)) continue;
+        if (stochastic_half_batch<V, F, B>(s + i, d + i, bits, test)) continue;
         for (std::size_t k = 0; k < B; ++k) enc(d + i + k * N, V::load(s + i + k * N), Rng::finish(bits[k]));
       }
     }
