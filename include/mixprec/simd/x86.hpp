@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: MIT
-// mixprec/simd/x86.hpp — kept for existing includes: <immintrin.h> and the ISA macros now come
-// from mixprec/simd/isa.hpp, the one instruction-set detection.
+// mixprec/simd/x86.hpp — forwards to mixprec/simd/isa.hpp (<immintrin.h> and the ISA macros).
 #ifndef MIXPREC_DETAIL_X86_HPP
 #define MIXPREC_DETAIL_X86_HPP
 
