@@ -1,32 +1,14 @@
 // SPDX-License-Identifier: MIT
 // mixprec/simd/encode.hpp — float -> any narrow format, every rounding mode and overflow
 // policy, written once over the vector traits (simd/vec_avx512.hpp, simd/vec_avx2.hpp).
-//
-// What: encode_floats<V, F>(src, dst, n, mode, policy, key, counter) stores dst[i] =
-// round_to<basic_float<F>>(src[i], mode, policy, bits_i) for a format F of at most 16 bits
-// (half, bfloat16, every FP8, FP6, FP4, signed or not) or tf32 (32-bit storage, the code above
-// 13 padding bits: encode_format<F>::supported), with bits_i =
-// counter_rng's output at counter + i (key = counter_rng(seed).key()) in rounding::stochastic, or
-// philox_rng(seed)'s (simd/philox.hpp; key = seed) with rng_kind::philox4x32_10. E8M0
-// (e8m0_format) has its own lane function, encode_e8m0.
-// The mode is a template parameter of the loop (one switch per call), the policy a constant.
-// Method, lane by lane on the float's bits, detail::encode's algorithm in 32-bit integers:
-//   e = max(biased exponent, 1), m24 = the significand with its implicit bit,
-//   shift = max(23 - M, emin + 150 - M - e)    (the float's quantum to F's quantum at e)
-//   integer = m24 >> shift; rem = the discarded bits left-aligned in 32 (the top 32 of pack's
-//   64-bit remainder, which is all that stochastic rounding reads); inexact = (integer << shift)
-//   != m24; the mode's increment; code = integer + (max(e, emin + 127) - (emin + 127)) << M,
-//   so a carry moves into the exponent; code > max_code: overflow (the mode's direction, or away
-//   for an infinite input) -> the policy's code; NaN -> F's NaN (ieee: quiet, leading payload
-//   kept); fnuz: no -0; unsigned F: a negative number other than -0 -> F's NaN (or 0); then the sign.
-// Half's stochastic rounding of vectors of normals is vcvtps2ph truncating (stochastic_half); a
-// Philox stream is taken a batch of vectors at a time (philox_stream::next_batch), and with AVX2
-// the batch is tested for normals at once (stochastic_half_batch), as are 8 vectors of AVX2's
-// counter_rng (vec256::rng::raw, SplitMix64 before its last step, which only bit 0 feels).
-// Contract: the bits of the scalar round_to for every float input, every mode and policy
-// (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp); the lanes are integer
-// arithmetic and vcvtps2ph with its own rounding (half_by_hardware declines under DAZ), so MXCSR
-// (rounding mode, DAZ, FTZ) does not matter.
+// encode_floats<V, F>(src, dst, n, mode, policy, key, counter[, generator]) stores dst[i] =
+// round_to<basic_float<F>>(src[i], mode, policy, bits_i) for F of at most 16 bits (half, bfloat16,
+// FP8, FP6, FP4, signed or not, E8M0) or tf32 (the code above its 13 padding bits); bits_i is
+// counter_rng's output at counter + i (key = counter_rng(seed).key()) or, with
+// rng_kind::philox4x32_10, philox_rng(seed)'s (key = seed).
+// Contract: the bits of the scalar round_to for every float input, mode and policy, whatever MXCSR
+// holds (tests/test_convert.cpp, tests/exhaustive/test_convert_fast_paths.cpp). Method:
+// docs/pages/kernels-reference.md ("Bulk conversion: the SIMD layer").
 //   simd::encode_floats<simd::vec512, format<4, 3, encoding::fn>>(x, out, n, rounding::upward,
 //                                                                 overflow::saturate, 0, 0);
 #ifndef MIXPREC_SIMD_ENCODE_HPP
@@ -97,8 +79,9 @@ struct encode_format {
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
 /// The codes of F (32-bit lanes) for the float bits u; rnd: the stochastic lanes' random bits;
-/// away: F's magnitude code for an overflow away from zero under the policy. Always inlined (as
-/// encode_fast and encode_e8m0): GCC otherwise leaves some instantiations as calls in the loops.
+/// away: F's magnitude code for an overflow away from zero under the policy (the lane algorithm:
+/// docs/pages/kernels-reference.md, "Bulk conversion: the SIMD layer"). Always inlined, as
+/// encode_fast and encode_e8m0, so that no instantiation stays a call in the loops.
 template <class V, class F, rounding Mode>
 [[gnu::always_inline]] inline typename V::vi encode(typename V::vi u, typename V::vi rnd, std::uint32_t away_code) noexcept {
   using t = encode_format<F>;
@@ -311,13 +294,12 @@ template <class V, class F>
   return V::template to_half<_MM_FROUND_TO_ZERO>(V::add(u, V::template srli<32 - t::min_shift>(rnd)));
 }
 
-/// stochastic_half's common case for B vectors of floats at once, where masks are vectors (AVX2:
-/// a test per vector costs more than the conversion), on the floats' high 16 bits, two vectors in
-/// one (16 words a step): every magnitude's high word is 0 (|x| < 2^-126: it rounds to +-0 in any
+/// stochastic_half's common case for B vectors of floats at once, where masks are vectors (AVX2),
+/// on the floats' high 16 bits, two vectors in one (16 words a step): every magnitude's high word is 0 (|x| < 2^-126: it rounds to +-0 in any
 /// case, as vcvtps2ph truncating the float plus the bits gives it) or from lo's to one below hi's
 /// (F's normals up to 65280; the rare values from there to 65504 take the general path).
 /// Specialized for the 256-bit traits only (the 512-bit ones test each vector's mask); the
-/// constants are made once, before the loop, and kept opaque (GCC otherwise rebuilds them there).
+/// constants are made once, before the loop, and kept opaque so that they stay in registers.
 template <class V, class F>
 struct half_batch_test;
 

@@ -1,22 +1,10 @@
 // SPDX-License-Identifier: MIT
 // mixprec/simd/philox.hpp — philox_rng's stream (Philox4x32-10, cuRAND's layout) in vectors, host only.
-//
-// What: simd::philox_stream<V>(seed, counter): next() returns V::N lanes of 32 bits, lane j of the
-// k-th call being philox_rng(seed)(counter + k N + j) (core/random.hpp: word n % 4 of the block at
-// counter {n / 4, subsequence 0} under the key seed), for the stochastic rounding of
-// simd/encode.hpp. The same interface as the traits' rng (counter_rng's stream); next_batch gives
-// the next `batch` vectors at once, in registers (simd/encode.hpp's loop).
-// Method: H groups of N / 2 blocks (H = 4 at 512 bits, 6 at 256), each word (x, y, z, w) in
-// the low half of a 64-bit lane (four vectors per group, the groups independent for the
-// multiplier's latency): the ten rounds' 32 x 32 -> 64-bit products are one vpmuludq each, lo
-// and hi in place; round 1's z is 0 and, within a batch whose blocks share their high word,
-// round 1's product is an add and round 2's x one scalar; round 10 leaves (x | y << 32,
-// z | w << 32), unpacked into 2 N outputs per group in counter order. The round keys are
-// computed once (at 256 bits also broadcast once), in the stream.
-// A counter not a multiple of 4 starts inside its block: each vector is then the one before's
-// last outputs and its own first (one two-source permute).
-// Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp checks
-// stochastic rounding against it, offsets 0 to 7, at both widths).
+// simd::philox_stream<V>(seed, counter): next() returns V::N lanes of 32 bits, lane j of the k-th
+// call being philox_rng(seed)(counter + k N + j) (core/random.hpp), for simd/encode.hpp's
+// stochastic rounding; the same interface as the traits' rng, plus next_batch (`batch` vectors).
+// Contract: the bits of the scalar philox_rng for every counter (tests/test_convert.cpp, offsets 0
+// to 7, at both widths). Method: docs/pages/kernels-reference.md ("Bulk conversion: the SIMD layer").
 //   simd::philox_stream<simd::vec512> g(seed, offset);  __m512i bits = g.next();
 #ifndef MIXPREC_SIMD_PHILOX_HPP
 #define MIXPREC_SIMD_PHILOX_HPP
@@ -99,7 +87,7 @@ struct philox_ops<vec256> {
 #endif
 
 #if defined(MIXPREC_SIMD_AVX2) || defined(MIXPREC_SIMD_AVX512)
-/// philox_rng(seed)'s outputs for consecutive counters, V::N at a time (see the top of the header).
+/// philox_rng(seed)'s outputs for consecutive counters, V::N at a time.
 template <class V>
 class philox_stream {
  public:
@@ -107,8 +95,7 @@ class philox_stream {
 
  private:
   static constexpr std::size_t N = V::N;
-  /// Independent groups per batch, for the multiplier's latency: AVX2's 16 registers cannot hold
-  /// six, but six measured faster than four there.
+  /// Independent groups per batch, for the multiplier's latency.
   static constexpr std::size_t H = N == 8 ? 6 : 4;
 
  public:
@@ -228,8 +215,7 @@ class philox_stream {
     for (std::size_t h = 0; h < G; ++h) ops::last(x[h], y[h], z[h], w[h], m0, m1, kx, kz, out[2 * h], out[2 * h + 1]);
     block_ = (block_ + G * (N / 2)) & block_mask;
   }
-  /// Round r's keys in every lane: kept broadcast at 256 bits (measured faster there), broadcast
-  /// from kx_, kz_ at 512 (the same code as before; the stored vectors measured slower).
+  /// Round r's k0 key in every lane: kept broadcast at 256 bits, broadcast from kx_ at 512.
   vi key_x(int r) const noexcept {
     if constexpr (N == 8) return kxv_[r];
     else return philox_ops<V>::set64(kx_[r]);

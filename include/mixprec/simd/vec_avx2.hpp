@@ -198,7 +198,7 @@ struct vec256 {
     const __m256 s = _mm256_shuffle_ps(_mm256_castpd_ps(a), _mm256_castpd_ps(b), _MM_SHUFFLE(2, 0, 2, 0));
     return _mm256_permute4x64_epi64(_mm256_castps_si256(s), 0xD8);
   }
-  /// N doubles -> N float bits rounded to odd (d_odd8); _half: the same (vec512's is cheaper).
+  /// N doubles -> N float bits rounded to odd (d_odd8); _half: the same.
   static vi d_odd(const double* p) noexcept { return d_odd8(_mm256_loadu_pd(p), _mm256_loadu_pd(p + 4)); }
   static vi d_odd_half(const double* p) noexcept { return d_odd(p); }
   static constexpr bool d_odd_half_exact = true;  ///< d_odd_half is d_odd (no zero check needed)
@@ -298,7 +298,7 @@ struct vec256 {
   /// lanes at once (two vpmulld on the low and the high halves, picked by vshufps).
   struct rng {
     __m256i t0, t1, step;
-    __m256i c1, c1x, high, c2, c2h, c2l;  ///< the multipliers, opaque to the compiler (kept, not rebuilt)
+    __m256i c1, c1x, high, c2, c2h, c2l;  ///< the multipliers, opaque to the compiler (kept in registers)
     /// v, which the compiler may not rebuild from its value (it keeps or spills it instead).
     static __m256i opaque(__m256i v) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
