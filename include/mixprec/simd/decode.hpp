@@ -141,23 +141,65 @@ struct lookup_format {
   static constexpr bool full = F::is_signed && F::exponent_bits + F::mantissa_bits == 7;
 };
 
+/// one(p, out) (N codes to N floats) for the m < N codes at p, through buffers.
+template <std::size_t N, class One>
+inline void decode_part(const One& one, const std::uint8_t* p, float* out, std::size_t m) noexcept {
+  std::uint8_t in[N < 16 ? 16 : N] = {};
+  float buf[N] = {};
+  std::memcpy(in, p, m);
+  one(in, buf);
+  std::memcpy(out, buf, m * sizeof(float));
+}
+/// The head of decode_steps: the codes before d + i is 64-byte aligned (at most N - 1), through
+/// a buffer; returns i.
+template <std::size_t N, class One>
+inline std::size_t decode_head(const std::uint8_t* s, float* d, std::size_t n, const One& one) noexcept {
+  std::size_t i = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) % 64 / sizeof(float) % N;
+  if (i > n || reinterpret_cast<std::uintptr_t>(d) % sizeof(float) != 0) i = 0;
+  if (i > 0) decode_part<N>(one, s, d, i);
+  return i;
+}
 /// Runs one(p, out) (N codes to N floats) over n codes: a head of at most N - 1 codes through
 /// a buffer until d is 64-byte aligned (the stores then never split a cache line), the steps,
 /// the tail through a buffer.
 template <std::size_t N, class One>
-inline void decode_steps(const std::uint8_t* s, float* d, std::size_t n, const One& one) noexcept {
-  const auto part = [&one](const std::uint8_t* p, float* out, std::size_t m) noexcept {  // m < N
-    std::uint8_t in[N < 16 ? 16 : N] = {};
-    float buf[N] = {};
-    std::memcpy(in, p, m);
-    one(in, buf);
-    std::memcpy(out, buf, m * sizeof(float));
-  };
-  std::size_t i = (64 - (reinterpret_cast<std::uintptr_t>(d) & 63)) % 64 / sizeof(float) % N;
-  if (i > n || reinterpret_cast<std::uintptr_t>(d) % sizeof(float) != 0) i = 0;
-  if (i > 0) part(s, d, i);
+inline void decode_rest(const std::uint8_t* s, float* d, std::size_t n, const One& one, std::size_t i) noexcept {
   for (; i + N <= n; i += N) one(s + i, d + i);
-  if (i < n) part(s + i, d + i, n - i);
+  if (i < n) decode_part<N>(one, s + i, d + i, n - i);
+}
+template <std::size_t N, class One>
+inline void decode_steps(const std::uint8_t* s, float* d, std::size_t n, const One& one) noexcept {
+  decode_rest<N>(s, d, n, one, decode_head<N>(s, d, n, one));
+}
+/// decode_steps of one(p, out) = back(front(load(p)), out), the aligned steps pipelined: step k's
+/// back with step k + 1's front and step k + 2's load, so that the out-of-order core is not left
+/// waiting on one step's chain of dependent shuffles.
+template <std::size_t N, class Load, class Front, class Back>
+inline void decode_stages(const std::uint8_t* s, float* d, std::size_t n, const Load& load_, const Front& front_,
+                          const Back& back_) noexcept {
+  const Load load = load_;  // local copies: their captures stay in registers across the stores
+  const Front front = front_;
+  const Back back = back_;
+  const auto one = [&](const std::uint8_t* p, float* out) noexcept { back(front(load(p)), out); };
+  std::size_t i = decode_head<N>(s, d, n, one);
+  if (n - i >= 4 * N) {
+    auto st0 = front(load(s + i));
+    auto st1 = front(load(s + i + N));
+    auto c = load(s + i + 2 * N);
+    for (; i + 4 * N <= n; i += N) {
+      const auto c3 = load(s + i + 3 * N);
+      const auto st2 = front(c);
+      back(st0, d + i);
+      st0 = st1;
+      st1 = st2;
+      c = c3;
+    }
+    back(st0, d + i);
+    back(st1, d + i + N);
+    back(front(c), d + i + 2 * N);
+    i += 3 * N;
+  }
+  decode_rest<N>(s, d, n, one, i);
 }
 
 #if defined(MIXPREC_SIMD_AVX512)
@@ -332,7 +374,7 @@ struct shift_format {
 /// where V has mask registers and F a sign: its bit 7 clear), a signed F's sign XORed into x, m and x
 /// interleaved into words, shifted, off16 added, the words widened by unpacking with zero words,
 /// the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in order.
-/// Stores aligned to 64 bytes after a head (decode_steps).
+/// Stores aligned to 64 bytes after a head, the steps pipelined (decode_stages).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   using vi = typename V::vi;
@@ -349,8 +391,11 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
     tm[i] = static_cast<std::uint8_t>((j + mag) & mag);
   }
   const vi vtc = V::b_patch_table(tc, tm), vtx = V::b_table16(tx);
-  decode_steps<4 * V::N>(s, d, n, [&](const std::uint8_t* p, float* out) noexcept {
-    const vi c = V::b_order_for_widen(V::load(p));
+  struct bytes {
+    vi lo, hi;  // the words' low and high bytes
+  };
+  const auto load = [](const std::uint8_t* p) noexcept { return V::b_order_for_widen(V::load(p)); };
+  const auto front = [&](vi c) noexcept {
     const vi m = sign ? V::and_(c, V::b_set1(static_cast<std::uint8_t>(mag))) : c;
     const vi c1 = V::b_add(c, V::b_set1(1));
     const auto sel = V::template b_lt16<mag>(c1);  // m + 1 < 16 (mod 2^bits)
@@ -360,14 +405,17 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
       x = V::xor_(x, V::and_(V::template w_srli<7 - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
     }
     const vi mm = fix_c ? V::b_patch16(sel, vtc, ix, m) : m;
-    const vi lo = right ? x : mm, hi = right ? mm : x;
-    const auto word = [&](typename V::vw w) noexcept {
+    return right ? bytes{x, mm} : bytes{mm, x};
+  };
+  const auto back = [](const bytes& b, float* out) noexcept {
+    const auto word = [](typename V::vw w) noexcept {
       w = right ? V::template w_srli<M + 1>(w) : V::template w_slli<7 - M>(w);
       return shift_decode<F>::off16 != 0 ? V::w_add(w, V::w_set1(shift_decode<F>::off16)) : w;
     };
-    V::w_store_high_words(out, word(V::b_unpacklo(lo, hi)));
-    V::w_store_high_words(out + 2 * V::N, word(V::b_unpackhi(lo, hi)));
-  });
+    V::w_store_high_words(out, word(V::b_unpacklo(b.lo, b.hi)));
+    V::w_store_high_words(out + 2 * V::N, word(V::b_unpackhi(b.lo, b.hi)));
+  };
+  decode_stages<4 * V::N>(s, d, n, load, front, back);
 }
 
 /// Whether F's codes decode by a 16-entry byte lookup (AVX2): at most 4 bits (e2m1fn), every
