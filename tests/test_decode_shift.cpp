@@ -26,8 +26,9 @@ std::uint32_t bits_of(float x) {
 
 enum class path { table, shift, bytes, nibble };  // decode_by_table, _by_shift, decode_bytes, _by_nibble
 
-/// The path's decoder for V and F at source/destination offsets 0-16 and lengths 0-70 and 1000,
-/// and the floats around each call untouched.
+/// The path's decoder for V and F at source/destination offsets 0-16 and lengths 0-70, around
+/// 2-6 blocks of 64 codes (the overlapped loop's edges) and 1000, and the floats around each call
+/// untouched.
 template <class V, class F, path P = path::table>
 void check_table_decode() {
   using T = basic_float<F>;
@@ -37,8 +38,14 @@ void check_table_decode() {
   for (unsigned c = 0; c < 256; ++c) want[c] = bits_of(round_to<float>(T::from_bits(static_cast<std::uint8_t>(c))));
   constexpr float guard = -1234.5f;
   std::size_t bad = 0, calls = 0;
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 70; ++n) lengths.push_back(n);
+  for (std::size_t blocks = 2; blocks <= 6; ++blocks) {
+    for (std::size_t n = blocks * 64 - 2; n <= blocks * 64 + 2; ++n) lengths.push_back(n);
+  }
+  lengths.push_back(1000);
   for (std::size_t off = 0; off <= 16; ++off) {
-    for (std::size_t n = 0; n <= 1000; n = n < 70 ? n + 1 : 1000) {
+    for (const std::size_t n : lengths) {
       std::vector<float> dst(n + 40, guard);
       if constexpr (P == path::shift) {
         simd::decode_by_shift<V, F>(src.data() + off, dst.data() + off, n);
@@ -54,11 +61,10 @@ void check_table_decode() {
         const bool in = i >= off && i < off + n;
         bad += bits_of(dst[i]) != (in ? want[src[i]] : bits_of(guard));
       }
-      if (n == 1000) break;
     }
   }
   INFO(V::name);
-  CHECK(calls == 17 * 72);
+  CHECK(calls == 17 * lengths.size());
   CHECK(bad == 0);
 }
 
