@@ -448,10 +448,8 @@ template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
-  // the shifts where they take fewer instructions (no m byte fixed, no word added: e8m0)
-  constexpr bool shift_first = shift_format<F>::supported && !shift_decode_holder<F>::table.fix_c &&
-                               shift_decode<F>::off16 == 0;
-  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_first) {
+  // the shifts wherever they take F (e8m0, ue5m3), else the byte lookup
+  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_format<F>::supported) {
     decode_by_byte_lookup<F, true>(s, d, n);
     return;
   }
