@@ -21,13 +21,12 @@
 // from half's. F's subnormals are half subnormals, which vcvtph2ps converts exactly whatever
 // DAZ says, and every product is a normal float: MXCSR does not matter.
 // The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
-// built from the scalar decoder, read by the byte lookup over both halves where VBMI is compiled
-// in, every value is a bfloat16 and the shifts take more instructions (ue5m3;
-// decode_by_byte_lookup<F, true>); unsigned formats filling the byte with at most 3 mantissa bits
+// built from the scalar decoder; unsigned formats filling the byte with at most 3 mantissa bits
 // (shift_format: e8m0, ue5m3) on bytes: the float's high 16 bits as a word of two bytes shifted
 // (and a constant added), the few irregular codes' bytes from a 16-entry byte shuffle, widened by
 // unpacking with zero words (decode_by_shift, checked against the table at compile time); any
-// other by vpgatherdd. No float arithmetic: MXCSR does not matter.
+// other by the byte lookup over both halves where VBMI is compiled in and every value is a
+// bfloat16 (decode_by_byte_lookup<F, true>), else by vpgatherdd. No float arithmetic: MXCSR does not matter.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
 // path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
