@@ -24,7 +24,8 @@
 // modes/<pair>/<mode>/<policy>/<n>: mixprec::convert(exec::seq, ...) in every rounding mode and
 // overflow policy (issue 31), pair f2h, f2b, f2e4m3fn, f2e5m2, f2e2m1, f2tf32 (float -> the format),
 // d2h, d2b, d2e4m3fn, d2e5m2, d2e2m1 (double -> the format; data: the floats below, each times
-// 1 +- 2^-30) or e4m3fn2f, e5m2f, e2m12f, e8m02f, ue5m32f (decode); mode stochastic_philox: stochastic rounding
+// 1 +- 2^-30) or e4m3fn2f, e5m2f, e2m12f, e8m02f, ue5m32f (decode), and f2<format> / <format>2f for
+// every other FP8/FP6/FP4 format, e8m0 and ue4m3/ue5m3; mode stochastic_philox: stochastic rounding
 // from rng_kind::philox4x32_10; modes/<pair>/copy/<n>: the movement limit, a loop that reads
 // the same source bytes and writes the same destination bytes (u32/u64 -> low bits, or u8 -> u32),
 // and modes/<pair>/memcpy/<n>: memcpy of the larger of the two arrays. Data: N(0,1) * 2^k, k
@@ -744,8 +745,8 @@ void bm_mode_decode(benchmark::State& state) {
 }
 
 /// The movement kernels: every source byte read, every destination byte written, one
-/// instruction of work per vector (vpmovdb / vpmovdw / vpmovqb / vpmovqw / vpmovzxbd, or a copy for tf32, with AVX-512; plain loops
-/// otherwise, which -O2 may leave scalar).
+/// instruction of work per vector (vpmovdb / vpmovdw / vpmovqb / vpmovqw / vpmovzxbd, or a copy for tf32, with AVX-512;
+/// with AVX2 only, vpmovzxbd for the decode rows and the tf32 copy; plain loops otherwise, which -O2 may leave scalar).
 template <class Src, class Dst>
 void movement_copy(const Src* s, Dst* d, std::size_t n) {
   std::size_t i = 0;
@@ -771,6 +772,17 @@ void movement_copy(const Src* s, Dst* d, std::size_t n) {
   } else if constexpr (sizeof(Src) == 1 && sizeof(Dst) == 4) {
     for (; i + 16 <= n; i += 16) {
       _mm512_storeu_si512(d + i, _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i))));
+    }
+  }
+#elif defined(__AVX2__)
+  if constexpr (sizeof(Src) == 1 && sizeof(Dst) == 4) {  // the decode rows' limit in an AVX2 build
+    for (; i + 8 <= n; i += 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i),
+                          _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(s + i))));
+    }
+  } else if constexpr (sizeof(Src) == 4 && sizeof(Dst) == 4) {
+    for (; i + 8 <= n; i += 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(d + i), _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + i)));
     }
   }
 #endif
@@ -884,6 +896,31 @@ void register_modes_doubles() {
   register_modes_scalar<mixprec::tf32>("d2tf32");
 }
 
+// The other formats (every FP8/FP6/FP4, e8m0 and the unsigned scale formats), float sources, in
+// every mode and policy, and their decode: modes/f2<format>/... and modes/<format>2f/... as above.
+void register_modes_other_formats() {
+  register_modes_encode<mixprec::float8_e4m3fnuz>("f2e4m3fnuz");
+  register_modes_encode<mixprec::float8_e5m2fnuz>("f2e5m2fnuz");
+  register_modes_encode<mixprec::float8_e4m3b11fnuz>("f2e4m3b11fnuz");
+  register_modes_encode<mixprec::float8_e4m3>("f2e4m3");
+  register_modes_encode<mixprec::float8_e3m4>("f2e3m4");
+  register_modes_encode<mixprec::float6_e2m3fn>("f2e2m3");
+  register_modes_encode<mixprec::float6_e3m2fn>("f2e3m2");
+  register_modes_encode<mixprec::float4_e1m2>("f2e1m2");
+  register_modes_encode<mixprec::float8_e8m0fnu>("f2e8m0");
+  register_modes_encode<mixprec::float8_ue4m3>("f2ue4m3");
+  register_modes_encode<mixprec::float8_ue5m3>("f2ue5m3");
+  register_modes_decode<mixprec::float8_e4m3fnuz>("e4m3fnuz2f");
+  register_modes_decode<mixprec::float8_e5m2fnuz>("e5m2fnuz2f");
+  register_modes_decode<mixprec::float8_e4m3b11fnuz>("e4m3b11fnuz2f");
+  register_modes_decode<mixprec::float8_e4m3>("e4m32f");
+  register_modes_decode<mixprec::float8_e3m4>("e3m42f");
+  register_modes_decode<mixprec::float6_e2m3fn>("e2m32f");
+  register_modes_decode<mixprec::float6_e3m2fn>("e3m22f");
+  register_modes_decode<mixprec::float4_e1m2>("e1m22f");
+  register_modes_decode<mixprec::float8_ue4m3>("ue4m32f");
+}
+
 void register_modes() {
   register_modes_encode<mixprec::half>("f2h");
   register_modes_encode<mixprec::bfloat16>("f2b");
@@ -902,6 +939,7 @@ void register_modes() {
   register_modes_decode<mixprec::float8_e8m0fnu>("e8m02f");
   register_modes_decode<mixprec::float8_ue5m3>("ue5m32f");
   register_modes_doubles();
+  register_modes_other_formats();
 }
 
 void register_all() {

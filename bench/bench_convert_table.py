@@ -134,9 +134,18 @@ ENCODE_PAIRS = OrderedDict([("f2h", "float -> half"), ("f2b", "float -> bfloat16
                             ("f2e5m2", "float -> e5m2"), ("f2e2m1", "float -> e2m1fn"), ("f2tf32", "float -> tf32"),
                             ("d2h", "double -> half"),
                             ("d2b", "double -> bfloat16"), ("d2e4m3fn", "double -> e4m3fn"),
-                            ("d2e5m2", "double -> e5m2"), ("d2e2m1", "double -> e2m1fn")])
+                            ("d2e5m2", "double -> e5m2"), ("d2e2m1", "double -> e2m1fn"),
+                            ("f2e4m3fnuz", "float -> e4m3fnuz"), ("f2e5m2fnuz", "float -> e5m2fnuz"),
+                            ("f2e4m3b11fnuz", "float -> e4m3b11fnuz"), ("f2e4m3", "float -> e4m3"),
+                            ("f2e3m4", "float -> e3m4"), ("f2e2m3", "float -> e2m3fn"), ("f2e3m2", "float -> e3m2fn"),
+                            ("f2e1m2", "float -> e1m2fn"), ("f2e8m0", "float -> e8m0fnu"),
+                            ("f2ue4m3", "float -> ue4m3"), ("f2ue5m3", "float -> ue5m3")])
 DECODE_PAIRS = OrderedDict([("e4m3fn2f", "e4m3fn -> float"), ("e5m22f", "e5m2 -> float"), ("e2m12f", "e2m1fn -> float"),
-                            ("e8m02f", "e8m0fnu -> float"), ("ue5m32f", "ue5m3 -> float")])
+                            ("e8m02f", "e8m0fnu -> float"), ("ue5m32f", "ue5m3 -> float"),
+                            ("e4m3fnuz2f", "e4m3fnuz -> float"), ("e5m2fnuz2f", "e5m2fnuz -> float"),
+                            ("e4m3b11fnuz2f", "e4m3b11fnuz -> float"), ("e4m32f", "e4m3 -> float"),
+                            ("e3m42f", "e3m4 -> float"), ("e2m32f", "e2m3fn -> float"), ("e3m22f", "e3m2fn -> float"),
+                            ("e1m22f", "e1m2fn -> float"), ("ue4m32f", "ue4m3 -> float")])
 # ml_dtypes / torch names of the pairs' narrow types (torch has no unpacked FP4 dtype); d2*: from float64
 PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f2e4m3fn": ("float8_e4m3fn", "float8_e4m3fn"),
               "f2e5m2": ("float8_e5m2", "float8_e5m2"), "f2e2m1": ("float4_e2m1fn", None),
@@ -144,6 +153,11 @@ PEER_TYPES = {"f2h": ("float16", "float16"), "f2b": ("bfloat16", "bfloat16"), "f
               "d2e5m2": ("float8_e5m2", "float8_e5m2"), "d2e2m1": ("float4_e2m1fn", None),
               "e4m3fn2f": ("float8_e4m3fn", "float8_e4m3fn"), "e5m22f": ("float8_e5m2", "float8_e5m2"),
               "e2m12f": ("float4_e2m1fn", None), "e8m02f": ("float8_e8m0fnu", "float8_e8m0fnu")}
+for _f, _t in (("e4m3fnuz", True), ("e5m2fnuz", True), ("e4m3b11fnuz", False), ("e4m3", False), ("e3m4", False)):
+    PEER_TYPES["f2" + _f] = PEER_TYPES[_f + "2f"] = ("float8_" + _f, "float8_" + _f if _t else None)
+for _f in ("e2m3", "e3m2"):
+    PEER_TYPES["f2" + _f] = PEER_TYPES[_f + "2f"] = ("float6_" + _f + "fn", None)
+PEER_TYPES["f2e8m0"] = ("float8_e8m0fnu", "float8_e8m0fnu")
 
 
 def measure_peers(out_path, n=16384, reps=2000):

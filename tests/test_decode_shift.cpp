@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// simd/decode.hpp's table formats (one byte, neither the half decoder's nor the lookup's): the
-// shift decoder (e8m0, ue5m3, and other unsigned byte formats of at most 3 mantissa bits whose
-// bits it reproduces), the VBMI byte lookup and the gather give round_to<float>'s bits (itself
+// simd/decode.hpp's byte decoders: the shift decoder (every one-byte format with at most 16
+// magnitudes off its formula: e8m0, ue5m3, ue4m3, e4m3fn, e4m3fnuz, e5m2, FP6, ...), the table
+// formats' VBMI byte lookup and gather, and decode_bytes' choice give round_to<float>'s bits (itself
 // checked against independent references elsewhere) for all 256 codes, at every offset of source
 // and destination and every length around the vector width (the aligning head and the tail).
 #include <doctest/doctest.h>
@@ -96,11 +96,14 @@ TEST_CASE("decode: which formats the shift decoder takes") {
   static_assert(simd::shift_format<ue5m3>::supported, "ue5m3: shifts and eight subnormals");
   static_assert(simd::shift_format<ue6m2>::supported, "");
   static_assert(simd::shift_format<ue7m1>::supported, "");
-  static_assert(!simd::shift_format<ue4m4>::supported, "more than 3 mantissa bits: the gather");
+  static_assert(!simd::shift_format<ue4m4>::supported, "17 magnitudes off the formula (16 subnormals/zero, the NaN): the gather");
+  static_assert(!simd::shift_format<float8_e3m4::format_type>::supported, "32 off the formula: the half decoder");
   static_assert(simd::shift_format<e4m3fn>::supported, "e4m3fn: the sign in x, 14 subnormals/zeros and the NaNs");
-  static_assert(!simd::shift_format<float8_e5m2::format_type>::supported, "infinities and NaNs not by the table's 16");
-  static_assert(!simd::shift_format<float8_e4m3fnuz::format_type>::supported, "0x80 the NaN, not -0");
-  static_assert(!simd::shift_format<e3m3>::supported, "");
+  static_assert(simd::shift_format<float8_e5m2::format_type>::supported, "zero, subnormals and 0x7c-0x7f in one window");
+  static_assert(simd::shift_format<float8_e4m3fnuz::format_type>::supported, "0x80 the NaN by nan_c/nan_x");
+  static_assert(simd::shift_format<e3m3>::supported, "seven bits, the sign in bit 6");
+  static_assert(simd::shift_format<float6_e2m3fn::format_type>::supported, "six bits, bits 6-7 ignored");
+  static_assert(simd::shift_format<float8_ue4m3::format_type>::supported, "seven bits, bit 7 ignored");
   // e8m0: w = (c << 8 | x) >> 1; 2^-127 = 0x00400000 and the NaN 0x7fc00000 by x = 0x80
   const auto& e = simd::shift_decode_holder<e8m0>::table;
   CHECK((e.right && !e.fix_c));
@@ -119,6 +122,15 @@ TEST_CASE("decode: which formats the shift decoder takes") {
   CHECK((!f.right && f.fix_c && f.off16 == 0x3c00));
   CHECK((f.c[0] == 0x3c && f.x[0] == 0x04));  // magnitude 0x7f: the NaN 0x7fc00000 (0xff: 0xffc00000)
   CHECK((f.c[2] == 0xf0 && f.x[2] == 0x0f));  // magnitude 1: 2^-9 = 0x3b000000
+  CHECK((f.k == 1 && !f.nan_fix));
+  // e4m3 (IEEE-style): 0x78 infinity, 0x79-0x7f NaNs and 0-7 in the window from 0x78 (k = 8)
+  const auto& g = simd::shift_decode_holder<float8_e4m3::format_type>::table;
+  CHECK((g.k == 8 && !g.nan_fix && g.off16 == 0x3c00));
+  CHECK((g.c[0] == 0x38 && g.x[0] == 0x04));  // 0x78: infinity 0x7f800000 = ((0x0438 << 4) + 0x3c00) << 16
+  // e4m3fnuz: zero and the subnormals in the window from 0; 0x80 the NaN 0xffc00000
+  const auto& z = simd::shift_decode_holder<float8_e4m3fnuz::format_type>::table;
+  CHECK((z.k == 0 && z.nan_fix && z.off16 == 0x3b80));
+  CHECK(((((z.nan_x << 8 | z.nan_c) << 4) + 0x3b80) & 0xffff) == 0xffc0);
 }
 
 TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled width") {
@@ -128,11 +140,26 @@ TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled wid
 
 TEST_CASE("decode: by shifts (e4m3fn also by decode_bytes) at every offset and length, every compiled width") {
   check_every_width<e4m3fn, path::shift>();
+  check_every_width<float8_e5m2::format_type, path::shift>();
+  check_every_width<float8_e4m3fnuz::format_type, path::shift>();
+  check_every_width<float8_e5m2fnuz::format_type, path::shift>();
+  check_every_width<float8_e4m3b11fnuz::format_type, path::shift>();
+  check_every_width<float8_e4m3::format_type, path::shift>();
+  check_every_width<float6_e2m3fn::format_type, path::shift>();
+  check_every_width<float6_e3m2fn::format_type, path::shift>();
+  check_every_width<float8_ue4m3::format_type, path::shift>();
+  check_every_width<e3m3, path::shift>();
   check_every_width<e8m0, path::shift>();
   check_every_width<ue5m3, path::shift>();
   check_every_width<ue6m2, path::shift>();
   check_every_width<ue7m1, path::shift>();
   check_every_width<e4m3fn, path::bytes>();
+  check_every_width<float8_e4m3fnuz::format_type, path::bytes>();
+  check_every_width<float8_e5m2fnuz::format_type, path::bytes>();
+  check_every_width<float8_e4m3::format_type, path::bytes>();
+  check_every_width<float8_e3m4::format_type, path::bytes>();
+  check_every_width<float6_e2m3fn::format_type, path::bytes>();
+  check_every_width<float8_ue4m3::format_type, path::bytes>();
 }
 
 TEST_CASE("decode: four-bit formats (AVX2: the nibble lookup) at every offset and length, bits above ignored") {

@@ -2,33 +2,21 @@
 // mixprec/simd/decode.hpp — one-byte formats (FP8, FP6, FP4) -> float, written once over the
 // vector traits (simd/vec_avx512.hpp, simd/vec_avx2.hpp).
 //
-// What: decode_bytes<V, F>(src, dst, n) stores dst[i] = float(code src[i] of F) for a signed
-// format F in one byte with at most 5 exponent bits (5 only for IEEE-style encodings, whose
-// exponent field then is half's): decode_format<F>::supported (e4m3fn, e5m2, e4m3fnuz, e4m3,
-// e3m4, e4m3b11fnuz, e2m3fn, e3m2fn, e2m1fn, e1m2fn).
-// Method, AVX-512 (traits with has_lookup128): every value of these formats, NaNs and
-// infinities included, is a bfloat16: a 128-entry table of the floats' high 16 bits indexed by
-// the magnitude, the sign ORed in, the words widened by unpacking with zero words (the codes
-// reordered first so the floats come out in order). With VBMI the table is looked up as two byte
-// tables (vpermi2b, 64 codes a step, decode_by_byte_lookup), else as words (two vpermt2w and a
-// blend, 32 codes a step). e5m2fnuz and the seven-bit unsigned ue4m3 only this way (lookup_format).
-// Without VBMI, e4m3fn (every negative code the negated float, at most 3 mantissa bits) by shifts
-// on bytes (shift_format, below) at every width; AVX2, four-bit formats (e2m1fn) by a 16-entry
-// byte shuffle (decode_by_nibble). Elsewhere (AVX2, and e5m2, whose exponent field is half's):
-// the code's bits are placed in a half (sign to bit 15, exponent and mantissa below it,
-// mantissa left-aligned to half's 10 bits), F's NaN and infinity patterns replaced by half's,
-// then vcvtph2ps (exact) and one exact multiplication by 2^(15 - bias) where F's bias differs
-// from half's. F's subnormals are half subnormals, which vcvtph2ps converts exactly whatever
-// DAZ says, and every product is a normal float: MXCSR does not matter.
-// The other one-byte formats (table_format: e8m0, ue5m3): a 256-entry table of the floats' bits
-// built from the scalar decoder; unsigned formats filling the byte with at most 3 mantissa bits
-// (shift_format: e8m0, ue5m3) on bytes: the float's high 16 bits as a word of two bytes shifted
-// (and a constant added), the few irregular codes' bytes from a 16-entry byte shuffle, widened by
-// unpacking with zero words (decode_by_shift, checked against the table at compile time); any
-// other by the byte lookup over both halves where VBMI is compiled in and every value is a
-// bfloat16 (decode_by_byte_lookup<F, true>), else by vpgatherdd. No float arithmetic: MXCSR does not matter.
+// What: decode_bytes<V, F>(src, dst, n) stores dst[i] = float(code src[i] of F) for every
+// one-byte format F (FP8, FP6, FP4, e8m0, ue4m3, ue5m3). The decoder by format and ISA:
+// - four-bit formats with AVX2: one 16-entry byte shuffle (decode_by_nibble);
+// - the shift decoder (decode_by_shift, shift_format: at most 16 magnitudes off one formula,
+//   every format but e3m4): unsigned formats at every width, signed ones where VBMI is not
+//   compiled in, except e5m2;
+// - with VBMI, signed formats: a 128-entry table of the floats' high 16 bits looked up as two
+//   byte tables (decode_by_byte_lookup); AVX-512 without VBMI, the rest (FP4, e3m4) as words
+//   (decode_by_lookup);
+// - e5m2, and e3m4 with AVX2: the code placed in a half, then vcvtph2ps (decode);
+// - other table formats: the 256-entry table by byte lookup (VBMI) or vpgatherdd (decode_by_table).
+// Method of each: docs/pages/kernels-reference.md. No result depends on MXCSR.
 // Contract: the bits of round_to<float> for every code (NaN payloads and signs as the scalar
-// path gives them); tests/test_convert.cpp checks all 256 codes of every supported format.
+// path gives them); tests/test_convert.cpp and tests/test_decode_shift.cpp check all 256 codes
+// of every format at every compiled width.
 //   simd::decode_bytes<simd::vec512, format<4, 3, encoding::fn>>(codes, out, n);
 #ifndef MIXPREC_SIMD_DECODE_HPP
 #define MIXPREC_SIMD_DECODE_HPP
@@ -304,48 +292,82 @@ inline void decode_by_byte_lookup(const std::uint8_t* s, float* d, std::size_t n
 }
 #endif
 
-/// Whether F's codes decode by shifts (shift_format<F>): one byte, exponent and mantissa filling
-/// it (with the sign in bit 7 where F is signed), at most 3 mantissa bits, every float a bfloat16
-/// (e8m0, ue5m3, e4m3fn). The high 16 bits of the float of a code of magnitude m (c & 0x7f where
-/// F is signed, else c) are w = (m << (7 - M)) + off16 (mod 2^16) for m + 1 >= 16 (mod 2^bits),
-/// computed from a word of two bytes, m and x (0 for these codes): right, (m << 8 | x) >> (M + 1);
-/// else (x << 8 | m) << (7 - M). The codes with m + 1 < 16 (zero, the subnormals, e8m0's 2^-127,
-/// the NaN) take m and x from 16-entry tables indexed by m + 1, chosen to give their w (right:
-/// where their w - off16 has its top M + 1 bits clear, e8m0; else where it has its low 7 - M bits
-/// clear, ue5m3, e4m3fn). A signed F's sign is x's bit M (w's bit 15; the left form only, every
-/// negative code the negated float of its magnitude). The constructor checks all 256 codes
+/// Whether F's codes decode by shifts (shift_format<F>): one byte (bits above F's storage ignored),
+/// every float a bfloat16, at most 16 magnitudes off one formula. The high 16 bits of the float
+/// of a code of magnitude m (c & mag) are w = (m << (7 - M)) + off16 (mod 2^16), computed from a
+/// word of two bytes, m and x (0 for these codes): right, (m << 8 | x) >> (M + 1); else
+/// (x << 8 | m) << (7 - M). The other magnitudes lie in a window of 16, (m + k) & mag < 16
+/// (zero, the subnormals, infinities, NaNs, e8m0's 2^-127), and take m and x from 16-entry
+/// tables indexed by m + k (right: where their w - off16 has its top M + 1 bits clear, e8m0; else
+/// where it has its low 7 - M bits clear). A signed F's sign is x's bit M (w's bit 15; the left
+/// form only, every negative code the negated float of its magnitude, but for the sign bit
+/// alone, which may be a NaN: nan_c and nan_x, fnuz). The constructor checks all 256 codes
 /// against float_table.
 template <class F>
 struct shift_decode {
   static constexpr int M = F::mantissa_bits;  ///< F's mantissa bits
+  static constexpr int S = F::exponent_bits + M;  ///< the sign's bit (signed F)
   static constexpr auto off16 = static_cast<std::uint16_t>(static_cast<unsigned>(127 - F::bias) << 7);  ///< mod 2^16
-  static constexpr unsigned mag = F::is_signed ? 0x7fu : 0xffu;  ///< the magnitude's bits
-  std::uint8_t c[16] = {};  ///< the m byte of the magnitudes m + 1 < 16, index m + 1
+  static constexpr unsigned mag = static_cast<unsigned>(F::magnitude_mask);  ///< the magnitude's bits
+  std::uint8_t c[16] = {};  ///< the m byte of the magnitudes in the window, index m + k
   std::uint8_t x[16] = {};  ///< their x byte
+  unsigned k = 0;           ///< the window's offset
   bool right = false;       ///< the form (m << 8 | x) >> (M + 1)
   bool fix_c = false;       ///< some m byte differs from the magnitude
+  bool nan_fix = false;     ///< the sign bit alone (fnuz's NaN) takes nan_c and nan_x
+  std::uint8_t nan_c = 0, nan_x = 0;  ///< its m and x bytes
   bool exact = false;       ///< every code's float equals float_table's
+  constexpr unsigned pre(unsigned w) const noexcept {  ///< the word of two bytes that gives w
+    const unsigned delta = (w - off16) & 0xffffu;
+    return right ? (delta << (M + 1)) & 0xffffu : delta >> (7 - M);
+  }
+  constexpr unsigned word(unsigned cb, unsigned xb) const noexcept {  ///< w of the bytes cb and xb
+    const unsigned w = right ? (cb << 8 | xb) >> (M + 1) : ((xb << 8 | cb) << (7 - M)) & 0xffffu;
+    return (w + off16) & 0xffffu;
+  }
   constexpr shift_decode() noexcept {
     const auto& t = float_table_holder<F>::table;
-    if (M > 3 || !t.bf16) return;
+    if (!t.bf16 || F::storage_bits > 8 || F::padding_bits != 0 || M > 7 || F::exponent_bits > 8) return;
+    constexpr unsigned sign = F::is_signed ? 1u << S : 0u;
     for (int form = 0; form < (F::is_signed ? 1 : 2) && !exact; ++form) {
       right = form == 1;
+      // the window: the magnitudes off the formula, from one of them (or 0)
+      bool off[256] = {};
+      unsigned count = 0;
+      for (unsigned m = 0; m <= mag; ++m) {
+        off[m] = word(m, 0) << 16 != t.v[m];
+        count += off[m];
+      }
+      if (count > 16) continue;
+      bool found = false;
+      for (unsigned start = 0; start <= mag && !found; ++start) {
+        if (start != 0 && !off[start]) continue;
+        k = (mag + 1 - start) & mag;
+        bool all = true;
+        for (unsigned m = 0; m <= mag; ++m) all = all && (!off[m] || ((m + k) & mag) < 16);
+        found = all;
+      }
+      if (!found) continue;
       fix_c = false;
       for (unsigned i = 0; i < 16; ++i) {
-        const unsigned code = (i + mag) & mag, delta = ((t.v[code] >> 16) - off16) & 0xffffu;
-        const unsigned pre = right ? (delta << (M + 1)) & 0xffffu : delta >> (7 - M);
-        c[i] = static_cast<std::uint8_t>(right ? pre >> 8 : pre & 255u);
-        x[i] = static_cast<std::uint8_t>(right ? pre & 255u : pre >> 8);
-        fix_c = fix_c || c[i] != code;
+        const unsigned m = (i + mag + 1 - k) & mag, p = pre(t.v[m] >> 16);
+        c[i] = static_cast<std::uint8_t>(right ? p >> 8 : p & 255u);
+        x[i] = static_cast<std::uint8_t>(right ? p & 255u : p >> 8);
+        fix_c = fix_c || c[i] != m;
       }
-      bool ok = true;
+      const unsigned pn = pre(t.v[sign] >> 16);
+      nan_c = static_cast<std::uint8_t>(pn & 255u);
+      nan_x = static_cast<std::uint8_t>(pn >> 8);
+      bool ok = true, nan_differs = false;
       for (unsigned code = 0; code < 256; ++code) {
-        const unsigned m = code & mag, m1 = (m + 1) & mag, cb = m1 < 16 ? c[m1] : m;
-        const unsigned xb = (m1 < 16 ? x[m1] : 0u) ^ ((code & ~mag) >> (7 - M));
-        const unsigned w = right ? (cb << 8 | xb) >> (M + 1) : ((xb << 8 | cb) << (7 - M)) & 0xffffu;
-        ok = ok && ((w + off16) & 0xffffu) << 16 == t.v[code];
+        const unsigned m = code & mag, i = (m + k) & mag, cb = i < 16 ? c[i] : m;
+        const unsigned xb = (i < 16 ? x[i] : 0u) ^ (F::is_signed ? ((code >> (S - M)) & (1u << M)) : 0u);
+        const bool nan = F::is_signed && (code & (mag | sign)) == sign;
+        nan_differs = nan_differs || (nan && word(cb, xb) << 16 != t.v[code]);
+        ok = ok && (nan ? word(nan_c, nan_x) << 16 == t.v[code] : word(cb, xb) << 16 == t.v[code]);
       }
-      exact = ok;
+      nan_fix = nan_differs;
+      exact = ok && (!nan_fix || F::storage_bits == 8);
     }
   }
 };
@@ -359,8 +381,7 @@ constexpr shift_decode<F> shift_decode_holder<F>::table;
 template <class F>
 struct shift_format {
   static constexpr bool supported = [] {
-    if constexpr (F::storage_bits == 8 && F::padding_bits == 0 && F::mantissa_bits <= 3 &&
-                  F::exponent_bits + F::mantissa_bits + (F::is_signed ? 1 : 0) == 8) {
+    if constexpr (F::storage_bits <= 8 && F::padding_bits == 0 && F::mantissa_bits <= 7 && F::exponent_bits <= 8) {
       return shift_decode_holder<F>::table.exact;
     } else {
       return false;
@@ -369,25 +390,25 @@ struct shift_format {
 };
 
 /// The shift decoder (shift_format<F>) on bytes, 4 V::N codes a step: x and the m byte from
-/// 16-entry tables where m + 1 < 16 (V::b_lt16, V::b_lookup16_z, V::b_patch16: index m + 1, or m
-/// where V has mask registers and F a sign: its bit 7 clear), a signed F's sign XORed into x, m and x
-/// interleaved into words, shifted, off16 added, the words widened by unpacking with zero words,
-/// the codes first transposed as dwords (V::b_order_for_widen) so the floats come out in order.
-/// Stores aligned to 64 bytes after a head, the steps pipelined (decode_stages).
+/// 16-entry tables where (m + k) & mag < 16 (V::b_lt16, V::b_lookup16_z, V::b_patch16: index
+/// m + k, or m where V has mask registers and the code bits outside mag), a signed F's sign XORed
+/// into x, m and x interleaved into words, shifted, off16 added, the words widened by unpacking
+/// with zero words, the codes first transposed as dwords (V::b_order_for_widen) so the floats come
+/// out in order. Stores aligned to 64 bytes after a head, the steps pipelined (decode_stages).
 template <class V, class F>
 inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   using vi = typename V::vi;
   using sd = shift_decode_holder<F>;
-  constexpr int M = F::mantissa_bits;
-  constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed;
-  constexpr unsigned mag = shift_decode<F>::mag;
-  constexpr bool by_m = V::has_mask_registers && sign;
+  constexpr int M = F::mantissa_bits, S = shift_decode<F>::S;
+  constexpr bool right = sd::table.right, fix_c = sd::table.fix_c, sign = F::is_signed, nan_fix = sd::table.nan_fix;
+  constexpr unsigned mag = shift_decode<F>::mag, k = sd::table.k;
+  constexpr bool by_m = V::has_mask_registers && mag != 0xffu;
   std::uint8_t tc[16] = {}, tx[16] = {}, tm[16] = {};  // by index: the m byte, x, the magnitude m
   for (unsigned i = 0; i < 16; ++i) {
-    const unsigned j = by_m ? (i + 1) & 15u : i;
+    const unsigned j = by_m ? (i + k) & 15u : i;
     tc[i] = sd::table.c[j];
     tx[i] = sd::table.x[j];
-    tm[i] = static_cast<std::uint8_t>((j + mag) & mag);
+    tm[i] = static_cast<std::uint8_t>((j + mag + 1 - k) & mag);
   }
   const vi vtc = V::b_patch_table(tc, tm), vtx = V::b_table16(tx);
   struct bytes {
@@ -395,15 +416,20 @@ inline void decode_by_shift(const std::uint8_t* s, float* d, std::size_t n) noex
   };
   const auto load = [](const std::uint8_t* p) noexcept { return V::b_order_for_widen(V::load(p)); };
   const auto front = [&](vi c) noexcept {
-    const vi m = sign ? V::and_(c, V::b_set1(static_cast<std::uint8_t>(mag))) : c;
-    const vi c1 = V::b_add(c, V::b_set1(1));
-    const auto sel = V::template b_lt16<mag>(c1);  // m + 1 < 16 (mod 2^bits)
-    const vi ix = by_m ? m : c1;
+    const vi m = mag != 0xffu ? V::and_(c, V::b_set1(static_cast<std::uint8_t>(mag))) : c;
+    const vi ck = k != 0 ? V::b_add(c, V::b_set1(static_cast<std::uint8_t>(k))) : c;
+    const auto sel = V::template b_lt16<mag>(ck);  // (m + k) & mag < 16
+    const vi ix = by_m ? m : ck;
     vi x = V::b_lookup16_z(sel, vtx, ix);
     if constexpr (sign) {  // x ^ (sign << M)
-      x = V::xor_(x, V::and_(V::template w_srli<7 - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
+      x = V::xor_(x, V::and_(V::template w_srli<S - M>(c), V::b_set1(static_cast<std::uint8_t>(1u << M))));
     }
-    const vi mm = fix_c ? V::b_patch16(sel, vtc, ix, m) : m;
+    vi mm = fix_c ? V::b_patch16(sel, vtc, ix, m) : m;
+    if constexpr (nan_fix) {  // the sign bit alone: the NaN
+      const auto nan = V::b_eq(c, V::b_set1(static_cast<std::uint8_t>(1u << S)));
+      mm = V::b_blend(nan, mm, V::b_set1(sd::table.nan_c));
+      x = V::b_blend(nan, x, V::b_set1(sd::table.nan_x));
+    }
     return right ? bytes{x, mm} : bytes{mm, x};
   };
   const auto back = [](const bytes& b, float* out) noexcept {
@@ -482,6 +508,10 @@ inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noex
   }
 }
 
+/// Whether F's exponent field is half's (e5m2): decode() places the code in a half by one shift.
+template <class F>
+constexpr bool half_field = decode_format<F>::supported && decode_format<F>::scale_exp == 0 && F::exponent_bits == 5;
+
 /// dst[i] = round_to<float>(code s[i] of F) for i < n; false (nothing written) when F is not
 /// decode_format<F>::supported (nor, with a table lookup, lookup_format<F>::supported).
 template <class V, class F>
@@ -491,18 +521,19 @@ inline bool decode_bytes(const std::uint8_t* s, float* d, std::size_t n) noexcep
 #else
   constexpr bool vbmi = false;
 #endif
-  // a signed F by shifts where VBMI's byte lookup is not compiled in (e4m3fn)
-  if constexpr (shift_format<F>::supported && F::is_signed && !vbmi) {
-    decode_by_shift<V, F>(s, d, n);
-    return true;
-  } else if constexpr (nibble_format<F>::supported && V::N == 8) {
+  // four-bit formats by one byte shuffle (AVX2); wider ones by shifts, a signed F only where VBMI's
+  // byte lookup is not compiled in
+  if constexpr (nibble_format<F>::supported && V::N == 8) {
     decode_by_nibble<V, F>(s, d, n);
+    return true;
+  } else if constexpr (shift_format<F>::supported && F::storage_bits > 4 && !(vbmi && F::is_signed) &&
+                       !half_field<F>) {
+    decode_by_shift<V, F>(s, d, n);
     return true;
   }
 #if defined(MIXPREC_SIMD_AVX512)
   // the lookup where it saves work: not for half's own exponent field (e5m2: a shift alone)
-  if constexpr (V::has_lookup128 && lookup_format<F>::supported &&
-                !(decode_format<F>::supported && decode_format<F>::scale_exp == 0 && F::exponent_bits == 5)) {
+  if constexpr (V::has_lookup128 && lookup_format<F>::supported && !half_field<F>) {
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
     decode_by_byte_lookup<F>(s, d, n);
 #else

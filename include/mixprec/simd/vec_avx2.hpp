@@ -280,6 +280,9 @@ struct vec256 {
   static vi b_patch16(bsel s, vi t, vi /*i*/, vi a) noexcept { return _mm256_xor_si256(a, _mm256_shuffle_epi8(t, s)); }
   /// t's byte of the same 128-bit lane where s chose (the index: s's low 4 bits), else 0 (vpshufb).
   static vi b_lookup16_z(bsel s, vi t, vi /*i*/) noexcept { return _mm256_shuffle_epi8(t, s); }
+  using bmask = __m256i;  ///< bytes chosen (b_eq): 0xff, else 0
+  static bmask b_eq(vi a, vi b) noexcept { return _mm256_cmpeq_epi8(a, b); }  ///< the bytes where a == b
+  static vi b_blend(bmask m, vi a, vi b) noexcept { return _mm256_blendv_epi8(a, b, m); }  ///< b where m chose, else a
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm256_unpacklo_epi8(a, b); }
   static vw b_unpackhi(vi a, vi b) noexcept { return _mm256_unpackhi_epi8(a, b); }  ///< see b_unpacklo

@@ -369,6 +369,9 @@ struct vec512 {
   static vi b_patch16(bsel s, vi t, vi i, vi a) noexcept { return _mm512_mask_shuffle_epi8(a, s, t, i); }
   /// t's byte i & 15 of the same 128-bit lane where s chose (i's bit 7 clear there), else 0.
   static vi b_lookup16_z(bsel s, vi t, vi i) noexcept { return _mm512_maskz_shuffle_epi8(s, t, i); }
+  using bmask = __mmask64;  ///< bytes chosen (b_eq)
+  static bmask b_eq(vi a, vi b) noexcept { return _mm512_cmpeq_epi8_mask(a, b); }  ///< the bytes where a == b
+  static vi b_blend(bmask m, vi a, vi b) noexcept { return _mm512_mask_blend_epi8(m, a, b); }  ///< b where m chose, else a
   /// Words of a byte of a (low) and of b (high): bytes 0-7 (lo), 8-15 (hi) of each 128-bit lane.
   static vw b_unpacklo(vi a, vi b) noexcept { return _mm512_unpacklo_epi8(a, b); }
   static vw b_unpackhi(vi a, vi b) noexcept { return _mm512_unpackhi_epi8(a, b); }  ///< see b_unpacklo
