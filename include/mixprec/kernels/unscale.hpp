@@ -34,18 +34,74 @@
 #include "exec.hpp"
 #include "../core/round_to.hpp"
 
-#include "../simd/isa.hpp"
-#if defined(MIXPREC_SIMD_AVX512)
-#define MIXPREC_UNSCALE_AVX512 1
-#elif defined(MIXPREC_SIMD_AVX2)
-#define MIXPREC_UNSCALE_AVX2 1
-#endif
+#include "../simd/vec_avx2.hpp"
+#include "../simd/vec_avx512.hpp"
 
 namespace mixprec {
 namespace detail {
 
 /// How far ahead the vector unscale loops prefetch (bytes).
 constexpr std::uintptr_t unscale_prefetch_bytes = 4096;
+
+#if defined(MIXPREC_SIMD_AVX2)
+/// The vector path of unscale_block (float gradients), written once over the traits V: one pass;
+/// the non-finite test keeps the largest exponent field seen (an integer max, no dependency through
+/// a mask register), which is all ones exactly when some element was inf or NaN. x * inv in the
+/// vector unit is the same IEEE product, rounded to nearest even, as the scalar loop computes.
+template <class V>
+bool unscale_floats(float* p, std::size_t begin, std::size_t end, float inv_scale) noexcept {
+  using vi = typename V::vi;
+  using vf = typename V::vf;
+  constexpr std::size_t N = V::N, W = N * sizeof(float);  // W: the bytes of one vector
+  const vf inv = V::f_set1(inv_scale);
+  const bool one = exact_eq(inv_scale, 1.0f);
+  const vi exp_mask = V::set1(0x7f800000u);
+  vi e0 = V::zero(), e1 = V::zero();
+  std::size_t i = begin;
+  // With lane masks, the first and last vectors are masked (masked-off lanes load 0): a head up to
+  // a vector boundary, so that no load or store of the loop splits a cache line (large vectors
+  // start 16 bytes past a page; bench/README.md has the measurement). Otherwise a scalar tail.
+  auto masked = [&](std::size_t k) {
+    if constexpr (V::has_masked_tail) {
+      const auto m = V::first(k);
+      const vi v = V::load_z(p + i, m);
+      e0 = V::max_u(e0, V::and_(v, exp_mask));
+      if (!one) V::store_m(p + i, V::f_bits(V::f_mul(V::f_from_bits(v), inv)), m);
+    }
+  };
+  if constexpr (V::has_masked_tail) {
+    std::size_t head = (W - reinterpret_cast<std::uintptr_t>(p + i) % W) % W / sizeof(float);
+    if (head > end - i) head = end - i;
+    if (head != 0) masked(head);
+    i += head;
+  }
+  for (; i + 2 * N <= end; i += 2 * N) {  // two vectors a step
+    // 4 KiB ahead into L1, one prefetch per cache line of the step (integer arithmetic: the
+    // address may lie past the end; prefetches neither change values nor fault; bench/README.md)
+    const std::uintptr_t pf = reinterpret_cast<std::uintptr_t>(p + i) + unscale_prefetch_bytes;
+    _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
+    if constexpr (2 * W > 64) _mm_prefetch(reinterpret_cast<const char*>(pf + 64), _MM_HINT_T0);
+    const vf v0 = V::f_load(p + i), v1 = V::f_load(p + i + N);
+    e0 = V::max_u(e0, V::and_(V::f_bits(v0), exp_mask));
+    e1 = V::max_u(e1, V::and_(V::f_bits(v1), exp_mask));
+    if (!one) {
+      V::f_store(p + i, V::f_mul(v0, inv));
+      V::f_store(p + i + N, V::f_mul(v1, inv));
+    }
+  }
+  bool found = false;
+  if constexpr (V::has_masked_tail) {
+    for (; i < end; i += N) masked(end - i);
+  } else {
+    for (; i < end; ++i) {  // the last < 2N: the scalar form
+      const float v = p[i];
+      found = found || is_nan_value(v - v);
+      if (!one) p[i] = v * inv_scale;
+    }
+  }
+  return V::any(V::eq(V::max_u(e0, e1), exp_mask)) || found;
+}
+#endif
 
 /// The unscale pass over one block of one gradient; returns whether a non-finite value was seen.
 template <class T>
@@ -55,10 +111,10 @@ struct unscale_block {
 
   MIXPREC_HD bool operator()(std::size_t begin, std::size_t end) const noexcept {
     using A = compute_type_t<T>;
-#if defined(MIXPREC_UNSCALE_AVX512) || defined(MIXPREC_UNSCALE_AVX2)
-    if constexpr (std::is_same<T, float>::value) {
-      return simd(begin, end);
-    }
+#if defined(MIXPREC_SIMD_AVX512)
+    if constexpr (std::is_same<T, float>::value) return unscale_floats<simd::vec512>(x, begin, end, inv_scale);
+#elif defined(MIXPREC_SIMD_AVX2)
+    if constexpr (std::is_same<T, float>::value) return unscale_floats<simd::vec256>(x, begin, end, inv_scale);
 #endif
     const A inv = static_cast<A>(inv_scale);
     const bool one = exact_eq(inv_scale, 1.0f);
@@ -70,84 +126,6 @@ struct unscale_block {
     }
     return found;
   }
-
-  // The vector paths (float gradients): one pass; the non-finite test keeps the largest exponent
-  // field seen (an integer max, no dependency through a mask register), which is all ones
-  // exactly when some element was inf or NaN. x * inv in the vector unit is the same IEEE
-  // product, rounded to nearest even, as the scalar loop computes.
-#if defined(MIXPREC_UNSCALE_AVX512)
-  bool simd(std::size_t begin, std::size_t end) const noexcept {
-    float* p = reinterpret_cast<float*>(x);
-    const __m512 inv = _mm512_set1_ps(inv_scale);
-    const bool one = exact_eq(inv_scale, 1.0f);
-    const __m512i exp_mask = _mm512_set1_epi32(0x7f800000);
-    __m512i e0 = _mm512_setzero_si512(), e1 = _mm512_setzero_si512();
-    std::size_t i = begin;
-    // A masked head up to a 64-byte boundary: then no load or store of the loop splits a cache
-    // line (large vectors start 16 bytes past a page; bench/README.md has the measurement).
-    std::size_t head = (64 - reinterpret_cast<std::uintptr_t>(p + i) % 64) % 64 / sizeof(float);
-    if (head > end - i) head = end - i;
-    if (head != 0) {
-      const __mmask16 m = static_cast<__mmask16>((1u << head) - 1u);
-      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);  // masked-off lanes: 0
-      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v), exp_mask));
-      if (!one) _mm512_mask_storeu_ps(p + i, m, _mm512_mul_ps(v, inv));
-      i += head;
-    }
-    for (; i + 32 <= end; i += 32) {
-      // 4 KiB ahead into L1 (prefetches neither change values nor fault past the end; measured in
-      // bench/README.md).
-      const std::uintptr_t pf = reinterpret_cast<std::uintptr_t>(p + i) + unscale_prefetch_bytes;
-      _mm_prefetch(reinterpret_cast<const char*>(pf), _MM_HINT_T0);
-      _mm_prefetch(reinterpret_cast<const char*>(pf + 64), _MM_HINT_T0);
-      const __m512 v0 = _mm512_loadu_ps(p + i);
-      const __m512 v1 = _mm512_loadu_ps(p + i + 16);
-      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v0), exp_mask));
-      e1 = _mm512_max_epu32(e1, _mm512_and_si512(_mm512_castps_si512(v1), exp_mask));
-      if (!one) {
-        _mm512_storeu_ps(p + i, _mm512_mul_ps(v0, inv));
-        _mm512_storeu_ps(p + i + 16, _mm512_mul_ps(v1, inv));
-      }
-    }
-    for (; i < end; i += 16) {
-      const __mmask16 m = end - i >= 16 ? static_cast<__mmask16>(0xffff) : static_cast<__mmask16>((1u << (end - i)) - 1u);
-      const __m512 v = _mm512_maskz_loadu_ps(m, p + i);  // masked-off lanes: 0
-      e0 = _mm512_max_epu32(e0, _mm512_and_si512(_mm512_castps_si512(v), exp_mask));
-      if (!one) _mm512_mask_storeu_ps(p + i, m, _mm512_mul_ps(v, inv));
-    }
-    return _mm512_cmpeq_epi32_mask(_mm512_max_epu32(e0, e1), exp_mask) != 0;
-  }
-#elif defined(MIXPREC_UNSCALE_AVX2)
-  bool simd(std::size_t begin, std::size_t end) const noexcept {
-    float* p = reinterpret_cast<float*>(x);
-    const __m256 inv = _mm256_set1_ps(inv_scale);
-    const bool one = exact_eq(inv_scale, 1.0f);
-    const __m256i exp_mask = _mm256_set1_epi32(0x7f800000);
-    __m256i e0 = _mm256_setzero_si256(), e1 = _mm256_setzero_si256();
-    std::size_t i = begin;
-    for (; i + 16 <= end; i += 16) {
-      // as above (integer arithmetic: the address may lie past the end)
-      _mm_prefetch(reinterpret_cast<const char*>(reinterpret_cast<std::uintptr_t>(p + i) + unscale_prefetch_bytes),
-                   _MM_HINT_T0);
-      const __m256 v0 = _mm256_loadu_ps(p + i);
-      const __m256 v1 = _mm256_loadu_ps(p + i + 8);
-      e0 = _mm256_max_epu32(e0, _mm256_and_si256(_mm256_castps_si256(v0), exp_mask));
-      e1 = _mm256_max_epu32(e1, _mm256_and_si256(_mm256_castps_si256(v1), exp_mask));
-      if (!one) {
-        _mm256_storeu_ps(p + i, _mm256_mul_ps(v0, inv));
-        _mm256_storeu_ps(p + i + 8, _mm256_mul_ps(v1, inv));
-      }
-    }
-    const __m256i e = _mm256_max_epu32(e0, e1);
-    bool found = _mm256_movemask_epi8(_mm256_cmpeq_epi32(e, exp_mask)) != 0;
-    for (; i < end; ++i) {  // the last < 16: the scalar form
-      const float v = p[i];
-      found = found || is_nan_value(v - v);
-      if (!one) p[i] = v * inv_scale;
-    }
-    return found;
-  }
-#endif
 };
 
 template <class C>
