@@ -19,6 +19,7 @@
 #include "../../core/rounding.hpp"
 #include "../../core/types.hpp"
 #include "../../simd/encode.hpp"
+#include "simd_round.hpp"
 
 #if defined(MIXPREC_SIMD_AVX512) || (defined(MIXPREC_SIMD_AVX2) && defined(MIXPREC_SIMD_FMA))
 #define MIXPREC_OPTIM_SIMD 1
@@ -85,21 +86,10 @@ struct steps {
   static vf load(const half* p) noexcept { return V::h2f(V::h_load(p)); }
   static vf load(const bfloat16* p) noexcept { return V::f_from_bits(V::h_to_high(V::h_load(p))); }
 
-  /// u + 0x7fff + (bit 16 of u): its high half is bfloat16's nearest even of u, for a u that is
-  /// not NaN or is a quiet NaN whose low 16 bits are zero.
-  static vi bf16_rne_sum(vi u) noexcept {
-    if constexpr (!V::has_mask_registers) {  // masks are lanes: the bit's value
-      return V::add(V::add(u, c(0x7fffu)), V::and_(V::template srli<16>(u), c(1)));
-    } else {  // mask registers: a masked add
-      return V::add_one_if(V::test(u, c(0x10000u)), V::add(u, c(0x7fffu)));
-    }
-  }
-  /// bfloat16 nearest-even of each lane, as float bits (low 16 bits zero); NaNs quieted.
-  static vi bf16_rne(vf x) noexcept {
-    const vi u = V::f_bits(x);
-    const vi q = V::and_(V::or_(u, c(0x00400000u)), c(0xffff0000u));
-    return V::select(V::f_nan(x), q, V::and_(bf16_rne_sum(u), c(0xffff0000u)));
-  }
+  /// bfloat16's nearest-even sum of u (simd_round::sum: its high half is the rounding, for the u
+  /// it states) and the rounding of each lane, as float bits, NaNs quieted (simd_round::nearest).
+  static vi bf16_rne_sum(vi u) noexcept { return simd_round::sum<V, 16>(u); }
+  static vi bf16_rne(vf x) noexcept { return simd_round::nearest<V, 16>(V::f_bits(x)); }
   static vh half_rne(vf x) noexcept { return V::template to_half<_MM_FROUND_TO_NEAREST_INT>(V::f_bits(x)); }
 
   /// x rounded to T (nearest even) and read back as float: the value a T tensor holds.

@@ -50,15 +50,9 @@ MIXPREC_HD inline float round_tf32(float x, bool away) noexcept {
   return float_of(u & 0xffffe000u);
 }
 
-/// float -> bfloat16 (as a float), nearest-even; NaN stays NaN. Equals round_to<bfloat16>(x).
+/// float -> bfloat16 (as a float), nearest-even; NaN stays NaN (quieted): round_to<bfloat16>(x).
 MIXPREC_HD inline float round_bf16(float x) noexcept {
-  std::uint32_t u = bits_of(x);
-  if ((u & 0x7f800000u) == 0x7f800000u) {
-    if ((u & 0x7fffffu) != 0) u |= 0x400000u;
-    return float_of(u & 0xffff0000u);
-  }
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return float_of(u & 0xffff0000u);
+  return float_of(std::uint32_t{round_bits<bfloat16>(x, rounding::nearest_even, overflow::ieee, 0u)} << 16);
 }
 
 /// The bf16x3 split: x = hi + lo (docs/pages/kernels-reference.md, "float32 matmul precision in GEMM").

@@ -22,6 +22,7 @@
 #include "../../../simd/isa.hpp"
 #include "../../../simd/vec_avx2.hpp"
 #include "../../../simd/vec_avx512.hpp"
+#include "../../detail/simd_round.hpp"
 #include "scalar.hpp"
 
 #if !defined(__CUDACC__) && defined(MIXPREC_SIMD_AVX512)
@@ -143,21 +144,10 @@ struct vec_type : std::integral_constant<bool, std::is_same<T, float>::value || 
                                                    widen_table_exact<T, float>  // FP8/FP6/FP4: gathered from a table
                                          > {};
 
-/// round_tf32 / round_bf16 on the bits of vw floats (Mode != as_is): Inf/NaN lanes are made quiet
-/// and truncated; the others get half an ulp added (ties away), or half an ulp - 1 + the last kept
-/// bit (ties to even), then are truncated.
+/// round_tf32 / round_bf16 on the bits of vw floats (Mode != as_is): simd_round::nearest.
 template <input_mode Mode>
 inline vi round_vec(vi u) noexcept {
-  constexpr int shift = Mode == input_mode::bf16 ? 16 : 13;
-  constexpr std::uint32_t keep_bits = ~((1u << shift) - 1u);
-  constexpr std::uint32_t half_ulp_bits = (1u << (shift - 1)) - (Mode == input_mode::tf32_away ? 0u : 1u);
-  const vi exp_mask = vt::set1(0x7f800000u);
-  const vt::mask special = vt::eq(vt::and_(u, exp_mask), exp_mask);
-  const vt::mask nan = vt::m_and(special, vt::nonzero(vt::and_(u, vt::set1(0x007fffffu))));
-  vi add = vt::set1(half_ulp_bits);
-  if constexpr (Mode != input_mode::tf32_away) add = vt::add(add, vt::and_(vt::srli<shift>(u), vt::set1(1u)));
-  const vi r = vt::select(special, u, vt::add(u, add));
-  return vt::and_(vt::select(nan, vt::or_(r, vt::set1(0x00400000u)), r), vt::set1(keep_bits));
+  return simd_round::nearest<vt, Mode == input_mode::bf16 ? 16 : 13, Mode == input_mode::tf32_away>(u);
 }
 
 /// vw FP8 codes at src widened to float, exactly. float8_e5m2 is the top byte of a half.
