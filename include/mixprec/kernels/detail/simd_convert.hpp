@@ -18,6 +18,7 @@
 
 #include "../../simd/encode.hpp"
 #include "../../simd/vec_avx2.hpp"
+#include "../../simd/vec_f16c.hpp"
 #include "../../simd/vec_avx512.hpp"
 #include "../../core/types.hpp"
 
@@ -104,32 +105,7 @@ using simd::daz_on;         // MXCSR.DAZ
 using simd::ftz_or_daz_on;  // either: the float step of double -> bfloat16 needs neither
 
 #if !defined(MIXPREC_SIMD_AVX2)
-/// The avx2 level without AVX2 (AVX + F16C): the few vec256 operations of float <-> half and
-/// half -> double.
-struct vec_f16c {
-  static constexpr std::size_t N = 8;
-  static constexpr bool has_masked_tail = false;
-  using vi = __m256i;
-  using vh = __m128i;
-  using vf = __m256;
-  static vi load(const void* p) noexcept { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
-  static void store(void* p, vi a) noexcept { _mm256_storeu_si256(static_cast<__m256i*>(p), a); }
-  static vh h_load(const void* p) noexcept { return _mm_loadu_si128(static_cast<const __m128i*>(p)); }
-  static void h_store(void* p, vh h) noexcept { _mm_storeu_si128(static_cast<__m128i*>(p), h); }
-  template <bool>
-  static void h_store2(void* p, vh a, vh b) noexcept {
-    _mm_storeu_si128(static_cast<__m128i*>(p), a);
-    _mm_storeu_si128(static_cast<__m128i*>(p) + 1, b);
-  }
-  template <int Imm>
-  static vh to_half(vi u) noexcept { return _mm256_cvtps_ph(_mm256_castsi256_ps(u), Imm | _MM_FROUND_NO_EXC); }
-  static vf h2f(vh h) noexcept { return _mm256_cvtph_ps(h); }
-  static vi f_bits(vf a) noexcept { return _mm256_castps_si256(a); }
-  static void d_store(double* p, vf f) noexcept {
-    _mm256_storeu_pd(p, _mm256_cvtps_pd(_mm256_castps256_ps128(f)));
-    _mm256_storeu_pd(p + 4, _mm256_cvtps_pd(_mm256_extractf128_ps(f, 1)));
-  }
-};
+using simd::vec_f16c;  // the avx2 level without AVX2 (AVX + F16C)
 #endif
 
 /// Memory access of one vector of V: every lane (whole) or the lanes of m (part: V's masked tails).
