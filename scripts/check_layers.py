@@ -15,7 +15,9 @@ highest header it gathers, so a layer may include the umbrellas at or below it. 
 listed in scripts/layer_allowlist.txt ("from -> to", paths relative to include/mixprec); a listed
 pair that no longer occurs is an error too, so the list only shrinks. A header (other than a
 forwarding header, "// mixprec: forwarding header") that includes an old path, which now only
-forwards, is an error too: the library includes its headers by their folders.
+forwards, is an error too: the library includes its headers by their folders. So is an
+#include <mixprec/...> in a library header: headers include each other by relative quoted paths,
+the ones this check follows.
 
 The examples use the public API only: a file under examples/ that names mixprec::detail or
 includes a header from a detail/ folder (<mixprec/core/detail/bits.hpp>, <mixprec/detail/json.hpp>)
@@ -47,6 +49,7 @@ FLAT = {
 FLAT_LAYER = {name + ".hpp": layer for layer, names in FLAT.items() for name in names.split()}
 
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+ANGLE_INCLUDE = re.compile(r'^\s*#\s*include\s*<(mixprec/[^>]+)>', re.M)  # in a library header: not checked, so an error
 EXAMPLE_DETAIL = re.compile(r'mixprec\s*::\s*detail\b|^\s*#\s*include\s*[<"][^>"]*\bdetail/', re.M)
 EXAMPLE_SOURCES = (".cpp", ".hpp", ".h", ".cc", ".cu", ".cuh", ".c", ".inl")
 
@@ -117,6 +120,9 @@ def main(argv):
         lf = layer_of(rel)
         with open(os.path.join(inc, rel), encoding="utf-8") as f:
             text = f.read()
+        for target in ANGLE_INCLUDE.findall(text):
+            errors.append("%s includes <%s>: library headers include each other by relative quoted paths "
+                          "(which this check follows)" % (rel, target))
         for target in INCLUDE.findall(text):
             path = os.path.normpath(os.path.join(os.path.dirname(rel), target)).replace(os.sep, "/")
             if path.startswith("..") or not os.path.exists(os.path.join(inc, path)):
