@@ -17,6 +17,10 @@
 #ifndef MIXPREC_KERNELS_TENSOR_CORE_HPP
 #define MIXPREC_KERNELS_TENSOR_CORE_HPP
 
+#include "../core/config.hpp"
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/tensor_core.hpp
+#include "../core/detail/needs_exceptions.hpp"
+
 #include <cstddef>
 #include <stdexcept>
 #include <string>

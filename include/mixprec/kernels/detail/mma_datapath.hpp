@@ -7,6 +7,10 @@
 #ifndef MIXPREC_KERNELS_DETAIL_MMA_DATAPATH_HPP
 #define MIXPREC_KERNELS_DETAIL_MMA_DATAPATH_HPP
 
+#include "../../core/config.hpp"
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/detail/mma_datapath.hpp
+#include "../../core/detail/needs_exceptions.hpp"
+
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -14,7 +18,6 @@
 #include <string>
 #include <type_traits>
 
-#include "../../core/config.hpp"
 #include "../../core/detail/bits.hpp"
 #include "../../core/types.hpp"
 #include "../mma_model.hpp"
