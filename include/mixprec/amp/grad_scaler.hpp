@@ -264,15 +264,15 @@ class grad_scaler {
   /// Infinity, as Python's json does. "{}" when disabled, as PyTorch.
   std::string state_dict() const {
     if (!enabled_) return "{}";
-    using detail::json::format_double;
+    using detail::json::number_text;
     const loss_scale_config& c = scale_.config();
-    std::string s = "{\"scale\": " + format_double(scale_.scale64());
-    s += ", \"growth_factor\": " + format_double(c.growth_factor);
-    s += ", \"backoff_factor\": " + format_double(c.backoff_factor);
+    std::string s = "{\"scale\": " + number_text(scale_.scale64());
+    s += ", \"growth_factor\": " + number_text(c.growth_factor);
+    s += ", \"backoff_factor\": " + number_text(c.backoff_factor);
     s += ", \"growth_interval\": " + std::to_string(c.growth_interval);
     s += ", \"_growth_tracker\": " + std::to_string(scale_.growth_tracker());
-    if (c.min_scale > 0.0) s += ", \"min_scale\": " + format_double(c.min_scale);
-    if (std::isfinite(c.max_scale)) s += ", \"max_scale\": " + format_double(c.max_scale);
+    if (c.min_scale > 0.0) s += ", \"min_scale\": " + number_text(c.min_scale);
+    if (std::isfinite(c.max_scale)) s += ", \"max_scale\": " + number_text(c.max_scale);
     if (c.hysteresis != 1 || scale_.hysteresis_tracker() != 1) {
       s += ", \"hysteresis\": " + std::to_string(c.hysteresis);
       s += ", \"_hysteresis_tracker\": " + std::to_string(scale_.hysteresis_tracker());

@@ -163,16 +163,16 @@ struct loss_scale_config {
   /// Throws std::invalid_argument naming the first bad field. PyTorch's two checks keep its
   /// messages; the bounds PyTorch leaves unchecked are checked here too.
   void validate() const {
-    using detail::json::format_double;
+    using detail::json::number_text;
     auto bad = [](const std::string& m) { throw std::invalid_argument("mixprec::loss_scale_config: " + m); };
     if (!(growth_factor > 1.0)) bad("The growth factor must be > 1.0.");
     if (!(backoff_factor < 1.0)) bad("The backoff factor must be < 1.0.");
-    if (!std::isfinite(growth_factor)) bad("growth_factor must be finite (got " + format_double(growth_factor) + ")");
-    if (!(backoff_factor > 0.0)) bad("backoff_factor must be > 0 (got " + format_double(backoff_factor) + ")");
+    if (!std::isfinite(growth_factor)) bad("growth_factor must be finite (got " + number_text(growth_factor) + ")");
+    if (!(backoff_factor > 0.0)) bad("backoff_factor must be > 0 (got " + number_text(backoff_factor) + ")");
     if (arithmetic == scale_arithmetic::float32 &&
         !(round_to<float>(growth_factor) > 1.0f && round_to<float>(backoff_factor) < 1.0f &&
           round_to<float>(backoff_factor) > 0.0f)) {
-      bad("growth_factor " + format_double(growth_factor) + " / backoff_factor " + format_double(backoff_factor) +
+      bad("growth_factor " + number_text(growth_factor) + " / backoff_factor " + number_text(backoff_factor) +
           " leave (0, 1) / (1, inf) when rounded to float32");
     }
     if (growth_interval < 1 || growth_interval > std::numeric_limits<std::int32_t>::max()) {
@@ -180,26 +180,26 @@ struct loss_scale_config {
     }
     if (backoff_divides && !detail::exact_eq(backoff_factor, 1.0 / growth_factor)) {
       bad("this rule backs off by dividing by growth_factor, so backoff_factor must be 1 / growth_factor (got " +
-          format_double(backoff_factor) + " with growth_factor " + format_double(growth_factor) + ")");
+          number_text(backoff_factor) + " with growth_factor " + number_text(growth_factor) + ")");
     }
     if (!(init_scale > 0.0) || !std::isfinite(init_scale)) {
-      bad("init_scale must be positive and finite (got " + format_double(init_scale) + ")");
+      bad("init_scale must be positive and finite (got " + number_text(init_scale) + ")");
     }
     if (!representable(init_scale)) {
-      bad("init_scale " + format_double(init_scale) + " is not a positive finite value of the scale's type");
+      bad("init_scale " + number_text(init_scale) + " is not a positive finite value of the scale's type");
     }
     if (!(min_scale >= 0.0) || !std::isfinite(min_scale)) {
-      bad("min_scale must be >= 0 and finite (got " + format_double(min_scale) + ")");
+      bad("min_scale must be >= 0 and finite (got " + number_text(min_scale) + ")");
     }
     if (min_scale > 0.0 && !representable(min_scale)) {
-      bad("min_scale " + format_double(min_scale) + " is not a positive finite value of the scale's type");
+      bad("min_scale " + number_text(min_scale) + " is not a positive finite value of the scale's type");
     }
-    if (!(max_scale > 0.0)) bad("max_scale must be > 0 (infinity for no cap) (got " + format_double(max_scale) + ")");
+    if (!(max_scale > 0.0)) bad("max_scale must be > 0 (infinity for no cap) (got " + number_text(max_scale) + ")");
     if (std::isfinite(max_scale) && !representable(max_scale)) {
-      bad("max_scale " + format_double(max_scale) + " is not a positive finite value of the scale's type");
+      bad("max_scale " + number_text(max_scale) + " is not a positive finite value of the scale's type");
     }
     if (min_scale > max_scale) {
-      bad("min_scale " + format_double(min_scale) + " exceeds max_scale " + format_double(max_scale));
+      bad("min_scale " + number_text(min_scale) + " exceeds max_scale " + number_text(max_scale));
     }
     if (hysteresis < 1 || hysteresis > std::numeric_limits<std::int32_t>::max()) {
       bad("hysteresis must be in [1, 2147483647] (got " + std::to_string(hysteresis) + ")");
@@ -325,7 +325,7 @@ class dynamic_loss_scale {
     if (!(s > 0.0) || !std::isfinite(s) || !std::isfinite(new_scale)) {
       throw std::invalid_argument(
           "update(new_scale): new_scale must be a positive finite value of the scale's type (got " +
-          detail::json::format_double(new_scale) + ")");
+          detail::json::number_text(new_scale) + ")");
     }
     scale_ = s;
   }
@@ -334,9 +334,9 @@ class dynamic_loss_scale {
   /// std::invalid_argument when it cannot be reached: negative, NaN, beyond the storage range,
   /// or infinite where growth is guarded or capped.
   static double checked_state_scale(const loss_scale_config& cfg, double scale) {
-    using detail::json::format_double;
+    using detail::json::number_text;
     auto bad = [](const std::string& m) { throw std::invalid_argument("mixprec::dynamic_loss_scale: " + m); };
-    if (std::isnan(scale) || std::signbit(scale)) bad("scale must be >= 0 (got " + format_double(scale) + ")");
+    if (std::isnan(scale) || std::signbit(scale)) bad("scale must be >= 0 (got " + number_text(scale) + ")");
     if (std::isinf(scale)) {
       if (cfg.guard_growth || std::isfinite(cfg.max_scale)) {
         bad("scale is infinite, which this rule cannot reach (it guards or caps growth)");
@@ -344,8 +344,8 @@ class dynamic_loss_scale {
       return scale;
     }
     const double s = cfg.to_storage(scale);
-    if (!std::isfinite(s)) bad("scale " + format_double(scale) + " overflows float32");
-    if (detail::exact_eq(s, 0.0) && !detail::exact_eq(scale, 0.0)) bad("scale " + format_double(scale) + " underflows float32 to 0");
+    if (!std::isfinite(s)) bad("scale " + number_text(scale) + " overflows float32");
+    if (detail::exact_eq(s, 0.0) && !detail::exact_eq(scale, 0.0)) bad("scale " + number_text(scale) + " underflows float32 to 0");
     return s;
   }
 
@@ -389,7 +389,7 @@ class static_loss_scale {
     if (!(scale_ > 0.0f) || !std::isfinite(scale_) || !std::isfinite(scale)) {
       throw std::invalid_argument(
           "mixprec::static_loss_scale: the scale must be a positive finite float32 value (got " +
-          detail::json::format_double(scale) + ")");
+          detail::json::number_text(scale) + ")");
     }
   }
   void update(bool /*found_inf*/) noexcept {}  ///< Does nothing

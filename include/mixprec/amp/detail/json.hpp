@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
 // mixprec/amp/detail/json.hpp — the JSON reader and writers of grad_scaler::state_dict /
-// load_state_dict under their old names (detail::json::parse, format_double, ...): they are
+// load_state_dict in detail::json (parse, number_text, quote_key, ...): they are
 // mixprec/text/json.hpp's public mixprec::json, which amp's code uses through this header.
 #ifndef MIXPREC_DETAIL_JSON_HPP
 #define MIXPREC_DETAIL_JSON_HPP
@@ -17,6 +17,7 @@ using ::mixprec::json::is_integer_literal;
 using ::mixprec::json::kind;
 using ::mixprec::json::kind_name;
 using ::mixprec::json::max_depth;
+using ::mixprec::json::number_text;
 using ::mixprec::json::parse;
 using ::mixprec::json::parse_error;
 using ::mixprec::json::quote;
@@ -25,8 +26,8 @@ using ::mixprec::json::to_int64;
 using ::mixprec::json::value;
 using json_impl::quote_key;
 
-/// json::number_text: Python's repr(float).
-inline std::string format_double(double x) { return ::mixprec::json::number_text(x); }
+/// The old name of number_text, kept only while tests/test_json_repr.cpp calls it; goes with that call.
+inline std::string format_double(double x) { return number_text(x); }
 
 }  // namespace json
 }  // namespace detail
