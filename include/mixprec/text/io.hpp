@@ -23,8 +23,8 @@
 #include <ios>
 #include <istream>
 #if !defined(__GLIBCXX__)
-#include <locale>  // std::use_facet, ctype, numpunct; libstdc++'s <istream>/<ostream> have them,
-#endif             // and its full <locale> (time, money, messages facets) costs ~10% of mixprec.hpp
+#include <locale>  // std::use_facet, ctype, numpunct; libstdc++'s <istream>/<ostream> declare them, and its
+#endif             // full <locale> (time, money, messages facets) would only add compile time (bench/README.md)
 #include <ostream>
 #include <string>
 #include <system_error>
