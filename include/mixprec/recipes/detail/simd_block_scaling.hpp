@@ -51,23 +51,26 @@ inline bool fp_env_ok() noexcept {
 inline float bits_float(std::uint32_t u) noexcept { return bit_cast<float>(u); }
 inline std::uint32_t float_bits(float f) noexcept { return bit_cast<std::uint32_t>(f); }
 
-/// TE MXFP8's E8M0 code of a block amax (the scalar rule) and the element factor 2^k as a float.
-inline std::uint8_t mx_te_code(float amax) noexcept {
+/// TE MXFP8 E4M3 (rule te_rceil), one block at a time: the scalar steps of the vector kernels' mx_te.
+namespace mx_te {
+/// The E8M0 code of a block amax: te_float_to_e8m0(amax * float(1/448)).
+inline std::uint8_t code_of(float amax) noexcept {
   const float rcp = static_cast<float>(1.0 / 448.0);  // as the scalar recipe: round_to<float>(1.0 / 448)
   return te_float_to_e8m0(amax * rcp);
 }
 /// TE's exp2f_rcp: 2^(127 - code) (2^127 for code 0, 2^-127 for 0xFE); legacy (TE before #2647):
 /// 1 for code 0.
-inline float mx_te_factor(std::uint8_t code, bool legacy) noexcept {
+inline float factor(std::uint8_t code, bool legacy) noexcept {
   return code == 0 && legacy ? 1.0f
          : code == 0xFE      ? bits_float(0x00400000u)
                              : bits_float(static_cast<std::uint32_t>(254 - code) << 23);
 }
 /// The float a dequantized element is multiplied by (TE's exp2f): 2^(code - 127), 2^-127 for code
 /// 0; legacy (TE before #3262): 0 for code 0. 0xFF apart.
-inline float mx_te_scale(std::uint8_t code, bool legacy) noexcept {
+inline float scale(std::uint8_t code, bool legacy) noexcept {
   return code == 0 ? (legacy ? 0.0f : bits_float(0x00400000u)) : bits_float(static_cast<std::uint32_t>(code) << 23);
 }
+}  // namespace mx_te
 
 /// E4M3 satfinite RNE code of a non-negative float (no NaN): the UE4M3 block scale of NVFP4.
 inline std::uint32_t e4m3_code_nonneg(float v) noexcept {
@@ -295,8 +298,8 @@ struct block_kernels {
     }
     /// One block of 32: amax (NaN ignored), code, every element through codes.
     static void block(const float* in, std::uint8_t* elem, std::uint8_t* scale, bool legacy) noexcept {
-      *scale = simd_blk::mx_te_code(block_amax<32>(in));
-      const vf r = V::f_set1(simd_blk::mx_te_factor(*scale, legacy));
+      *scale = simd_blk::mx_te::code_of(block_amax<32>(in));
+      const vf r = V::f_set1(simd_blk::mx_te::factor(*scale, legacy));
       for (std::size_t j = 0; j < 32; j += N) V::store8(elem + j, codes<e4m3>(V::f_mul(ld(in + j), r)));
     }
     /// The dequantize factors 2^(code - 127) of codes c < 0xFF (code 0: 2^-127, legacy: 0).
@@ -345,7 +348,7 @@ struct block_kernels {
         V::f_store(s, scales_of(W::load_u8(scale + b), legacy));
         for (std::size_t k = 0; k < N; ++k) one(b + k, s[k]);
       }
-      for (; b < nblocks; ++b) one(b, simd_blk::mx_te_scale(scale[b], legacy));
+      for (; b < nblocks; ++b) one(b, simd_blk::mx_te::scale(scale[b], legacy));
     }
 
     /// 32x1 blocks (down the columns; cols a multiple of 16, the last block row may be shorter):
