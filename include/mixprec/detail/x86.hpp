@@ -1,4 +1,4 @@
 // SPDX-License-Identifier: MIT
-// mixprec/detail/x86.hpp — moved to mixprec/simd/x86.hpp; this path forwards there until 1.0.
+// mixprec/detail/x86.hpp — moved to mixprec/simd/isa.hpp; this path forwards there until 1.0.
 // mixprec: forwarding header
-#include "../simd/x86.hpp"
+#include "../simd/isa.hpp"
