@@ -3,7 +3,7 @@
 """Writes tests/golden/python_float_repr.txt: Python's repr(float) for many doubles.
 
 Each line is "<16 hex digits of the double's bits> <repr(x)>". tests/test_json_repr.cpp checks
-mixprec::detail::json::format_double (grad_scaler::state_dict's number printer) against it.
+mixprec::detail::json::number_text (grad_scaler::state_dict's number printer) against it.
 Standard library only; deterministic (fixed seed). `--check` compares instead of writing.
 """
 import math

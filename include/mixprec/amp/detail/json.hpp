@@ -26,9 +26,6 @@ using ::mixprec::json::to_int64;
 using ::mixprec::json::value;
 using json_impl::quote_key;
 
-/// The old name of number_text, kept only while tests/test_json_repr.cpp calls it; goes with that call.
-inline std::string format_double(double x) { return number_text(x); }
-
 }  // namespace json
 }  // namespace detail
 }  // namespace mixprec

@@ -8,7 +8,7 @@
 #define MIXPREC_KERNELS_GEMM_DETAIL_DRIVER_HPP
 
 #include "../../../core/config.hpp"
-#define MIXPREC_NEEDS_EXCEPTIONS mixprec / kernels / gemm / detail / driver.hpp
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/gemm/detail/driver.hpp
 #include "../../../core/detail/needs_exceptions.hpp"
 
 #include <cstddef>

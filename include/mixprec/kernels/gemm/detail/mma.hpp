@@ -7,7 +7,7 @@
 #define MIXPREC_KERNELS_GEMM_DETAIL_MMA_HPP
 
 #include "../../../core/config.hpp"
-#define MIXPREC_NEEDS_EXCEPTIONS mixprec / kernels / gemm / detail / mma.hpp
+#define MIXPREC_NEEDS_EXCEPTIONS mixprec/kernels/gemm/detail/mma.hpp
 #include "../../../core/detail/needs_exceptions.hpp"
 
 #include <algorithm>
