@@ -133,7 +133,7 @@ TEST_CASE("decode: which formats the shift decoder takes") {
   CHECK(((((z.nan_x << 8 | z.nan_c) << 4) + 0x3b80) & 0xffff) == 0xffc0);
 }
 
-TEST_CASE("decode: e8m0 and ue5m3 at every offset and length, every compiled width") {
+TEST_CASE("decode: the table decoder (VBMI byte lookup or gather) on e8m0 and ue5m3, every offset and length and width") {
   check_every_width<e8m0>();
   check_every_width<ue5m3>();
 }
@@ -171,7 +171,7 @@ TEST_CASE("decode: four-bit formats (AVX2: the nibble lookup) at every offset an
   check_every_width<format<1, 2, encoding::fn>, path::nibble>();
 }
 
-TEST_CASE("decode: other byte formats: shifts (1 or 2 mantissa bits) or the gather") {
+TEST_CASE("decode: the table decoder on other byte formats (the shift decoder takes ue7m1 and ue6m2 in decode_bytes)") {
   check_every_width<ue7m1>();
   check_every_width<ue6m2>();
   check_every_width<ue4m4>();

@@ -466,46 +466,41 @@ inline void decode_by_nibble(const std::uint8_t* s, float* d, std::size_t n) noe
   });
 }
 
-/// The table decoder (table_format<F>): with VBMI and every value a bfloat16 the byte lookup
-/// of 256 codes, else the shift decoder where it takes F, else a gather of the floats' bits from
-/// the table, V::N codes a step.
+/// The table decoder (table_format<F>; decode_bytes gives the shift decoder the formats it takes
+/// first): with VBMI and every value a bfloat16 the byte lookup of 256 codes, else a gather of the
+/// floats' bits from the table, V::N codes a step.
 template <class V, class F>
 inline void decode_by_table(const std::uint8_t* s, float* d, std::size_t n) noexcept {
   constexpr std::size_t N = V::N;
 #if defined(MIXPREC_SIMD_AVX512_VBMI)
-  // the shifts wherever they take F (e8m0, ue5m3), else the byte lookup
-  if constexpr (N == 16 && float_table_holder<F>::table.bf16 && !shift_format<F>::supported) {
+  if constexpr (N == 16 && float_table_holder<F>::table.bf16) {
     decode_by_byte_lookup<F, true>(s, d, n);
     return;
   }
 #endif
-  if constexpr (shift_format<F>::supported) {
-    decode_by_shift<V, F>(s, d, n);
-  } else {
-    decode_steps<N>(s, d, n, [](const std::uint8_t* p, float* out) noexcept {
-      const auto& tab = float_table_holder<F>::table;
+  decode_steps<N>(s, d, n, [](const std::uint8_t* p, float* out) noexcept {
+    const auto& tab = float_table_holder<F>::table;
 // GCC's -O0 macro form of _mm512_i32gather_epi32 passes a -1 mask (-Wsign-conversion in user code).
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wsign-conversion"
 #endif
 #if defined(MIXPREC_SIMD_AVX512)
-      if constexpr (N == 16) {
-        const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
-        _mm512_storeu_si512(out, _mm512_i32gather_epi32(c, static_cast<const void*>(tab.v), 4));
-        return;
-      }
+    if constexpr (N == 16) {
+      const __m512i c = _mm512_cvtepu8_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+      _mm512_storeu_si512(out, _mm512_i32gather_epi32(c, static_cast<const void*>(tab.v), 4));
+      return;
+    }
 #endif
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
-      if constexpr (N == 8) {
-        const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
-                            _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab.v), c, 4));
-      }
-    });
-  }
+    if constexpr (N == 8) {
+      const __m256i c = _mm256_cvtepu8_epi32(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p)));
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(out),
+                          _mm256_i32gather_epi32(reinterpret_cast<const int*>(tab.v), c, 4));
+    }
+  });
 }
 
 /// Whether F's exponent field is half's (e5m2): decode() places the code in a half by one shift.
